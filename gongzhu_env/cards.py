@@ -1,0 +1,163 @@
+"""Cards: the canonical index, text notation and card-set helpers.
+
+A card is an ``int`` in ``0..51``: ``index = suit * 13 + (rank - 2)`` with suits ordered
+clubs, diamonds, hearts, spades (``C=0, D=1, H=2, S=3``) and ranks ``2..14`` (J=11, Q=12, K=13,
+A=14). So ``C2=0``, ``C10=8``, ``DJ=22``, ``H2=26``, ``HA=38``, ``SQ=49``, ``SA=51``.
+
+A *set* of cards is stored as a 52-bit ``int`` mask (bit ``i`` set means card ``i`` is in the
+set). Masks make the engine's hot paths (follow suit, capture, legality) a handful of integer
+operations instead of per-card Python loops; ``cards_of`` turns a mask back into a sorted tuple
+through per-suit lookup tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+NUM_CARDS = 52
+NUM_SUITS = 4
+NUM_RANKS = 13
+SUIT_LETTERS = "CDHS"
+SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+SUIT_SYMBOLS = "♣♦♥♠"
+CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
+RED_SUITS = (DIAMONDS, HEARTS)
+
+_RANK_TEXT = {2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "8", 9: "9", 10: "10",
+              11: "J", 12: "Q", 13: "K", 14: "A"}
+_TEXT_RANK = {text: rank for rank, text in _RANK_TEXT.items()} | {"T": 10}
+# Black and white suit symbols are both accepted on input.
+_SYMBOL_SUIT = {"♣": 0, "♧": 0, "♦": 1, "♢": 1, "♥": 2, "♡": 2, "♠": 3, "♤": 3}
+
+
+def card(suit: int, rank: int) -> int:
+    """Return the index of the card of ``suit`` (0..3) and ``rank`` (2..14)."""
+    return suit * NUM_RANKS + rank - 2
+
+
+def suit_of(c: int) -> int:
+    """Suit of card ``c`` (0=C, 1=D, 2=H, 3=S)."""
+    return c // NUM_RANKS
+
+
+def rank_of(c: int) -> int:
+    """Rank of card ``c`` (2..14, ace high)."""
+    return c % NUM_RANKS + 2
+
+
+# Named cards the rules talk about.
+C2 = card(CLUBS, 2)
+C10 = card(CLUBS, 10)
+DJ = card(DIAMONDS, 11)
+HA = card(HEARTS, 14)
+SQ = card(SPADES, 12)
+EXPOSABLE = (SQ, DJ, C10, HA)
+"""The four cards that may be exposed (declared), in the order the observation encodes them."""
+
+DONE = NUM_CARDS
+"""The action that ends a declaration turn."""
+NUM_ACTIONS = NUM_CARDS + 1
+
+FULL_DECK = (1 << NUM_CARDS) - 1
+SUIT_MASKS = tuple(((1 << NUM_RANKS) - 1) << (s * NUM_RANKS) for s in range(NUM_SUITS))
+HEARTS_MASK = SUIT_MASKS[HEARTS]
+EXPOSABLE_MASK = sum(1 << c for c in EXPOSABLE)
+SCORING_MASK = HEARTS_MASK | (1 << SQ) | (1 << DJ) | (1 << C10)
+"""The 16 scoring cards: every heart, the pig, the sheep and the transformer."""
+SCORING_CARDS = tuple(c for c in range(NUM_CARDS) if SCORING_MASK >> c & 1)
+
+
+def _build_suit_tables() -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """For each suit, a table from a 13-bit rank mask to the sorted tuple of card indices."""
+    tables = []
+    for s in range(NUM_SUITS):
+        base = s * NUM_RANKS
+        table: list[tuple[int, ...]] = [()] * (1 << NUM_RANKS)
+        for m in range(1, 1 << NUM_RANKS):
+            low = (m & -m).bit_length() - 1
+            table[m] = (base + low,) + table[m & (m - 1)]
+        tables.append(tuple(table))
+    return tuple(tables)
+
+
+SUIT_TABLES = _build_suit_tables()
+"""``SUIT_TABLES[s][m]``: the sorted cards of suit ``s`` whose rank bits are ``m``."""
+_RANK_MASK = (1 << NUM_RANKS) - 1
+
+
+def cards_of(mask: int) -> tuple[int, ...]:
+    """Return the cards of a 52-bit mask as a sorted tuple."""
+    t = SUIT_TABLES
+    return (t[0][mask & _RANK_MASK] + t[1][(mask >> 13) & _RANK_MASK]
+            + t[2][(mask >> 26) & _RANK_MASK] + t[3][mask >> 39])
+
+
+def mask_of(cards: Iterable[int]) -> int:
+    """Return the 52-bit mask of an iterable of card indices."""
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+def count(mask: int) -> int:
+    """Number of cards in a mask."""
+    return mask.bit_count()
+
+
+def card_str(c: int) -> str:
+    """Text of a card: ``49 -> "SQ"``, ``8 -> "C10"``, ``52 -> "DONE"``."""
+    if c == DONE:
+        return "DONE"
+    if not 0 <= c < NUM_CARDS:
+        raise ValueError(f"card index {c!r} is out of range; expected 0..51 (or 52 for DONE)")
+    return SUIT_LETTERS[c // NUM_RANKS] + _RANK_TEXT[c % NUM_RANKS + 2]
+
+
+def card_symbol(c: int) -> str:
+    """Card text with a suit symbol: ``49 -> "♠Q"``."""
+    if c == DONE:
+        return "DONE"
+    return SUIT_SYMBOLS[c // NUM_RANKS] + _RANK_TEXT[c % NUM_RANKS + 2]
+
+
+def cards_str(cards: Iterable[int]) -> str:
+    """Space-separated text of several cards."""
+    return " ".join(card_str(c) for c in cards)
+
+
+def parse_card(token: str) -> int:
+    """Parse one card token.
+
+    Accepts a suit letter or symbol (black or white) followed by a rank (``2``..``10``, ``T``,
+    ``J``, ``Q``, ``K``, ``A``), or a rank followed by a suit symbol, in any case: ``SQ``,
+    ``c10``, ``CT``, ``♠Q``, ``♡10``, ``Q♠``.
+    """
+    if not isinstance(token, str):
+        raise ValueError(f"expected a card as text such as 'SQ' or '♠Q', got {token!r}")
+    t = token.strip().upper()
+    suit = None
+    rank_text = ""
+    if t[:1] in _SYMBOL_SUIT:
+        suit, rank_text = _SYMBOL_SUIT[t[0]], t[1:]
+    elif t[-1:] in _SYMBOL_SUIT:
+        suit, rank_text = _SYMBOL_SUIT[t[-1]], t[:-1]
+    elif t[:1] and t[0] in SUIT_LETTERS:
+        suit, rank_text = SUIT_LETTERS.index(t[0]), t[1:]
+    rank = _TEXT_RANK.get(rank_text)
+    if suit is None or rank is None:
+        raise ValueError(
+            f"bad card token {token!r}: expected a suit (C D H S or ♣ ♦ ♥ ♠) and a rank "
+            "(2-10, T, J, Q, K, A), e.g. 'SQ', 'C10', 'CT', '♠Q'"
+        )
+    return card(suit, rank)
+
+
+def parse_cards(text: str | Iterable[str]) -> list[int]:
+    """Parse cards from text (``"SQ DJ C10"`` or ``"SQ,DJ,C10"``) or an iterable of tokens.
+
+    Returns the card indices in the order given: ``"SQ DJ C10" -> [49, 22, 8]``. A bad token
+    raises ``ValueError`` naming it.
+    """
+    tokens = text.replace(",", " ").split() if isinstance(text, str) else list(text)
+    return [parse_card(tok) for tok in tokens]

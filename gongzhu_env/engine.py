@@ -1,0 +1,522 @@
+"""The Gong Zhu game state machine: deal, declaration, thirteen tricks, scoring.
+
+``Game`` is the single source of truth for the rules: which actions are legal, who moves, who
+wins a trick and what each seat scores. It knows nothing of PettingZoo or observations; the env,
+the agents, the arena and the CLI all drive it through ``legal_actions()`` and ``step()``.
+
+State is kept as a few integers per seat (52-bit card masks, see ``gongzhu_env.cards``), so a
+step is a handful of integer operations and ``clone()`` copies a few short lists.
+
+Phases and actions (one flat action space of 53):
+
+* ``"declare"``: each seat in turn, starting at the first leader, exposes its exposable cards
+  (SQ, DJ, C10, HA) one action at a time and ends its turn with ``DONE`` (52). When all four
+  turns are over and exactly three of the four exposable cards are exposed, the fourth is
+  exposed by its holder (auto-exposure).
+* ``"play"``: thirteen tricks. The first leader (the C2 holder) leads C2; others follow suit if
+  they can, else discard anything. An exposed card may not be played to the first trick led in
+  its suit unless it is its holder's only card of that suit. The highest card of the led suit
+  wins and its taker leads next.
+* ``"over"``: ``scores()`` gives the four raw hand scores.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from enum import Enum
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+
+from gongzhu_env.cards import (
+    C2,
+    DONE,
+    EXPOSABLE_MASK,
+    FULL_DECK,
+    NUM_ACTIONS,
+    NUM_CARDS,
+    SCORING_MASK,
+    SUIT_MASKS,
+    SUIT_TABLES,
+    card_str,
+    cards_of,
+    parse_card,
+)
+from gongzhu_env.rules import Rules
+from gongzhu_env.scoring import score_masks
+
+if TYPE_CHECKING:
+    from gongzhu_env.view import PlayerView
+
+__all__ = ["Game", "IllegalActionError", "Phase", "Trick", "DONE"]
+
+NUM_SEATS = 4
+NUM_TRICKS = 13
+HAND_SIZE = 13
+_DONE_BIT = 1 << DONE
+_RANKS = (1 << 13) - 1
+
+# Phase codes used on the hot path; the public ``phase`` property returns ``Phase`` members.
+_DECLARE, _PLAY, _OVER = 0, 1, 2
+
+
+class Phase(str, Enum):
+    """Phase of a hand. Members compare equal to their strings (``Phase.PLAY == "play"``)."""
+
+    DECLARE = "declare"
+    PLAY = "play"
+    OVER = "over"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_PHASES = (Phase.DECLARE, Phase.PLAY, Phase.OVER)
+
+
+class IllegalActionError(ValueError):
+    """An action that is malformed or not legal in the current state. The state is unchanged."""
+
+
+class Trick(NamedTuple):
+    """A completed trick: who led, the four cards in play order (leader first), who took it."""
+
+    leader: int
+    cards: tuple[int, ...]
+    winner: int
+
+
+def _legal_text(mask: int) -> str:
+    acts = [card_str(a) for a in cards_of(mask & FULL_DECK)]
+    if mask & _DONE_BIT:
+        acts.append("DONE")
+    return "[" + ", ".join(acts) + "]"
+
+
+class Game:
+    """One hand of Gong Zhu.
+
+    ``Game(rules, seed=...)`` deals at random from a seeded ``numpy.random.Generator`` (pass
+    ``rng=`` to reuse one across many hands); ``Game.from_hands(hands, rules)`` starts from a
+    given deal. ``leader`` makes that seat lead the first trick with any card (a later hand of a
+    match); by default the C2 holder leads C2.
+    """
+
+    __slots__ = (
+        "rules", "_hand", "_exposed", "_exposed_all", "_captured", "_played_by", "_voids",
+        "_phase", "_current", "_first_leader", "_free_first_lead", "_declare_turns",
+        "_declarations", "_trick", "_trick_leader", "_led_suit", "_led_mask", "_suits_led",
+        "_tricks", "_actions", "_scores", "_legal", "_deal", "_prov",
+    )
+
+    def __init__(self, rules: Rules | str | None = None, seed: int | None = None, *,
+                 rng: np.random.Generator | None = None, leader: int | None = None) -> None:
+        if rng is None:
+            rng = np.random.default_rng(seed)
+        elif seed is not None:
+            raise ValueError("pass either seed= or rng=, not both")
+        deck = rng.permutation(NUM_CARDS).tolist()
+        hands = []
+        for s in range(NUM_SEATS):
+            m = 0
+            for c in deck[s * HAND_SIZE:(s + 1) * HAND_SIZE]:
+                m |= 1 << c
+            hands.append(m)
+        self._setup(Rules.coerce(rules), hands, leader)
+
+    @classmethod
+    def from_hands(cls, hands: Sequence[Sequence[int | str]], rules: Rules | str | None = None,
+                   *, leader: int | None = None) -> Game:
+        """Start a hand from a given deal: four disjoint 13-card hands covering the deck.
+
+        Cards may be indices or text (``"SQ"``). ``hands[i]`` is seat ``i``'s hand.
+        """
+        masks = _validate_hands(hands)
+        game = cls.__new__(cls)
+        game._setup(Rules.coerce(rules), masks, leader)
+        return game
+
+    @classmethod
+    def replay(cls, hands: Sequence[Sequence[int | str]], actions: Sequence[int],
+               rules: Rules | str | None = None, *, leader: int | None = None) -> Game:
+        """Start from a deal and apply a sequence of actions (each checked for legality)."""
+        game = cls.from_hands(hands, rules, leader=leader)
+        for i, a in enumerate(actions):
+            try:
+                game.step(a)
+            except IllegalActionError as e:
+                raise IllegalActionError(f"replay failed at action #{i}: {e}") from None
+        return game
+
+    def _setup(self, rules: Rules, hands: list[int], leader: int | None) -> None:
+        self.rules = rules
+        self._hand = hands
+        self._deal = tuple(hands)
+        self._exposed = [0, 0, 0, 0]
+        self._exposed_all = 0
+        self._captured = [0, 0, 0, 0]
+        self._played_by = [0, 0, 0, 0]
+        self._voids = [0, 0, 0, 0]
+        if leader is None:
+            self._first_leader = next(s for s in range(NUM_SEATS) if hands[s] >> C2 & 1)
+            self._free_first_lead = False
+        else:
+            if type(leader) is not int or not 0 <= leader < NUM_SEATS:
+                raise ValueError(f"leader must be a seat 0..3 or None; got {leader!r}")
+            self._first_leader = leader
+            self._free_first_lead = True
+        self._phase = _DECLARE
+        self._current = self._first_leader
+        self._declare_turns = 0
+        self._declarations: list[tuple[int, int]] = []
+        self._trick: list[int] = []
+        self._trick_leader = self._first_leader
+        self._led_suit = -1
+        self._led_mask = 0
+        self._suits_led = 0
+        self._tricks: list[Trick] = []
+        self._actions: list[int] = []
+        self._scores: list[int] | None = None
+        self._legal = -1
+        self._prov: list[int] | None = None
+
+    # ------------------------------------------------------------------ public state
+    @property
+    def phase(self) -> Phase:
+        """``Phase.DECLARE``, ``Phase.PLAY`` or ``Phase.OVER`` (each equal to its string)."""
+        return _PHASES[self._phase]
+
+    @property
+    def current_player(self) -> int:
+        """The seat to act (the last trick's winner once the hand is over)."""
+        return self._current
+
+    @property
+    def first_leader(self) -> int:
+        """The seat that declares first and leads the first trick."""
+        return self._first_leader
+
+    @property
+    def hands(self) -> tuple[tuple[int, ...], ...]:
+        """Each seat's remaining cards, as sorted tuples."""
+        return tuple(cards_of(m) for m in self._hand)
+
+    @property
+    def deal(self) -> tuple[tuple[int, ...], ...]:
+        """Each seat's thirteen cards as dealt."""
+        return tuple(cards_of(m) for m in self._deal)
+
+    @property
+    def exposed(self) -> tuple[tuple[int, ...], ...]:
+        """The cards each seat exposed (including an auto-exposed card)."""
+        return tuple(cards_of(m) for m in self._exposed)
+
+    @property
+    def captured(self) -> tuple[tuple[int, ...], ...]:
+        """The scoring cards each seat has taken so far."""
+        return tuple(cards_of(m) for m in self._captured)
+
+    @property
+    def declarations(self) -> tuple[tuple[int, int], ...]:
+        """Exposures in the order they happened, as ``(seat, card)``; auto-exposure last."""
+        return tuple(self._declarations)
+
+    @property
+    def tricks(self) -> tuple[Trick, ...]:
+        """The completed tricks, in order."""
+        return tuple(self._tricks)
+
+    @property
+    def current_trick(self) -> tuple[int, tuple[int, ...]]:
+        """``(leader, cards played so far in play order)`` of the trick in progress."""
+        return self._trick_leader, tuple(self._trick)
+
+    @property
+    def actions(self) -> tuple[int, ...]:
+        """Every action taken so far; with the deal it replays the hand exactly."""
+        return tuple(self._actions)
+
+    @property
+    def voids(self) -> tuple[frozenset[int], ...]:
+        """Suits each seat has shown to be out of, by failing to follow."""
+        return tuple(frozenset(s for s in range(4) if v >> s & 1) for v in self._voids)
+
+    def is_over(self) -> bool:
+        """Whether all thirteen tricks have been played."""
+        return self._phase == _OVER
+
+    def scores(self) -> list[int]:
+        """The four raw hand scores. Only once the hand is over."""
+        if self._scores is None:
+            raise RuntimeError(
+                f"scores() is only available once the hand is over; phase is {self.phase.value!r}"
+            )
+        return list(self._scores)
+
+    def provisional_scores(self) -> list[int]:
+        """What each seat would score if the hand ended now with what it has taken."""
+        prov = self._prov
+        if prov is None:
+            exp, rules = self._exposed_all, self.rules
+            prov = self._prov = [score_masks(c, exp, rules) for c in self._captured]
+        return prov[:]
+
+    # ------------------------------------------------------------------ legality
+    def legal_mask(self) -> int:
+        """Legal actions of the seat to move as a 53-bit mask (bit 52 is DONE)."""
+        legal = self._legal
+        if legal < 0:
+            legal = self._legal = self._compute_legal()
+        return legal
+
+    def legal_actions(self) -> list[int]:
+        """Legal actions of the seat to move, sorted; empty once the hand is over."""
+        legal = self._legal
+        if legal < 0:
+            legal = self._legal = self._compute_legal()
+        t = SUIT_TABLES
+        acts = (t[0][legal & _RANKS] + t[1][(legal >> 13) & _RANKS]
+                + t[2][(legal >> 26) & _RANKS] + t[3][(legal >> 39) & _RANKS])
+        if legal & _DONE_BIT:
+            return [*acts, DONE]
+        return list(acts)
+
+    def _compute_legal(self) -> int:
+        phase = self._phase
+        if phase == _PLAY:
+            if self._trick:
+                return self._follow_legal()
+            return self._lead_legal()
+        if phase == _DECLARE:
+            return self._declare_legal()
+        return 0
+
+    def _declare_legal(self) -> int:
+        """Expose any exposable card still held and unexposed, or end the turn."""
+        return (self._hand[self._current] & EXPOSABLE_MASK & ~self._exposed_all) | _DONE_BIT
+
+    def _lead_legal(self) -> int:
+        hand = self._hand[self._current]
+        # The first trick of the hand is led with C2, unless this hand's leader leads freely.
+        if not self._tricks and not self._free_first_lead:
+            return 1 << C2
+        legal = hand
+        # An exposed card may not open the first trick of its suit, unless it is the only
+        # card of its suit in hand.
+        restricted = hand & self._exposed_all
+        while restricted:
+            bit = restricted & -restricted
+            restricted ^= bit
+            suit = (bit.bit_length() - 1) // 13
+            if not self._suits_led >> suit & 1 and hand & SUIT_MASKS[suit] != bit:
+                legal ^= bit
+        return legal
+
+    def _follow_legal(self) -> int:
+        hand = self._hand[self._current]
+        legal = hand & self._led_mask
+        if not legal:
+            # Void in the led suit: any card may be discarded.
+            return hand
+        # An exposed card may not be played to the first trick led in its suit, unless it is
+        # the only card of that suit in hand (each suit holds at most one exposable card).
+        restricted = legal & self._exposed_all
+        if restricted and legal != restricted and not self._suits_led >> self._led_suit & 1:
+            legal ^= restricted
+        return legal
+
+    # ------------------------------------------------------------------ acting
+    def step(self, action: int) -> None:
+        """Apply the action of the seat to move. Raises ``IllegalActionError`` if not legal."""
+        if type(action) is not int:
+            action = self._coerce_action(action)
+        legal = self._legal
+        if legal < 0:
+            legal = self._legal = self._compute_legal()
+        if action < 0 or action >= NUM_ACTIONS or not legal >> action & 1:
+            raise self._illegal(action, legal)
+        self._legal = -1
+        self._actions.append(action)
+        if self._phase == _PLAY:
+            self._play(action)
+        else:
+            self._declare(action)
+
+    def _coerce_action(self, action: object) -> int:
+        if isinstance(action, (bool, np.bool_)) or action is None:
+            raise self._illegal(action, self.legal_mask())
+        try:
+            return operator.index(action)  # numpy integers are fine
+        except TypeError:
+            raise self._illegal(action, self.legal_mask()) from None
+
+    def _illegal(self, action: object, legal: int) -> IllegalActionError:
+        seat = self._current
+        if self._phase == _OVER:
+            return IllegalActionError(
+                f"the hand is over: no action is legal (got {action!r}); start a new hand"
+            )
+        phase = _PHASES[self._phase].value
+        if type(action) is not int or not 0 <= action < NUM_ACTIONS:
+            what = (f"{action!r} (type {type(action).__name__}) is not an action; expected an "
+                    "int in 0..52 (0..51 a card index, 52 DONE)")
+        else:
+            what = f"{card_str(action)} ({action}) is not legal"
+            if action == DONE:
+                what += ": DONE only ends a declaration turn"
+            elif self._phase == _DECLARE:
+                what += ": in declaration only an exposable card (SQ DJ C10 HA) in hand, " \
+                        "not yet exposed, may be exposed"
+            elif not self._hand[seat] >> action & 1:
+                what += f": seat {seat} does not hold it"
+        return IllegalActionError(
+            f"{what} in the {phase} phase for seat {seat}; legal actions: {_legal_text(legal)}"
+        )
+
+    def _declare(self, action: int) -> None:
+        p = self._current
+        if action == DONE:
+            self._declare_turns += 1
+            if self._declare_turns == NUM_SEATS:
+                self._end_declaration()
+            else:
+                self._current = (p + 1) & 3
+            return
+        bit = 1 << action
+        self._exposed[p] |= bit
+        self._exposed_all |= bit
+        self._declarations.append((p, action))
+        self._prov = None
+
+    def _end_declaration(self) -> None:
+        # Auto-exposure: three of the four exposable cards exposed exposes the fourth.
+        missing = EXPOSABLE_MASK & ~self._exposed_all
+        if missing and missing & (missing - 1) == 0:
+            holder = next(s for s in range(NUM_SEATS) if self._hand[s] & missing)
+            self._exposed[holder] |= missing
+            self._exposed_all |= missing
+            self._declarations.append((holder, missing.bit_length() - 1))
+            self._prov = None
+        self._phase = _PLAY
+        self._current = self._first_leader
+
+    def _play(self, c: int) -> None:
+        p = self._current
+        bit = 1 << c
+        self._hand[p] ^= bit
+        self._played_by[p] |= bit
+        trick = self._trick
+        if not trick:
+            self._trick_leader = p
+            self._led_suit = c // 13
+            self._led_mask = SUIT_MASKS[self._led_suit]
+        elif not bit & self._led_mask:
+            self._voids[p] |= 1 << self._led_suit
+        trick.append(c)
+        if len(trick) < NUM_SEATS:
+            self._current = (p + 1) & 3
+            return
+        # Trick complete: the highest card of the led suit wins (indices order ranks in a suit).
+        led_mask = self._led_mask
+        best = -1
+        won = 0
+        cards = 0
+        for i, x in enumerate(trick):
+            xb = 1 << x
+            cards |= xb
+            if xb & led_mask and x > best:
+                best, won = x, i
+        winner = (self._trick_leader + won) & 3
+        taken = cards & SCORING_MASK
+        if taken:
+            self._captured[winner] |= taken
+            self._prov = None
+        self._tricks.append(Trick(self._trick_leader, tuple(trick), winner))
+        self._suits_led |= 1 << self._led_suit
+        self._trick = []
+        self._led_suit = -1
+        self._led_mask = 0
+        self._current = winner
+        self._trick_leader = winner
+        if len(self._tricks) == NUM_TRICKS:
+            self._phase = _OVER
+            self._scores = self.provisional_scores()
+
+    # ------------------------------------------------------------------ copies and views
+    def clone(self) -> Game:
+        """An independent copy of this game (for search): a few short lists are copied."""
+        g = Game.__new__(Game)
+        g.rules = self.rules
+        g._hand = self._hand[:]
+        g._deal = self._deal
+        g._exposed = self._exposed[:]
+        g._exposed_all = self._exposed_all
+        g._captured = self._captured[:]
+        g._played_by = self._played_by[:]
+        g._voids = self._voids[:]
+        g._phase = self._phase
+        g._current = self._current
+        g._first_leader = self._first_leader
+        g._free_first_lead = self._free_first_lead
+        g._declare_turns = self._declare_turns
+        g._declarations = self._declarations[:]
+        g._trick = self._trick[:]
+        g._trick_leader = self._trick_leader
+        g._led_suit = self._led_suit
+        g._led_mask = self._led_mask
+        g._suits_led = self._suits_led
+        g._tricks = self._tricks[:]
+        g._actions = self._actions[:]
+        g._scores = None if self._scores is None else self._scores[:]
+        g._legal = self._legal
+        g._prov = self._prov
+        return g
+
+    def view(self, seat: int) -> PlayerView:
+        """What ``seat`` may know of this hand, and nothing more."""
+        from gongzhu_env.view import PlayerView
+
+        return PlayerView.from_game(self, seat)
+
+    def __repr__(self) -> str:
+        return (f"Game(phase={self.phase.value!r}, current_player={self._current}, "
+                f"tricks_played={len(self._tricks)})")
+
+    def render(self, seat: int | None = None) -> str:
+        """A readable table of the hand; ``seat`` shows only that seat's cards."""
+        from gongzhu_env.render import render_game
+
+        return render_game(self, seat)
+
+
+def _validate_hands(hands: Sequence[Sequence[int | str]]) -> list[int]:
+    """Check a deal and return its four masks, or raise a ``ValueError`` saying what is wrong."""
+    if isinstance(hands, (str, bytes)) or len(hands) != NUM_SEATS:
+        raise ValueError(f"a deal is four hands of 13 cards; got {hands!r}")
+    masks = []
+    seen = 0
+    for seat, hand in enumerate(hands):
+        if isinstance(hand, str):
+            raise ValueError(f"hand of seat {seat} must be a list of cards, got the string "
+                             f"{hand!r}; use parse_cards() first")
+        m = 0
+        for c in hand:
+            idx = parse_card(c) if isinstance(c, str) else c
+            if type(idx) is not int:
+                try:
+                    idx = operator.index(idx)
+                except TypeError:
+                    raise ValueError(f"seat {seat}: {c!r} is not a card") from None
+            if not 0 <= idx < NUM_CARDS:
+                raise ValueError(f"seat {seat}: card index {idx} is out of range 0..51")
+            bit = 1 << idx
+            if m & bit or seen & bit:
+                raise ValueError(f"seat {seat}: card {card_str(idx)} appears twice in the deal")
+            m |= bit
+        if len(hand) != HAND_SIZE:
+            raise ValueError(f"seat {seat} has {len(hand)} cards; every hand must have 13")
+        seen |= m
+        masks.append(m)
+    return masks
+

@@ -1,0 +1,207 @@
+"""Gong Zhu (拱猪) as a PettingZoo AEC environment.
+
+Description
+-----------
+Four players, one 52-card deck, thirteen tricks. The pig SQ costs -100, the sheep DJ gives +100,
+hearts are negative, and the transformer C10 doubles its taker's score. Before the first trick
+each player may expose SQ, DJ, C10 or HA to double its effect. The rules are
+``gongzhu_env.engine.Game``'s; this module only translates.
+
+==================  ==============================================================
+Agents              ``player_0`` .. ``player_3`` (seat ``i`` is ``player_i``)
+Action space        ``Discrete(53)``: 0..51 a card (expose it while declaring, play
+                    it while playing), 52 DONE (end my declaration turn)
+Observation space   ``Dict(observation=Box(0, 1, (OBS_SIZE,), float32),
+                    action_mask=Box(0, 1, (53,), int8))``
+Import              ``from gongzhu_env import env, raw_env``
+==================  ==============================================================
+
+Observation Space
+-----------------
+``observation`` is ``PlayerView.encode()`` for the observing seat, with seats relative to the
+observer (self, next, across, previous). The layout table is in ``gongzhu_env.view``; its
+blocks are available as ``gongzhu_env.view.SLICES`` and ``decode()``.
+
+Legal Actions Mask
+------------------
+``action_mask[a] == 1`` iff action ``a`` is legal for the agent to act; all zeros for every other
+agent. In declaration it holds the agent's unexposed exposable cards and DONE; in play, the cards
+it may play.
+
+Rewards
+-------
+Zero on every step but the last. When the thirteenth trick is taken every agent receives its hand
+result, by ``reward_mode``: ``"raw"`` (default), the raw hand score; ``"zero_sum"``, the raw score
+minus the mean of the other three (settlement without rounding or x12). Rewards are divided by
+``reward_scale`` (e.g. 100 for learning).
+
+Episode End
+-----------
+After the thirteenth trick: every agent is terminated. ``infos[agent]`` carries ``"phase"`` on
+every step and, at the end, ``"scores"`` (the four raw scores).
+
+Arguments
+---------
+``rules`` (a ``Rules``, a preset name or ``None`` for the standard game), ``reward_mode``,
+``reward_scale``, ``render_mode`` (``"ansi"`` returns the table, ``"human"`` prints it),
+``render_seat`` (render only that seat's hand; default: a spectator sees all). ``reset(seed=...,
+options={"hands": [[...13 cards...] x 4]})`` starts from a given deal.
+
+>>> from gongzhu_env import env
+>>> e = env(reward_mode="zero_sum", reward_scale=100)
+>>> e.reset(seed=0)
+
+Illegal actions: ``raw_env.step`` raises ``IllegalActionError`` and changes nothing; ``env()``
+follows the PettingZoo convention (the offender gets ``illegal_reward`` and the game ends).
+
+Version History
+---------------
+* v0: initial release (standard rules).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from gongzhu_env.cards import NUM_ACTIONS
+from gongzhu_env.engine import Game
+from gongzhu_env.render import render_game
+from gongzhu_env.rules import Rules
+from gongzhu_env.scoring import zero_sum
+from gongzhu_env.view import OBS_SIZE
+
+REWARD_MODES = ("raw", "zero_sum")
+AGENTS = tuple(f"player_{i}" for i in range(4))
+
+
+class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
+    """The unwrapped Gong Zhu AEC environment (see the module docstring)."""
+
+    metadata = {"name": "gongzhu_v0", "render_modes": ["ansi", "human"],
+                "is_parallelizable": False}
+
+    def __init__(self, rules: Rules | str | None = None, reward_mode: str = "raw",
+                 reward_scale: float = 1.0, render_mode: str | None = None,
+                 render_seat: int | None = None) -> None:
+        super().__init__()
+        self.rules = Rules.coerce(rules)
+        if reward_mode not in REWARD_MODES:
+            raise ValueError(f"reward_mode must be one of {REWARD_MODES}; got {reward_mode!r}")
+        if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) \
+                or not reward_scale > 0:
+            raise ValueError(f"reward_scale must be a positive number; got {reward_scale!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
+                             f"None; got {render_mode!r}")
+        if render_seat is not None and render_seat not in range(4):
+            raise ValueError(f"render_seat must be a seat 0..3 or None; got {render_seat!r}")
+        self.reward_mode = reward_mode
+        self.reward_scale = float(reward_scale)
+        self.render_mode = render_mode
+        self.render_seat = render_seat
+        self.possible_agents = list(AGENTS)
+        self.agents = list(AGENTS)
+        self._seat = {a: i for i, a in enumerate(AGENTS)}
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in AGENTS}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
+        self._np_random: np.random.Generator | None = None
+        self.game: Game | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The (shared) observation space."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """The (shared) action space."""
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a new hand (or the deal in ``options["hands"]``)."""
+        if seed is not None or self._np_random is None:
+            self._np_random, _ = seeding.np_random(seed)
+        hands = (options or {}).get("hands")
+        if hands is not None:
+            self.game = Game.from_hands(hands, self.rules)
+        else:
+            self.game = Game(self.rules, rng=self._np_random)
+        self.agents = list(AGENTS)
+        self.rewards = dict.fromkeys(AGENTS, 0.0)
+        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
+        self.terminations = dict.fromkeys(AGENTS, False)
+        self.truncations = dict.fromkeys(AGENTS, False)
+        phase = self.game.phase.value
+        self.infos = {a: {"phase": phase} for a in AGENTS}
+        self.agent_selection = AGENTS[self.game.current_player]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The agent's observation vector and action mask."""
+        view = self.game.view(self._seat[agent])
+        return {"observation": view.encode(), "action_mask": view.action_mask()}
+
+    def step(self, action: int | None) -> None:
+        """Apply the selected agent's action; raises ``IllegalActionError`` if it is illegal."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        game.step(action)  # validates; on error nothing has changed
+        self._cumulative_rewards[agent] = 0.0
+        phase = game.phase.value
+        if game.is_over():
+            raw = game.scores()
+            results = raw if self.reward_mode == "raw" else zero_sum(raw)
+            scale = self.reward_scale
+            self.rewards = {a: results[i] / scale for i, a in enumerate(AGENTS)}
+            self.terminations = dict.fromkeys(AGENTS, True)
+            self.infos = {a: {"phase": phase, "scores": list(raw)} for a in AGENTS}
+        else:
+            for a in AGENTS:
+                self.infos[a]["phase"] = phase
+        self.agent_selection = AGENTS[game.current_player]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        """The table as text (``"ansi"``) or printed (``"human"``)."""
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=")
+            return None
+        if self.game is None:
+            raise RuntimeError("call reset() before render()")
+        text = render_game(self.game, self.render_seat)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def env(illegal_reward: float = -1.0, **kwargs: Any) -> AECEnv:
+    """The Gong Zhu env with PettingZoo's standard wrapper chain.
+
+    An illegal action ends the game with ``illegal_reward`` for the offender instead of raising.
+    Keyword arguments go to ``raw_env``.
+    """
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e

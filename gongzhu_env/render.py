@@ -1,0 +1,53 @@
+"""Readable text tables of a hand, with suit symbols, for terminals and the env's ``render``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gongzhu_env.cards import SUIT_SYMBOLS, card_symbol, cards_of
+
+if TYPE_CHECKING:
+    from gongzhu_env.engine import Game
+
+
+def hand_by_suit(mask: int) -> str:
+    """Cards of a mask grouped by suit, highest first: ``♠ A Q 3  ♥ 10 2 ...``."""
+    groups = []
+    for s in (3, 2, 1, 0):  # spades, hearts, diamonds, clubs
+        cards = [c for c in cards_of(mask) if c // 13 == s]
+        if cards:
+            ranks = " ".join(card_symbol(c)[1:] for c in reversed(cards))
+            groups.append(f"{SUIT_SYMBOLS[s]} {ranks}")
+    return "  ".join(groups) if groups else "-"
+
+
+def _cards(mask: int) -> str:
+    return " ".join(card_symbol(c) for c in cards_of(mask)) or "-"
+
+
+def render_game(game: Game, seat: int | None = None) -> str:
+    """A table of the hand: hands (only ``seat``'s unless ``seat`` is None, a spectator),
+    exposures, captured scoring cards, provisional scores, the trick in progress and the last
+    completed trick."""
+    lines = [f"Gong Zhu — phase: {game.phase.value}, trick {min(len(game._tricks) + 1, 13)}/13"
+             + ("" if game.is_over() else f", seat {game.current_player} to act")]
+    prov = game.provisional_scores()
+    lines.append(f"{'seat':<6}{'hand':<44}{'exposed':<16}{'captured':<30}score")
+    for s in range(4):
+        marker = "*" if s == game.current_player and not game.is_over() else " "
+        hand = hand_by_suit(game._hand[s]) if seat is None or seat == s else \
+            f"({game._hand[s].bit_count()} cards)"
+        lines.append(f"{marker}{s:<5}{hand:<44}{_cards(game._exposed[s]):<16}"
+                     f"{_cards(game._captured[s]):<30}{prov[s]:>5}")
+    leader, cards = game.current_trick
+    if cards:
+        played = "  ".join(f"{(leader + i) % 4}:{card_symbol(c)}" for i, c in enumerate(cards))
+        lines.append(f"trick in progress (led by seat {leader}): {played}")
+    if game._tricks:
+        t = game._tricks[-1]
+        played = "  ".join(f"{(t.leader + i) % 4}:{card_symbol(c)}" for i, c in enumerate(t.cards))
+        lines.append(f"last trick: {played}  -> seat {t.winner}")
+    if game.is_over():
+        lines.append("final scores: " + "  ".join(f"seat {s}: {v}"
+                                                  for s, v in enumerate(game.scores())))
+    return "\n".join(lines)

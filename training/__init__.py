@@ -1,0 +1,1 @@
+"""Self-play training, the evaluation arena and the ``gongzhu`` command."""
