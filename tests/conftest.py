@@ -1,0 +1,66 @@
+"""Shared helpers for the test suite: scripted deals, seeded random play-outs and state snapshots.
+
+The helpers only build inputs and drive the engine through its public API; every rule decision
+(legality, trick winners, scores) stays in ``gongzhu_env``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from gongzhu_env.cards import NUM_CARDS, parse_cards
+from gongzhu_env.engine import Game
+
+
+def make_deal(*seats: str) -> list[list[int]]:
+    """Build a deal from four (possibly partial) hands written as card text.
+
+    Cards not named anywhere are handed out in increasing index order to the seats that still
+    have fewer than 13 cards, seat 0 first. Scripted tests name every card that matters and let
+    the filler complete the deal, so each test reads as the situation it sets up.
+    """
+    assert len(seats) == 4, "a deal has four seats"
+    hands = [parse_cards(text) for text in seats]
+    named = [c for h in hands for c in h]
+    assert len(named) == len(set(named)), f"a card is named twice: {sorted(named)}"
+    assert all(len(h) <= 13 for h in hands), "a seat was given more than 13 cards"
+    rest = iter(c for c in range(NUM_CARDS) if c not in set(named))
+    for h in hands:
+        while len(h) < 13:
+            h.append(next(rest))
+    return hands
+
+
+def random_playout(game: Game, rng: np.random.Generator, stop_after: int | None = None) -> Game:
+    """Play uniformly random legal actions until the hand ends (or ``stop_after`` actions)."""
+    n = 0
+    while not game.is_over() and (stop_after is None or n < stop_after):
+        legal = game.legal_actions()
+        game.step(legal[int(rng.integers(len(legal)))])
+        n += 1
+    return game
+
+
+def snapshot(game: Game) -> tuple:
+    """Everything observable about a game, to check that a rejected action changed nothing."""
+    return (
+        game.phase, game.current_player, tuple(game.legal_actions()), game.hands,
+        game.exposed, game.captured, game.tricks, game.current_trick, game.actions,
+        game.declarations, tuple(game.provisional_scores()),
+    )
+
+
+def finish_declaration(game: Game, exposures: Sequence[str] = ()) -> Game:
+    """Run the declaration phase: each named card is exposed on its holder's turn, then DONE."""
+    wanted = set(parse_cards(list(exposures)))
+    while game.phase == "declare":
+        mine = [a for a in game.legal_actions() if a in wanted]
+        if mine:
+            game.step(mine[0])
+            wanted.discard(mine[0])
+        else:
+            game.step(52)
+    assert not wanted, f"these cards were never exposable on their holder's turn: {wanted}"
+    return game

@@ -1,0 +1,73 @@
+"""``Rules``: the standard game, immutability and validation of options."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from gongzhu_env import Rules
+from gongzhu_env.rules import PRESETS
+
+
+def test_standard_rules() -> None:
+    r = Rules()
+    assert r.settlement_multiplier == 12  # RULES.md section 5: x12 for one deck
+    assert r == Rules.preset("standard") == Rules.coerce(None) == Rules.coerce("standard")
+    assert Rules.coerce(r) is r
+    assert Rules.from_dict(r.to_dict()) == r
+    assert "standard" in PRESETS
+
+
+def test_rules_are_frozen_and_hashable() -> None:
+    r = Rules()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.settlement_multiplier = 1  # type: ignore[misc]
+    assert hash(r) == hash(Rules())
+
+
+def test_replace_is_validated() -> None:
+    assert dataclasses.replace(Rules(), settlement_multiplier=1).settlement_multiplier == 1
+    with pytest.raises(ValueError, match="positive"):
+        dataclasses.replace(Rules(), settlement_multiplier=0)
+
+
+def test_every_option_has_a_meaning() -> None:
+    names = {f.name for f in dataclasses.fields(Rules)}
+    assert set(Rules.options()) == names
+    assert all(Rules.options().values())
+
+
+@pytest.mark.parametrize("bad", ["12", 12.0, True, None])
+def test_wrong_type_is_rejected(bad: object) -> None:
+    with pytest.raises(TypeError, match="settlement_multiplier") as err:
+        Rules(settlement_multiplier=bad)  # type: ignore[arg-type]
+    assert "int" in str(err.value)
+
+
+def test_unknown_option_from_dict_names_it_and_the_valid_ones() -> None:
+    with pytest.raises(ValueError) as err:
+        Rules.from_dict({"settlment_multiplier": 12})
+    msg = str(err.value)
+    assert "settlment_multiplier" in msg and "'settlement_multiplier'" in msg
+
+
+def test_unknown_keyword_is_rejected() -> None:
+    with pytest.raises(TypeError, match="bogus"):
+        Rules(bogus=True)  # type: ignore[call-arg]
+
+
+def test_coerce_from_mapping_and_errors() -> None:
+    assert Rules.coerce({"settlement_multiplier": 1}) == Rules(settlement_multiplier=1)
+    with pytest.raises(ValueError, match="unknown"):
+        Rules.coerce({"nope": 1})
+    with pytest.raises(TypeError, match="settlement_multiplier"):
+        Rules.coerce({"settlement_multiplier": "x"})
+    with pytest.raises(TypeError, match="Rules"):
+        Rules.coerce(12)  # type: ignore[arg-type]
+
+
+def test_unknown_preset_lists_the_known_ones() -> None:
+    with pytest.raises(ValueError) as err:
+        Rules.coerce("huapia")
+    assert "'huapia'" in str(err.value) and "standard" in str(err.value)
