@@ -1,0 +1,243 @@
+"""Random-play throughput of the Gong Zhu engine and environment, with OpenSpiel hearts for scale.
+
+Run from the repository root::
+
+    python -m benchmarks.bench_env --hands 2000 --repeats 3 --seed 0
+
+Contenders (each plays ``--hands`` complete hands with uniformly random legal actions):
+
+* ``engine``: ``Game`` + ``legal_actions()`` + ``step()``; no observations.
+* ``raw_env``: ``raw_env`` through the standard AEC loop (``agent_iter`` / ``last`` / ``step``),
+  so the acting agent's observation vector and action mask are built at every step; the action
+  is drawn from ``obs["action_mask"]``.
+* ``env``: the same loop on ``env()``, the PettingZoo wrapper chain.
+* ``openspiel``: OpenSpiel ``hearts`` with ``pass_cards=false``, chance nodes (the deal) included,
+  when ``pyspiel`` is importable (``pip install -e .[bench]``).
+* ``openspiel+infostate``: the same, with the acting player's information-state tensor written
+  into a preallocated numpy buffer at every decision (OpenSpiel's ``make_observation(game,
+  INFO_STATE_OBS_TYPE).set_from(state, player)``, which fills the same values as
+  ``state.information_state_tensor(player)`` in place); the nearest analogue of our observation.
+
+Fairness: every contender picks actions the same way: a list of uniform floats drawn up front from
+a seeded ``numpy.random.Generator`` (outside the timed region), and ``legal[int(u * len(legal))]``.
+Each contender runs ``--repeats`` times on the same seed; the table shows the median. A
+"decision" is an action of a player (declaration or play), not a chance outcome or a dead step.
+The machine may be shared, so compare ratios from one run rather than absolute numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from gongzhu_env import env as make_env
+from gongzhu_env import raw_env
+from gongzhu_env.engine import Game
+from gongzhu_env.rules import Rules
+
+# Upper bound on the random floats one hand may consume: Gong Zhu takes at most 4 DONE + 4
+# exposures + 52 plays = 60 decisions; OpenSpiel hearts takes 1 + 52 chance outcomes + 52 plays.
+_FLOATS_PER_HAND = 112
+
+# One timed run: (hands, seed) -> (decisions made, seconds).
+Runner = Callable[[int, int], tuple[int, float]]
+
+
+def _uniforms(seed: int, hands: int) -> list[float]:
+    """The random floats for one run, drawn before the clock starts (same for every contender)."""
+    return np.random.default_rng(seed).random(hands * _FLOATS_PER_HAND).tolist()
+
+
+def run_engine(hands: int, seed: int) -> tuple[int, float]:
+    """The engine alone: deal, ``legal_actions()``, ``step()`` until each hand is over."""
+    u = _uniforms(seed, hands)
+    rules = Rules()
+    deal_rng = np.random.default_rng(seed)
+    k = 0
+    t0 = time.perf_counter()
+    for _ in range(hands):
+        game = Game(rules, rng=deal_rng)
+        while not game.is_over():
+            legal = game.legal_actions()
+            game.step(legal[int(u[k] * len(legal))])
+            k += 1
+    return k, time.perf_counter() - t0
+
+
+def _run_aec(e: Any, hands: int, seed: int) -> tuple[int, float]:
+    """The standard PettingZoo AEC loop with an action drawn from the observed action mask."""
+    u = _uniforms(seed, hands)
+    flatnonzero = np.flatnonzero
+    k = 0
+    e.reset(seed=seed)
+    t0 = time.perf_counter()
+    for h in range(hands):
+        if h:
+            e.reset()
+        for _agent in e.agent_iter():
+            obs, _reward, term, trunc, _info = e.last()
+            if term or trunc:
+                action = None
+            else:
+                legal = flatnonzero(obs["action_mask"]).tolist()
+                action = legal[int(u[k] * len(legal))]
+                k += 1
+            e.step(action)
+    return k, time.perf_counter() - t0
+
+
+def run_raw_env(hands: int, seed: int) -> tuple[int, float]:
+    """``raw_env``: observation and mask at every step."""
+    return _run_aec(raw_env(), hands, seed)
+
+
+def run_env(hands: int, seed: int) -> tuple[int, float]:
+    """``env()``: the wrapped environment, observation and mask at every step."""
+    return _run_aec(make_env(), hands, seed)
+
+
+def _openspiel_runner(with_infostate: bool) -> Runner | None:
+    """A runner for OpenSpiel hearts (no card passing), or ``None`` if pyspiel is missing."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    from open_spiel.python.observation import INFO_STATE_OBS_TYPE, make_observation
+
+    game = pyspiel.load_game("hearts", {"pass_cards": False})
+
+    def run(hands: int, seed: int) -> tuple[int, float]:
+        u = _uniforms(seed, hands)
+        # OpenSpiel's own fast path: ``set_from`` writes the information-state tensor in place
+        # into a numpy buffer (``observer.tensor``), the same values as
+        # ``state.information_state_tensor(player)`` without building a Python list.
+        observer = make_observation(game, INFO_STATE_OBS_TYPE)
+        k = 0
+        decisions = 0
+        t0 = time.perf_counter()
+        for _ in range(hands):
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                legal = state.legal_actions()
+                if not state.is_chance_node():
+                    decisions += 1
+                    if with_infostate:
+                        observer.set_from(state, state.current_player())
+                state.apply_action(legal[int(u[k] * len(legal))])
+                k += 1
+        return decisions, time.perf_counter() - t0
+
+    return run
+
+
+def measure(name: str, runner: Runner, hands: int, seed: int, repeats: int) -> dict[str, Any]:
+    """Run one contender ``repeats`` times and keep the median of each rate."""
+    runs = [runner(hands, seed) for _ in range(repeats)]
+    secs = [s for _, s in runs]
+    decisions = runs[0][0]
+    return {
+        "name": name,
+        "hands": hands,
+        "decisions_per_hand": decisions / hands,
+        "seconds": secs,
+        "hands_per_s": statistics.median(hands / s for s in secs),
+        "decisions_per_s": statistics.median(decisions / s for s in secs),
+    }
+
+
+def _print_table(rows: list[dict[str, Any]], ratios: list[tuple[str, str, float]]) -> None:
+    """The results table (rich when available, plain text otherwise)."""
+    try:
+        from rich.console import Console
+        from rich.table import Table
+    except ImportError:
+        print(f"{'contender':<22}{'hands/s':>12}{'decisions/s':>14}{'dec/hand':>10}")
+        for r in rows:
+            print(f"{r['name']:<22}{r['hands_per_s']:>12,.0f}{r['decisions_per_s']:>14,.0f}"
+                  f"{r['decisions_per_hand']:>10.1f}")
+        for ours, theirs, ratio in ratios:
+            print(f"{ours} / {theirs}: {ratio:.2f}x  (hands/s)")
+        return
+    table = Table(title="Random play, median of repeats")
+    for col in ("contender", "hands/s", "decisions/s", "decisions/hand"):
+        table.add_column(col, justify="left" if col == "contender" else "right")
+    for r in rows:
+        table.add_row(r["name"], f"{r['hands_per_s']:,.0f}", f"{r['decisions_per_s']:,.0f}",
+                      f"{r['decisions_per_hand']:.1f}")
+    console = Console()
+    console.print(table)
+    if ratios:
+        rt = Table(title="Ratios (hands/s, same run)")
+        rt.add_column("ours")
+        rt.add_column("vs")
+        rt.add_column("ratio", justify="right")
+        for ours, theirs, ratio in ratios:
+            rt.add_row(ours, theirs, f"{ratio:.2f}x")
+        console.print(rt)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the flags, run every contender, print the table and optionally write JSON."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--hands", type=int, default=1000, help="hands per run (default 1000)")
+    p.add_argument("--repeats", type=int, default=3, help="runs per contender; median kept")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and of the choices")
+    p.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
+    p.add_argument("--no-openspiel", action="store_true", help="skip OpenSpiel even if installed")
+    p.add_argument("--only", nargs="+", metavar="NAME",
+                   help="run only these contenders (engine raw_env env openspiel "
+                        "openspiel+infostate)")
+    args = p.parse_args(argv)
+    if args.hands < 1 or args.repeats < 1:
+        p.error(f"--hands and --repeats must be >= 1; got {args.hands} and {args.repeats}")
+
+    contenders: list[tuple[str, Runner]] = [
+        ("engine", run_engine), ("raw_env", run_raw_env), ("env", run_env)]
+    if not args.no_openspiel:
+        for name, infostate in (("openspiel", False), ("openspiel+infostate", True)):
+            runner = _openspiel_runner(infostate)
+            if runner is not None:
+                contenders.append((name, runner))
+    if args.only:
+        known = {name for name, _ in contenders}
+        unknown = sorted(set(args.only) - known)
+        if unknown:
+            p.error(f"unknown or unavailable contender(s) {unknown}; available: {sorted(known)}")
+        contenders = [(n, r) for n, r in contenders if n in args.only]
+
+    rows = []
+    for name, runner in contenders:
+        rows.append(measure(name, runner, args.hands, args.seed, args.repeats))
+        print(f"  {name}: {rows[-1]['hands_per_s']:,.0f} hands/s", file=sys.stderr)
+    by_name = {r["name"]: r for r in rows}
+    ratios = [
+        (ours, theirs, by_name[ours]["hands_per_s"] / by_name[theirs]["hands_per_s"])
+        for ours in ("engine", "raw_env", "env")
+        for theirs in ("openspiel", "openspiel+infostate")
+        if ours in by_name and theirs in by_name
+    ]
+    _print_table(rows, ratios)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({
+                "command": " ".join(["python -m benchmarks.bench_env", *(argv or sys.argv[1:])]),
+                "python": platform.python_version(),
+                "machine": platform.platform(),
+                "hands": args.hands, "repeats": args.repeats, "seed": args.seed,
+                "rows": rows,
+                "ratios": [{"ours": o, "vs": t, "ratio": r} for o, t, r in ratios],
+            }, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
