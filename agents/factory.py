@@ -1,4 +1,4 @@
-"""Build agents from text specs: ``"random"``, ``"greedy"``, ``"pimc:worlds=32"``, ``"policy:PATH"``.
+"""Build agents from text specs such as ``"greedy"``, ``"pimc:worlds=32"``, ``"policy:PATH"``.
 
 A spec is a registered name, optionally followed by ``:`` and either ``key=value`` options
 separated by commas or (for ``policy``) a path. Each builder is registered once in ``BUILDERS``.
@@ -6,13 +6,50 @@ separated by commas or (for ``policy``) a path. Each builder is registered once 
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 from agents.base import Agent, AgentError
+from agents.expert import ExpertAgent
+from agents.greedy import GreedyAgent
 from agents.random_agent import RandomAgent
+
+
+def _build_pimc(seed: int | None = None, **opts: object) -> Agent:
+    # Imported on demand so that building rule agents never pays for the search module.
+    from agents.pimc import PimcAgent
+
+    return PimcAgent(seed=seed, **opts)  # type: ignore[arg-type]
+
+
+def _build_policy(path: str, seed: int | None = None) -> Agent:
+    """Load a trained policy from ``path`` through ``agents.policy.load_policy_agent``.
+
+    The policy module needs the training extra (torch); it is imported only when asked for,
+    so the rule agents stay usable without it.
+    """
+    if not path.strip():
+        raise AgentError("agent spec 'policy' needs a checkpoint path: 'policy:PATH'")
+    try:
+        module = importlib.import_module("agents.policy")
+    except ModuleNotFoundError as e:
+        raise AgentError(
+            f"agent spec 'policy:{path}' needs the module agents.policy (trained-policy "
+            f"loader), which could not be imported: {e}. Install the [train] extra, or "
+            "check that agents/policy.py exists."
+        ) from None
+    loader = getattr(module, "load_policy_agent", None)
+    if loader is None:
+        raise AgentError("agents.policy has no load_policy_agent(path, seed=...) function")
+    return loader(path.strip(), seed=seed)
+
 
 BUILDERS: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
+    "greedy": GreedyAgent,
+    "expert": ExpertAgent,
+    "pimc": _build_pimc,
+    "policy": _build_policy,
 }
 
 
@@ -48,5 +85,5 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     opts = _parse_options(name, rest)
     try:
         return BUILDERS[name](seed=seed, **opts)
-    except TypeError as e:
+    except (TypeError, ValueError) as e:
         raise AgentError(f"agent spec {spec!r}: bad option ({e})") from None

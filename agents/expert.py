@@ -1,0 +1,352 @@
+"""``expert``: a card-counting rule player built from the standard Gong Zhu heuristics.
+
+It remembers nothing between calls: everything it counts is re-read from the view (cards played,
+voids shown, exposures, what each seat has taken), so it is stateless and fast (tens of
+microseconds a decision). It plays for its own score *relative to the table* (its score minus the
+others' average), which is what a duplicate arena and a zero-sum room measure: handing the sheep
+to an opponent costs it, handing an opponent the pig earns it.
+
+Declaration (亮牌), by hand shape:
+
+* SQ when its spades are long (5+) and caged (it holds SK or SA), or it holds both cages with
+  4+ spades: it can keep the pig until someone else must take it, so doubling it hurts others.
+* DJ when it holds two sheep cages (DA/DK/DQ) and 4+ diamonds: it can take the sheep back.
+* HA only when it is its only heart and it has a void to shed it on.
+* C10 never: a doubled transformer punishes its holder as often as anyone.
+
+Leading:
+
+* **Flush the pig (拱猪):** with the pig still out and neither the pig nor a cage (SK/SA) in hand,
+  it leads its lowest spade, so the pig's holder runs out of cover.
+* **Catch the sheep (牵羊):** with DJ unseen, it leads a diamond cage that no unseen diamond beats
+  (unless someone void in diamonds could drop hearts or the pig on it).
+* Otherwise the lowest card of the suit where the most unseen cards outrank it, avoiding spades
+  while it holds the pig, cages while the pig is out, the sheep and high hearts.
+
+Following suit:
+
+* Last to play, it knows the outcome of every card and picks the one with the best score change
+  (engine scoring of the trick's cards), breaking ties by shedding its highest card.
+* Earlier: it ducks under the card heading the trick with its highest losing card; in spades it
+  protects its own pig (dumps it under SK/SA, else keeps it behind a lower spade) and, while the
+  pig may still fall, ducks under it (plays its highest spade below SQ); it never plays C10 or DJ
+  into a trick it might lose or win badly; when it cannot duck it plays high if the trick is
+  surely its own and low otherwise, hoping to be overtaken.
+
+Discarding (void): the pig first, then the transformer onto a trick with negative points, then
+its costliest hearts (unless that feeds an opponent who has every heart so far), then pig cages
+while the pig is out, then high cards of short suits; never the sheep unless forced.
+
+All hearts / slam: it defends (takes a heart to break an opponent who has every heart so far)
+and goes for it when it already holds every heart taken so far, has taken many of them and
+commands the remaining ones.
+"""
+
+from __future__ import annotations
+
+from agents.base import Agent
+from agents.knowledge import (
+    C10_BIT,
+    DIAMONDS,
+    DJ_BIT,
+    HA_BIT,
+    HEARTS,
+    PIG_CAGES,
+    SHEEP_CAGES,
+    SPADES,
+    SQ_BIT,
+    Situation,
+    above,
+    below,
+    highest,
+    lowest,
+    trick_lead,
+)
+from gongzhu_env.cards import C10, DJ, DONE, FULL_DECK, HA, SCORING_MASK, SQ, SUIT_MASKS
+from gongzhu_env.view import PlayerView
+
+_BREAK_BONUS = 60.0  # worth of stopping an opponent's all-hearts run (their +200 swing / 3 ...)
+
+
+def _cards(mask: int) -> list[int]:
+    out = []
+    while mask:
+        b = mask & -mask
+        mask ^= b
+        out.append(b.bit_length() - 1)
+    return out
+
+
+def _rank(c: int) -> int:
+    return c % 13
+
+
+# ---------------------------------------------------------------------- declaration
+def expert_declare(hand: int, legal: int) -> int:
+    """Exposure decision for one declaration step: a card to expose, or DONE."""
+    spades = (hand & SPADES).bit_count()
+    diamonds = (hand & DIAMONDS).bit_count()
+    if legal & SQ_BIT:
+        cages = hand & PIG_CAGES
+        if (cages and spades >= 5) or (cages == PIG_CAGES and spades >= 4):
+            return SQ
+    if legal & DJ_BIT and (hand & SHEEP_CAGES).bit_count() >= 2 and diamonds >= 4:
+        return DJ
+    if legal & HA_BIT and (hand & HEARTS) == HA_BIT:
+        if any(not hand & SUIT_MASKS[s] for s in (0, 1, 3)):
+            return HA
+    return DONE
+
+
+# ---------------------------------------------------------------------- helpers
+def _outcome_value(s: Situation, winner: int, cards: int) -> float:
+    """Relative value for the seat to move of ``winner`` taking ``cards``."""
+    pts = cards & SCORING_MASK
+    if not pts:
+        return 0.0
+    gain = s.score_if_taken(winner, pts)
+    if winner == s.seat:
+        v = float(gain)
+        owner = s.hearts_all_with()
+        if owner >= 0 and owner != s.seat and pts & HEARTS:
+            v += _BREAK_BONUS * (s.captured[owner] & HEARTS).bit_count() / 13
+        return v
+    return -gain / 3.0
+
+
+def _shooting(s: Situation) -> bool:
+    """Whether to go for all hearts: every heart taken is ours, many of them, and we command."""
+    mine = s.captured[s.seat] & HEARTS
+    if mine.bit_count() < 7 or s.hearts_all_with() != s.seat:
+        return False
+    out = s.unseen & HEARTS
+    held = s.hand & HEARTS
+    # Every unseen heart must be beaten by one of ours.
+    return not out or (held and highest(held) > highest(out))
+
+
+def _can_be_overtaken(s: Situation, best: int) -> bool:
+    """Whether a later seat may still hold a card of the led suit above ``best``."""
+    suit = best // 13
+    higher = s.unseen & above(best)
+    if not higher:
+        return False
+    return any(not s.voids[p] >> suit & 1 for p in s.seats_after())
+
+
+def _later_void(s: Situation, suit: int) -> bool:
+    return any(s.voids[p] >> suit & 1 for p in s.seats_after())
+
+
+# ---------------------------------------------------------------------- following
+def _follow_last(s: Situation, follow: int, best_seat: int, best: int) -> int:
+    pts = 0
+    for c in s.trick:
+        pts |= 1 << c
+    choice, choice_v = -1, -1e9
+    for c in _cards(follow):
+        wins = c > best
+        v = _outcome_value(s, s.seat if wins else best_seat, pts | (1 << c))
+        v += 0.01 * _rank(c)  # shed the highest card among equals
+        if c == SQ:
+            v += 0.5  # a pig that leaves our hand for free is a pig we cannot take later
+        if v > choice_v:
+            choice, choice_v = c, v
+    return choice
+
+
+def _follow(s: Situation, follow: int) -> int:
+    trick = s.trick
+    pos, best = trick_lead(trick)
+    best_seat = (s.leader + pos) & 3
+    if len(trick) == 3:
+        return _follow_last(s, follow, best_seat, best)
+    suit = best // 13
+    lose = follow & ((1 << best) - 1)
+    pts = 0
+    for c in trick:
+        pts |= 1 << c
+    pts &= SCORING_MASK
+
+    if suit == 3:  # spades: the pig's suit
+        if follow & SQ_BIT:
+            if best > SQ:
+                return SQ
+            rest = follow & ~SQ_BIT
+            if not rest:
+                return SQ
+            low = rest & below(SQ)
+            if lose & ~SQ_BIT:
+                return highest(lose & ~SQ_BIT)
+            return highest(low) if low else lowest(rest)
+        if (s.unseen | _trick_mask(s)) & SQ_BIT and not best > SQ:
+            if lose:
+                return highest(lose)
+            low = follow & below(SQ)
+            if low:
+                if _later_void(s, 3) and s.unseen & SQ_BIT:
+                    return lowest(low)
+                return highest(low)
+            # Only cages: the lower one may still be overtaken.
+            return lowest(follow)
+    if suit == 1:  # diamonds: the sheep's suit
+        if follow & DJ_BIT and follow != DJ_BIT:
+            rest = follow & ~DJ_BIT
+            if best < DJ and not (s.unseen & above(DJ)):
+                return DJ  # the sheep is master: it takes its own trick
+            if lose & ~DJ_BIT:
+                return highest(lose & ~DJ_BIT)
+            return lowest(rest)
+        if s.unseen & DJ_BIT or DJ in trick:
+            top = highest(follow)
+            if top > best and top > DJ and not (s.unseen & above(top)):
+                if _outcome_value(s, s.seat, pts) >= 0 and not _later_void(s, 1):
+                    return top  # a master cage may catch the sheep
+    if suit == 0 and follow & C10_BIT and follow != C10_BIT:
+        rest = follow & ~C10_BIT
+        if best > C10 and _outcome_value(s, best_seat, pts | C10_BIT) >= -17:
+            return C10  # shed the transformer under a winner that gains little
+        if lose & ~C10_BIT:
+            return highest(lose & ~C10_BIT)
+        return lowest(rest)
+    if suit == 2 and _shooting(s):
+        return highest(follow)
+    if lose:
+        return highest(lose)
+    # Every card wins for now.
+    if not _can_be_overtaken(s, lowest(follow)) and not _later_void(s, suit):
+        safe = follow & ~(SQ_BIT | C10_BIT | DJ_BIT)
+        return highest(safe or follow)
+    if not pts and not _later_void(s, suit) and suit != 2:
+        early = (s.played & SUIT_MASKS[suit]).bit_count() <= 4
+        if early:
+            safe = follow & ~(SQ_BIT | C10_BIT | DJ_BIT)
+            if suit == 3 and s.unseen & SQ_BIT:
+                safe &= ~PIG_CAGES
+            if safe:
+                return highest(safe)
+    return lowest(follow)
+
+
+def _trick_mask(s: Situation) -> int:
+    m = 0
+    for c in s.trick:
+        m |= 1 << c
+    return m
+
+
+# ---------------------------------------------------------------------- discarding
+def _discard(s: Situation, legal: int) -> int:
+    trick = s.trick
+    pos, best = trick_lead(trick)
+    winner = (s.leader + pos) & 3
+    pts = _trick_mask(s) & SCORING_MASK
+    owner = s.hearts_all_with()
+    feeding_run = owner >= 0 and owner != s.seat and owner == winner and \
+        (s.captured[owner] & HEARTS).bit_count() >= 5
+    pig_out = bool(s.unseen & SQ_BIT)
+    best_c, best_v = -1, -1e9
+    for c in _cards(legal):
+        b = 1 << c
+        suit = c // 13
+        if c == SQ:
+            v = 1000.0
+        elif c == DJ:
+            v = -1000.0
+        elif c == C10:
+            gain = s.score_if_taken(winner, pts | C10_BIT) - s.score_if_taken(winner, pts)
+            v = 300.0 if gain < 0 else (20.0 if gain <= 50 else -500.0)
+        elif suit == 2:
+            v = 100.0 + 10 * _rank(c) if _rank(c) >= 3 else 5.0 + _rank(c)
+            if feeding_run:
+                v = -200.0 + _rank(c)
+        elif b & PIG_CAGES and pig_out and not s.hand & SQ_BIT:
+            v = 90.0 + _rank(c)
+        elif b & SHEEP_CAGES and s.unseen & DJ_BIT:
+            v = _rank(c) - 5.0  # keep sheep cages to catch DJ
+        else:
+            length = (s.hand & SUIT_MASKS[suit]).bit_count()
+            v = 3.0 * _rank(c) - 2.0 * length
+        if v > best_v:
+            best_c, best_v = c, v
+    return best_c
+
+
+# ---------------------------------------------------------------------- leading
+def _lead(s: Situation, legal: int) -> int:
+    hand = s.hand
+    unseen = s.unseen
+    if _shooting(s) and legal & HEARTS:
+        return highest(legal & HEARTS)
+    pig_out = bool(unseen & SQ_BIT)
+    others_void = [any(s.voids[p] >> suit & 1 for p in range(4) if p != s.seat)
+                   for suit in range(4)]
+    # Flush the pig.
+    if pig_out and not hand & (SQ_BIT | PIG_CAGES):
+        low = legal & SPADES & below(SQ)
+        if low:
+            return lowest(low)
+    # Catch the sheep with a master cage.
+    if unseen & DJ_BIT:
+        cages = legal & SHEEP_CAGES
+        if cages:
+            top = highest(cages)
+            if not unseen & above(top) and not others_void[1]:
+                return top
+    best_c, best_v = -1, 1e9
+    for suit in range(4):
+        cards = legal & SUIT_MASKS[suit]
+        if not cards:
+            continue
+        c = lowest(cards)
+        if c == SQ or c == DJ:
+            rest = cards & ~(1 << c)
+            if rest:
+                c = lowest(rest)
+        higher = (unseen & above(c)).bit_count()
+        lower = (unseen & below(c)).bit_count()
+        v = 3.0 * lower - higher
+        if higher == 0:
+            v += 100.0  # we would win it for sure
+        if others_void[suit]:
+            v += 15.0
+        if suit == 3:
+            if hand & SQ_BIT:
+                v += 60.0
+            if (1 << c) & PIG_CAGES and pig_out:
+                v += 80.0
+        if suit == 2:
+            v += 4.0 * _rank(c)
+        if suit == 1 and c == DJ:
+            v += 200.0
+        if suit == 0 and hand & C10_BIT and c > C10:
+            v += 20.0
+        v += 0.5 * (hand & SUIT_MASKS[suit]).bit_count()  # short suits first, to get void
+        if v < best_v:
+            best_c, best_v = c, v
+    return best_c
+
+
+def expert_play(s: Situation) -> int:
+    """Choose the expert's card for a play-phase decision (see the module docstring)."""
+    legal = s.legal & FULL_DECK
+    if legal & (legal - 1) == 0:
+        return highest(legal)
+    if not s.trick:
+        return _lead(s, legal)
+    follow = legal & SUIT_MASKS[s.trick[0] // 13]
+    if follow:
+        return _follow(s, follow)
+    return _discard(s, legal)
+
+
+class ExpertAgent(Agent):
+    """Card-counting heuristic player; deterministic (the seed is accepted for uniformity)."""
+
+    name = "expert"
+
+    def act(self, view: PlayerView) -> int:
+        """Expose by hand shape in declaration; otherwise the expert's card."""
+        if view.phase == "declare":
+            return expert_declare(view.hand_mask, view.legal_mask)
+        return expert_play(Situation.from_view(view))

@@ -1,0 +1,81 @@
+"""``greedy``: a one-trick-deep rule player that only tries not to take points.
+
+Strategy, trick by trick, looking at nothing but the trick in progress:
+
+* **Declaration:** never exposes anything (ends its turn at once).
+* **Leading:** the lowest-ranked card it holds outside the scoring cards, preferring non-hearts
+  (a low lead is the card least likely to win the trick).
+* **Following suit:** the highest card that still loses to the card heading the trick (it ducks,
+  and sheds its most dangerous card of the suit while doing so); if every card it holds would win,
+  the lowest one (someone later may still overtake it).
+* **Discarding (void in the led suit):** its most dangerous card: the pig SQ first, then its
+  highest heart worth points, then the transformer C10 if the trick holds no sheep (handing a
+  doubler to a trick with +100 in it would be a gift), then its highest card by rank (high cards
+  win tricks later), keeping the sheep DJ for last.
+
+It counts no cards and has no memory; it is the yardstick the ``expert`` must beat.
+"""
+
+from __future__ import annotations
+
+from agents.base import Agent
+from agents.knowledge import C10_BIT, DJ_BIT, HEARTS, SQ_BIT, Situation, highest, trick_lead
+from gongzhu_env.cards import C10, DJ, DONE, FULL_DECK, SQ, SUIT_MASKS
+from gongzhu_env.view import PlayerView
+
+_POINT_HEARTS = HEARTS & ~((1 << 29) - 1)  # H5..HA: the hearts that cost points
+
+
+def lowest_rank(mask: int) -> int:
+    """Return the card of lowest rank in a non-empty mask (ties: lowest suit)."""
+    return min(_iter(mask), key=lambda c: (c % 13, c))
+
+
+def highest_rank(mask: int) -> int:
+    """Return the card of highest rank in a non-empty mask (ties: highest suit)."""
+    return max(_iter(mask), key=lambda c: (c % 13, c))
+
+
+def _iter(mask: int) -> list[int]:
+    out = []
+    while mask:
+        b = mask & -mask
+        mask ^= b
+        out.append(b.bit_length() - 1)
+    return out
+
+
+def greedy_play(s: Situation) -> int:
+    """Choose the greedy card for a play-phase decision (see the module docstring)."""
+    legal = s.legal & FULL_DECK
+    trick = s.trick
+    if not trick:
+        safe = legal & ~(HEARTS | SQ_BIT | C10_BIT | DJ_BIT)
+        return lowest_rank(safe or (legal & ~SQ_BIT) or legal)
+    follow = legal & SUIT_MASKS[trick[0] // 13]
+    if follow:
+        _, best = trick_lead(trick)
+        lose = follow & ((1 << best) - 1)
+        if lose:
+            return highest(lose)
+        return lowest_rank(follow)
+    if legal & SQ_BIT:
+        return SQ
+    if legal & _POINT_HEARTS:
+        return highest(legal & _POINT_HEARTS)
+    if legal & C10_BIT and DJ not in trick:
+        return C10
+    rest = legal & ~DJ_BIT & ~C10_BIT
+    return highest_rank(rest or legal)
+
+
+class GreedyAgent(Agent):
+    """One-trick-deep point avoider; deterministic (the seed is accepted for uniformity)."""
+
+    name = "greedy"
+
+    def act(self, view: PlayerView) -> int:
+        """Never expose; in play, the greedy card for the trick in progress."""
+        if view.phase == "declare":
+            return DONE
+        return greedy_play(Situation.from_view(view))

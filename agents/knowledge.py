@@ -1,0 +1,265 @@
+"""Card counting and hidden-hand sampling shared by the rule-based and search agents.
+
+``Situation`` is a compact, mask-based snapshot of what the seat to move knows: its hand, its
+legal actions, the trick in progress, every card played, the shown voids, the exposures and what
+each seat has taken. The rule agents read a ``Situation`` instead of a ``PlayerView`` so that the
+same decision code runs both at the table (``Situation.from_view``) and inside the fast rollouts
+of the search agent (``Situation.from_game``, which reads the state of a sampled world without
+building a full view).
+
+Nothing here decides legality or scores a hand: legal actions always come from the engine
+(``legal_mask``) and values from ``gongzhu_env.scoring.score_masks``. What is computed here is
+*knowledge*: which cards are still out, who may hold them, which card currently leads a trick.
+
+``sample_hands`` deals the unseen cards to the other three seats at random, consistently with
+everything public: hand sizes, shown voids and exposed cards not yet played (an exposed card is
+known to sit in its exposer's hand until it is played).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from gongzhu_env.cards import (
+    C10,
+    DJ,
+    EXPOSABLE_MASK,
+    FULL_DECK,
+    HA,
+    HEARTS_MASK,
+    SCORING_MASK,
+    SQ,
+    SUIT_MASKS,
+)
+from gongzhu_env.scoring import score_masks
+
+if TYPE_CHECKING:
+    from gongzhu_env.engine import Game
+    from gongzhu_env.rules import Rules
+    from gongzhu_env.view import PlayerView
+
+SQ_BIT, DJ_BIT, C10_BIT, HA_BIT = 1 << SQ, 1 << DJ, 1 << C10, 1 << HA
+SK_BIT, SA_BIT = 1 << (SQ + 1), 1 << (SQ + 2)
+PIG_CAGES = SK_BIT | SA_BIT
+"""SK and SA: the spades that beat the pig."""
+SHEEP_CAGES = (1 << (DJ + 1)) | (1 << (DJ + 2)) | (1 << (DJ + 3))
+"""DQ, DK, DA: the diamonds that beat the sheep."""
+SPADES, HEARTS, DIAMONDS, CLUBS = SUIT_MASKS[3], HEARTS_MASK, SUIT_MASKS[1], SUIT_MASKS[0]
+
+
+def lowest(mask: int) -> int:
+    """Lowest card index in a non-empty mask (the lowest rank of the lowest suit)."""
+    return (mask & -mask).bit_length() - 1
+
+
+def highest(mask: int) -> int:
+    """Highest card index in a non-empty mask."""
+    return mask.bit_length() - 1
+
+
+def above(card: int) -> int:
+    """Mask of the cards of ``card``'s suit ranked above it."""
+    return SUIT_MASKS[card // 13] & ~((2 << card) - 1)
+
+
+def below(card: int) -> int:
+    """Mask of the cards of ``card``'s suit ranked below it."""
+    return SUIT_MASKS[card // 13] & ((1 << card) - 1)
+
+
+def trick_lead(trick: tuple[int, ...] | list[int]) -> tuple[int, int]:
+    """``(position, card)`` of the card currently heading a trick in progress.
+
+    The highest card of the led suit heads the trick: that is what a player reads off the table
+    when deciding whether it can still duck. (Who finally takes a trick is decided by the engine.)
+    """
+    led = SUIT_MASKS[trick[0] // 13]
+    best_i, best = 0, trick[0]
+    for i in range(1, len(trick)):
+        c = trick[i]
+        if led >> c & 1 and c > best:
+            best_i, best = i, c
+    return best_i, best
+
+
+class Situation:
+    """What the seat to move knows, as integer masks (see the module docstring).
+
+    ``played`` includes the cards of the trick in progress; ``unseen`` is every card neither in
+    the hand nor played, i.e. the cards the other three seats hold between them.
+    """
+
+    __slots__ = ("seat", "rules", "hand", "legal", "trick", "leader", "played", "played_by",
+                 "voids", "exposed", "exposed_by", "captured", "n_tricks", "unseen")
+
+    seat: int
+    rules: Rules
+    hand: int
+    legal: int
+    trick: tuple[int, ...] | list[int]
+    leader: int
+    played: int
+    played_by: tuple[int, ...] | list[int]
+    voids: tuple[int, ...] | list[int]
+    exposed: int
+    exposed_by: tuple[int, ...] | list[int]
+    captured: tuple[int, ...] | list[int]
+    n_tricks: int
+    unseen: int
+
+    @classmethod
+    def from_view(cls, view: PlayerView) -> Situation:
+        """Snapshot of a seat's view (the seat must be the one to move)."""
+        s = cls.__new__(cls)
+        s.seat = view.seat
+        s.rules = view.rules
+        s.hand = view.hand_mask
+        s.legal = view.legal_mask
+        s.trick = view.current_trick
+        s.leader = view.trick_leader
+        pb = view.played_masks
+        s.played_by = pb
+        s.played = pb[0] | pb[1] | pb[2] | pb[3]
+        s.voids = view.void_masks
+        ex = view.exposed_masks
+        s.exposed_by = ex
+        s.exposed = ex[0] | ex[1] | ex[2] | ex[3]
+        s.captured = view.captured_masks
+        s.n_tricks = len(view.tricks)
+        s.unseen = FULL_DECK & ~s.hand & ~s.played
+        return s
+
+    @classmethod
+    def from_game(cls, game: Game) -> Situation:
+        """Snapshot for the seat to move in ``game``, read without building a ``PlayerView``.
+
+        Used by search rollouts, where a view per step would dominate the cost. It reads the
+        same public facts a view carries, plus that seat's own hand, and nothing else.
+        """
+        s = cls.__new__(cls)
+        seat = game._current
+        s.seat = seat
+        s.rules = game.rules
+        s.hand = game._hand[seat]
+        s.legal = game.legal_mask()
+        s.trick = game._trick
+        s.leader = game._trick_leader
+        pb = game._played_by
+        s.played_by = pb
+        s.played = pb[0] | pb[1] | pb[2] | pb[3]
+        s.voids = game._voids
+        s.exposed_by = game._exposed
+        s.exposed = game._exposed_all
+        s.captured = game._captured
+        s.n_tricks = len(game._tricks)
+        s.unseen = FULL_DECK & ~s.hand & ~s.played
+        return s
+
+    # ------------------------------------------------------------------ derived facts
+    def score_if_taken(self, seat: int, cards: int) -> int:
+        """Change of ``seat``'s provisional score if it took the scoring cards in ``cards``."""
+        cap = self.captured[seat]
+        add = cards & SCORING_MASK
+        if not add:
+            return 0
+        return score_masks(cap | add, self.exposed, self.rules) - score_masks(
+            cap, self.exposed, self.rules)
+
+    def hearts_all_with(self) -> int:
+        """Return the seat that has taken every heart taken so far (at least one), else -1."""
+        owner = -1
+        for s in range(4):
+            if self.captured[s] & HEARTS:
+                if owner >= 0:
+                    return -1
+                owner = s
+        return owner
+
+    def seats_after(self) -> list[int]:
+        """Return the seats still to play to the trick in progress after the seat to move."""
+        n = len(self.trick)
+        return [(self.seat + k) & 3 for k in range(1, 4 - n)]
+
+
+def hand_sizes(played_by: tuple[int, ...] | list[int]) -> list[int]:
+    """Cards left in each seat's hand: thirteen minus what it has played."""
+    return [13 - m.bit_count() for m in played_by]
+
+
+def sample_hands(view: PlayerView, rng: np.random.Generator, tries: int = 50) -> list[int]:
+    """Deal the unseen cards to the other seats consistently with the public facts.
+
+    Returns four hand masks (the observer's own hand as it is). Constraints: each other seat
+    gets exactly as many cards as it still holds, never a card of a suit it has shown to be out
+    of, and every exposed, unplayed card stays with its exposer. Cards are placed most
+    constrained first, each to a random seat with room (weighted by the room left), with a retry
+    on the rare dead end; if all retries fail (a pathological void pattern), a last pass fills
+    hands ignoring voids rather than failing, since the search still needs a world.
+    """
+    me = view.seat
+    hands = [0, 0, 0, 0]
+    hands[me] = view.hand_mask
+    sizes = hand_sizes(view.played_masks)
+    sizes[me] = 0
+    played = view.played_mask
+    unseen = FULL_DECK & ~view.hand_mask & ~played
+    # Exposed cards still in play sit with their exposer.
+    fixed = [0, 0, 0, 0]
+    for s in range(4):
+        if s != me:
+            fixed[s] = view.exposed_masks[s] & EXPOSABLE_MASK & unseen
+    free = unseen & ~(fixed[0] | fixed[1] | fixed[2] | fixed[3])
+    room0 = [sizes[s] - fixed[s].bit_count() for s in range(4)]
+    allowed = [0, 0, 0, 0]
+    for s in range(4):
+        if s == me:
+            continue
+        a = FULL_DECK
+        v = view.void_masks[s]
+        for suit in range(4):
+            if v >> suit & 1:
+                a &= ~SUIT_MASKS[suit]
+        allowed[s] = a
+    cards = []
+    m = free
+    while m:
+        b = m & -m
+        m ^= b
+        c = b.bit_length() - 1
+        k = sum(1 for s in range(4) if s != me and allowed[s] >> c & 1)
+        cards.append((k, c))
+    n = len(cards)
+    for attempt in range(tries + 1):
+        relax = attempt == tries
+        ties = rng.random(n).tolist()
+        draws = rng.random(n).tolist()
+        order = sorted(range(n), key=lambda i: (cards[i][0], ties[i]))
+        room = room0[:]
+        out = fixed[:]
+        ok = True
+        for j, i in enumerate(order):
+            c = cards[i][1]
+            cand = [s for s in range(4) if s != me and room[s] > 0
+                    and (relax or allowed[s] >> c & 1)]
+            if not cand:
+                ok = False
+                break
+            s = cand[0]
+            if len(cand) > 1:
+                # A seat with more room left is proportionally more likely to hold the card.
+                r = draws[j] * sum(room[t] for t in cand)
+                for t in cand:
+                    r -= room[t]
+                    if r < 0:
+                        s = t
+                        break
+                else:
+                    s = cand[-1]
+            out[s] |= 1 << c
+            room[s] -= 1
+        if ok:
+            out[me] = view.hand_mask
+            return out
+    raise RuntimeError("could not deal the unseen cards to the other seats")  # pragma: no cover
