@@ -300,27 +300,35 @@ def summarize(diffs: Sequence[float] | np.ndarray, *, seed: int = 0, resamples: 
 def paired_differences(scores: np.ndarray, mode: str, scoring: str, rules: Rules) -> np.ndarray:
     """Per-deal paired differences from raw scores of shape ``(deals, plays, 4)``.
 
-    See the module docstring for the definitions.
+    See the module docstring for the definitions. Each difference is computed as an exact
+    integer numerator over one common denominator (12 for raw 1v3, 4 otherwise), so a true tie
+    is exactly ``0.0`` and is never miscounted as a win or a loss by floating-point drift.
     """
     _check_choice("mode", mode, MODES)
     _check_choice("scoring", scoring, SCORINGS)
     seatings = _SEATINGS[mode]
-    s = np.asarray(scores, dtype=np.float64)
-    if s.ndim != 3 or s.shape[1:] != (len(seatings), 4):
-        raise ValueError(f"scores for mode {mode!r} must have shape (deals, {len(seatings)}, 4); "
-                         f"got {s.shape}")
+    s = np.asarray(scores)
+    if s.ndim != 3 or s.shape[1:] != (len(seatings), 4) or not np.issubdtype(s.dtype,
+                                                                            np.integer):
+        raise ValueError(f"scores for mode {mode!r} must be integers of shape (deals, "
+                         f"{len(seatings)}, 4); got {s.dtype} {s.shape}")
+    s = s.astype(np.int64)
     if scoring == "zero_sum":
-        settled = np.array([[settle([int(v) for v in row], rules) for row in deal]
-                            for deal in s.astype(np.int64)], dtype=np.float64)
-    per_play = []
+        s = np.array([[settle([int(v) for v in row], rules) for row in deal] for deal in s],
+                     dtype=np.int64).reshape(s.shape)
+    numer = np.zeros(len(s), dtype=np.int64)
     for play, cand in enumerate(seatings):
-        mine_idx = list(cand)
-        other_idx = [j for j in range(4) if j not in cand]
-        if scoring == "raw":
-            per_play.append(s[:, play, mine_idx].mean(axis=1) - s[:, play, other_idx].mean(axis=1))
+        mine = s[:, play, list(cand)].sum(axis=1)
+        if scoring == "zero_sum":
+            numer += mine  # a settlement is already relative to the other seats
+        elif mode == "1v3":
+            numer += 4 * mine - s[:, play].sum(axis=1)  # 3 * (s_r[r] - mean of the others)
         else:
-            per_play.append(settled[:, play, mine_idx].mean(axis=1))
-    return np.mean(per_play, axis=0)
+            numer += 2 * mine - s[:, play].sum(axis=1)  # T_c - T_o
+    # 1v3 raw: sum over 4 plays of 3x the difference -> /12; 2v2 raw: sum over 2 plays of the
+    # team difference, halved per member -> /4; zero_sum: 4 plays x 1 seat or 2 plays x 2 seats.
+    denom = 12 if (scoring == "raw" and mode == "1v3") else 4
+    return numer / denom
 
 
 # ---------------------------------------------------------------------------- matches
@@ -724,7 +732,6 @@ def main(argv: list[str] | None = None) -> int:
     from rich.console import Console
 
     console = Console()
-    err = Console(stderr=True)
     try:
         if args.workers < 1:
             raise ValueError(f"--workers must be at least 1; got {args.workers}")
@@ -745,7 +752,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.save_deals:
             deals.save(args.save_deals)
     except (AgentError, ValueError, TypeError, DealFileError) as e:
-        err.print(f"[red]error:[/red] {e}", markup=True, highlight=False)
+        print(f"error: {e}", file=sys.stderr)
         return 2
     out = Path(args.out) if args.out else None
     common = dict(mode=args.mode, scoring=args.scoring, rules=rules, seed=args.seed,
@@ -789,7 +796,7 @@ def main(argv: list[str] | None = None) -> int:
                     fig.savefig(out / "eval.png", dpi=120)
                     console.print(f"wrote {out / 'eval.png'}")
     except (AgentError, ArenaError) as e:
-        err.print(f"[red]error:[/red] {e}", markup=True, highlight=False)
+        print(f"error: {e}", file=sys.stderr)
         return 1
     return 0
 
