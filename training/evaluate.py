@@ -731,7 +731,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from rich.console import Console
 
-    console = Console()
+    # Off a terminal (logs, CI) rich would wrap the table at 80 columns; keep rows whole.
+    console = Console() if sys.stdout.isatty() else Console(width=160)
     try:
         if args.workers < 1:
             raise ValueError(f"--workers must be at least 1; got {args.workers}")
