@@ -141,6 +141,9 @@ def test_raw_env_illegal_action_raises_and_changes_nothing() -> None:
             for k in ("observation", "action_mask"):
                 assert np.array_equal(before[0][a][k], after[0][a][k])
         assert before[1:] == after[1:]
+    # The env is still usable: a legal action goes through.
+    e.step(parse_cards("C10")[0])
+    assert e.game.exposed[1] == tuple(parse_cards("C10")) and e.agent_selection == "player_1"
 
 
 def test_wrapped_env_ends_the_game_on_an_illegal_action(caplog: pytest.LogCaptureFixture) -> None:
