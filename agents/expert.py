@@ -228,6 +228,13 @@ def _follow(s: Situation, follow: int) -> int:
     return lowest(follow)
 
 
+def _others_voids(s: Situation) -> int:
+    v = s.voids
+    me = s.seat
+    return (v[0] if me else 0) | (v[1] if me != 1 else 0) | (v[2] if me != 2 else 0) \
+        | (v[3] if me != 3 else 0)
+
+
 def _trick_mask(s: Situation) -> int:
     m = 0
     for c in s.trick:
@@ -279,8 +286,8 @@ def _lead(s: Situation, legal: int) -> int:
     if _shooting(s) and legal & HEARTS:
         return highest(legal & HEARTS)
     pig_out = bool(unseen & SQ_BIT)
-    others_void = [any(s.voids[p] >> suit & 1 for p in range(4) if p != s.seat)
-                   for suit in range(4)]
+    ov = _others_voids(s)
+    others_void = [bool(ov >> suit & 1) for suit in range(4)]
     # Flush the pig.
     if pig_out and not hand & (SQ_BIT | PIG_CAGES):
         low = legal & SPADES & below(SQ)

@@ -77,6 +77,7 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     if not isinstance(spec, str) or not spec.strip():
         raise AgentError(f"agent spec must be a non-empty string such as 'random'; got {spec!r}")
     name, _, rest = spec.strip().partition(":")
+    name = name.strip()
     if name not in BUILDERS:
         raise AgentError(f"unknown agent {name!r} in spec {spec!r}; known agents: "
                          f"{sorted(BUILDERS)}")
