@@ -1,13 +1,30 @@
-"""The ``gongzhu`` command: one entry point for the demo, and later play, eval, train, bench."""
+"""The ``gongzhu`` command: play, replay, demo, and thin fronts for eval, train and bench.
+
+``gongzhu play`` and ``gongzhu replay`` live in ``training.play``. ``gongzhu eval``,
+``gongzhu train`` and ``gongzhu bench`` forward every argument unchanged to the ``main(argv)``
+of the arena (``training.evaluate``), the trainer (``training.train``) and the benchmark
+(``benchmarks/bench_env.py``), so each keeps its own ``--help``. Those modules are imported only
+when their command runs: ``gongzhu play`` must not pay for torch.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import sys
+from collections.abc import Callable
+from pathlib import Path
 
 from agents import make_agent
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
+
+# command -> (module, what it is, extra that provides its dependencies)
+FRONTS: dict[str, tuple[str, str, str]] = {
+    "eval": ("training.evaluate", "the evaluation arena", "train"),
+    "train": ("training.train", "self-play training", "train"),
+}
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -25,20 +42,147 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_play(args: argparse.Namespace) -> int:
+    """Play against three agents in the terminal."""
+    from training.play import run_play, use_colour
+
+    return run_play(opponents=args.opponents, seat=args.seat, seed=args.seed, match=args.match,
+                    threshold=args.threshold, rules=Rules.coerce(args.rules), save=args.save,
+                    colour=use_colour(args.no_color, sys.stdout))
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Step through the hands of a hand-record file."""
+    from training.play import run_replay, use_colour
+
+    return run_replay(args.file, hand=args.hand, show_all=args.all,
+                      colour=use_colour(args.no_color, sys.stdout))
+
+
+def forward(command: str, argv: list[str]) -> int:
+    """Run the ``main(argv)`` of the module behind ``command`` (``eval`` or ``train``)."""
+    module_name, what, extra = FRONTS[command]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as e:
+        if e.name == module_name:
+            print(f"gongzhu {command}: {what} ({module_name}) is not available in this "
+                  "installation.", file=sys.stderr)
+        else:
+            print(f"gongzhu {command}: {what} needs the package {e.name!r}, which is not "
+                  f"installed; install the extra: pip install 'gongzhu-rl[{extra}]'",
+                  file=sys.stderr)
+        return 2
+    return _run_main(command, getattr(module, "main", None), argv)
+
+
+def _run_main(command: str, main_fn: Callable[[list[str]], int | None] | None,
+              argv: list[str]) -> int:
+    if main_fn is None:
+        print(f"gongzhu {command}: the module has no main(argv) function", file=sys.stderr)
+        return 2
+    result = main_fn(argv)
+    return int(result or 0)
+
+
+def bench_script() -> Path:
+    """Where ``benchmarks/bench_env.py`` is for a source checkout (an editable install)."""
+    import training
+
+    return Path(training.__file__).resolve().parent.parent / "benchmarks" / "bench_env.py"
+
+
+def bench(argv: list[str]) -> int:
+    """Run the environment benchmark's ``main(argv)`` from the source checkout."""
+    path = bench_script()
+    if not path.is_file():
+        print(f"gongzhu bench: the benchmark is not available: {path} does not exist. "
+              "Benchmarks ship with the source repository, not the installed package; "
+              "clone the repository and install it with pip install -e '.[dev,train,bench]'.",
+              file=sys.stderr)
+        return 2
+    spec = importlib.util.spec_from_file_location("gongzhu_bench_env", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except ModuleNotFoundError as e:
+        print(f"gongzhu bench: the benchmark needs the package {e.name!r}, which is not "
+              "installed; install the extras: pip install -e '.[bench]'", file=sys.stderr)
+        return 2
+    return _run_main("bench", getattr(module, "main", None), argv)
+
+
+def _add_front(sub: argparse._SubParsersAction, name: str, help_text: str) -> None:
+    """Register a forwarding command so that ``gongzhu --help`` lists it."""
+    p = sub.add_parser(name, help=help_text, add_help=False)
+    p.add_argument("args", nargs=argparse.REMAINDER)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of every subcommand."""
-    parser = argparse.ArgumentParser(prog="gongzhu", description="Gong Zhu (拱猪) RL toolkit.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    """Build the argument parser of every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="gongzhu", description="Gong Zhu (拱猪, Chase the Pig): play, replay, evaluate, "
+        "train and benchmark.",
+        epilog="Run 'gongzhu COMMAND --help' for the options of a command.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    play = sub.add_parser(
+        "play", help="play a hand (or a match) against three agents in the terminal",
+        description="Play one seat against three agents. Type a card (SQ, h10, CT, ♠Q) or the "
+        "number of an option; 'done' ends your declaration turn; '?' shows help. Ctrl-D or "
+        "Ctrl-C offers to save the match and quits.")
+    play.add_argument("--opponents", nargs="+", metavar="SPEC", default=None,
+                      help="agent spec for all three opponents, or three specs in seat order "
+                      "(e.g. random, greedy, expert, pimc, policy:PATH). Default: the "
+                      "pretrained policy, or 'expert' if none is installed")
+    play.add_argument("--seat", type=int, choices=range(4), default=0,
+                      help="your seat, 0-3 (default 0)")
+    play.add_argument("--seed", type=int, default=None,
+                      help="seed of the deals and the agents (default: a fresh one, printed)")
+    play.add_argument("--match", action="store_true",
+                      help="play hands until a cumulative score reaches -THRESHOLD")
+    play.add_argument("--threshold", type=int, default=1000,
+                      help="match end: a player's cumulative score at or below minus this "
+                      "(default 1000)")
+    play.add_argument("--save", type=Path, default=None, metavar="FILE",
+                      help="append every finished hand to FILE as hand records (JSON lines)")
+    play.add_argument("--rules", default="standard", help="rules preset name (default standard)")
+    play.add_argument("--no-color", action="store_true",
+                      help="plain text (also when the NO_COLOR variable is set)")
+    play.set_defaults(func=cmd_play)
+
+    replay = sub.add_parser(
+        "replay", help="step through recorded hands",
+        description="Show the hands of a hand-record file action by action: Enter for the "
+        "next action, 'a' for the rest, 'q' to quit.")
+    replay.add_argument("file", type=Path, help="hand-record file (JSON lines)")
+    replay.add_argument("--hand", type=int, default=None, metavar="N",
+                        help="show only hand N (1-based; default every hand in the file)")
+    replay.add_argument("--all", action="store_true", help="print everything without pausing")
+    replay.add_argument("--no-color", action="store_true", help="plain text")
+    replay.set_defaults(func=cmd_replay)
+
     demo = sub.add_parser("demo", help="play one seeded hand between agents and print it")
     demo.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents")
     demo.add_argument("--agent", default="random", help="agent spec for all four seats")
     demo.add_argument("--rules", default="standard", help="rules preset name")
     demo.set_defaults(func=cmd_demo)
+
+    _add_front(sub, "eval", "the evaluation arena (arguments go to training.evaluate)")
+    _add_front(sub, "train", "self-play training (arguments go to training.train)")
+    _add_front(sub, "bench", "environment throughput benchmark (benchmarks/bench_env.py)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``gongzhu`` console script."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # Forwarding commands hand every argument, --help included, to their own parser.
+    if argv and argv[0] in FRONTS:
+        return forward(argv[0], argv[1:])
+    if argv and argv[0] == "bench":
+        return bench(argv[1:])
     args = build_parser().parse_args(argv)
     return args.func(args)
 
