@@ -394,8 +394,13 @@ def _coerce_deals(deals: DealSet | int, seed: int) -> DealSet:
 
 
 def _chunks(n: int, workers: int, chunk_size: int | None) -> list[range]:
+    """Split deal indices into chunks of at most 16 deals by default.
+
+    Small enough to balance the load and move the progress bar often for slow agents (pimc),
+    large enough that the per-task overhead stays negligible for fast ones.
+    """
     if chunk_size is None:
-        chunk_size = max(1, min(50, math.ceil(n / (4 * workers))))
+        chunk_size = max(1, min(16, math.ceil(n / (4 * workers))))
     if type(chunk_size) is not int or chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive int; got {chunk_size!r}")
     return [range(i, min(n, i + chunk_size)) for i in range(0, n, chunk_size)]

@@ -83,7 +83,8 @@ def plot_ratings(rr: RoundRobinResult) -> Any:
     for i in range(k):
         for j in range(k):
             if i != j and not np.isnan(m[i, j]):
-                ax_mat.text(j, i, f"{m[i, j]:+.1f}", ha="center", va="center", fontsize=9)
+                ax_mat.text(j, i, f"{m[i, j]:+.1f}", ha="center", va="center", fontsize=9,
+                            color="white" if abs(m[i, j]) > 0.6 * lim else "black")
     ax_mat.set_title("mean paired difference, row vs column (points / hand)")
     fig.colorbar(im, ax=ax_mat)
     return fig
