@@ -1,0 +1,237 @@
+"""Trained neural policies: the network, the checkpoint format and the ``policy:`` agent.
+
+A policy file is one ``torch.save`` of a plain dict (tensors, strings, numbers, lists), so it is
+loaded with ``torch.load(..., weights_only=True)`` and never executes pickled code:
+
+=============  ================================================================================
+key            meaning
+=============  ================================================================================
+format         the string ``"gongzhu-policy"`` (anything else is not a policy file)
+version        format version, ``1``
+kind           ``"q"``: the network outputs one value per action (Deep Monte-Carlo), or
+               ``"logits"``: masked action logits (an actor of an actor-critic)
+state_dict     the network weights
+architecture   ``{"obs_size": int, "num_actions": int, "hidden": [int, ...]}``
+rules          ``Rules.to_dict()`` of the rule set the policy was trained for
+obs_size       ``OBS_SIZE`` of the observation it reads (``gongzhu_env.view``)
+trainer        which trainer wrote it (``"dmc"``, ``"sb3-maskable-ppo"``)
+metadata       free-form facts about the run (preset, decisions trained, wall-clock seconds)
+=============  ================================================================================
+
+Loading checks the format, the observation size, the action count and the rule set against the
+table's, and raises ``PolicyLoadError`` saying which one differs, so a policy is never silently
+played under rules or an observation layout it was not trained for.
+
+Either kind is played the same way: encode the view, one forward pass, the highest-scoring
+legal action (``argmax`` over the legal mask). ``make_agent("policy:PATH")`` and
+``make_agent("policy:pretrained")`` (the file shipped in ``agents/pretrained/``) build one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.base import Agent, AgentError
+from gongzhu_env.cards import NUM_ACTIONS
+from gongzhu_env.rules import Rules
+from gongzhu_env.view import OBS_SIZE, PlayerView
+
+FORMAT = "gongzhu-policy"
+FORMAT_VERSION = 1
+KINDS = ("q", "logits")
+PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
+PRETRAINED_FILE = "gongzhu_dmc_full.pt"
+
+
+class PolicyLoadError(AgentError):
+    """A policy file is missing, corrupt, or was trained for other rules or another shape."""
+
+
+class QNetwork(nn.Module):
+    """An MLP from the observation vector to one score per action (53).
+
+    For the Deep Monte-Carlo trainer the scores are the expected hand results Q(s, a); every
+    action shares the trunk, so what is learnt about one card carries over to the others.
+    """
+
+    def __init__(self, obs_size: int = OBS_SIZE, num_actions: int = NUM_ACTIONS,
+                 hidden: Sequence[int] = (512, 512, 256)) -> None:
+        super().__init__()
+        if not hidden or any(int(h) <= 0 for h in hidden):
+            raise ValueError(f"hidden layer sizes must be positive integers; got {list(hidden)}")
+        self.obs_size = int(obs_size)
+        self.num_actions = int(num_actions)
+        self.hidden = [int(h) for h in hidden]
+        layers: list[nn.Module] = []
+        width = self.obs_size
+        for h in self.hidden:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        layers.append(nn.Linear(width, self.num_actions))
+        self.net = nn.Sequential(*layers)
+
+    def architecture(self) -> dict[str, Any]:
+        """Return the constructor arguments, as stored in a policy file."""
+        return {"obs_size": self.obs_size, "num_actions": self.num_actions,
+                "hidden": list(self.hidden)}
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        """Scores of shape ``(batch, num_actions)``."""
+        return self.net(obs)
+
+
+def policy_dict(net: QNetwork, rules: Rules, *, kind: str = "q", trainer: str = "dmc",
+                metadata: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Build the dict a policy file holds (see the module docstring)."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}; got {kind!r}")
+    return {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "kind": kind,
+        "state_dict": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
+        "architecture": net.architecture(),
+        "rules": rules.to_dict(),
+        "obs_size": OBS_SIZE,
+        "trainer": trainer,
+        "metadata": dict(metadata or {}),
+    }
+
+
+def save_policy(path: str | os.PathLike[str], net: QNetwork, rules: Rules, *, kind: str = "q",
+                trainer: str = "dmc", metadata: Mapping[str, Any] | None = None) -> Path:
+    """Write a policy file atomically (a crash never leaves half a file under ``path``)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(policy_dict(net, rules, kind=kind, trainer=trainer, metadata=metadata), tmp)
+    os.replace(tmp, path)
+    return path
+
+
+def resolve_policy_path(path_or_name: str | os.PathLike[str]) -> Path:
+    """``"pretrained"`` (or a bare file name in ``agents/pretrained/``) or a path on disk."""
+    text = os.fspath(path_or_name).strip()
+    if not text:
+        raise PolicyLoadError("policy spec needs a path, e.g. 'policy:runs/quick/policy.pt', "
+                              "or 'policy:pretrained'")
+    if text == "pretrained":
+        return PRETRAINED_DIR / PRETRAINED_FILE
+    path = Path(text).expanduser()
+    if not path.exists() and (PRETRAINED_DIR / text).exists():
+        return PRETRAINED_DIR / text
+    return path
+
+
+def load_policy_file(path_or_name: str | os.PathLike[str],
+                     rules: Rules | None = None) -> tuple[QNetwork, dict[str, Any]]:
+    """Load and check a policy file; return the network (in eval mode) and the file's dict.
+
+    ``rules`` is the rule set the policy will play under (default: the standard game); a file
+    trained for another rule set is refused.
+    """
+    path = resolve_policy_path(path_or_name)
+    if not path.is_file():
+        raise PolicyLoadError(f"policy file not found: {path}")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # torch raises several types for truncated or foreign files
+        raise PolicyLoadError(f"cannot read policy file {path}: it is corrupt or not a "
+                              f"torch policy file ({type(e).__name__}: {e})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise PolicyLoadError(f"{path} is not a Gong Zhu policy file (expected a dict with "
+                              f"format={FORMAT!r})")
+    if data.get("version") != FORMAT_VERSION:
+        raise PolicyLoadError(f"{path}: policy format version {data.get('version')!r} is not "
+                              f"supported; expected {FORMAT_VERSION}")
+    if data.get("obs_size") != OBS_SIZE:
+        raise PolicyLoadError(
+            f"{path} was trained on observations of size {data.get('obs_size')}, but this "
+            f"version of gongzhu_env encodes {OBS_SIZE} values; retrain the policy")
+    want = (rules or Rules()).to_dict()
+    if data.get("rules") != want:
+        raise PolicyLoadError(f"{path} was trained for rules {data.get('rules')}, not the "
+                              f"table's rules {want}")
+    if data.get("kind") not in KINDS:
+        raise PolicyLoadError(f"{path}: unknown policy kind {data.get('kind')!r}; "
+                              f"expected one of {KINDS}")
+    arch = data.get("architecture") or {}
+    if arch.get("obs_size") != OBS_SIZE or arch.get("num_actions") != NUM_ACTIONS:
+        raise PolicyLoadError(f"{path}: network shape {arch} does not read {OBS_SIZE} "
+                              f"observations into {NUM_ACTIONS} actions")
+    try:
+        net = QNetwork(arch["obs_size"], arch["num_actions"], arch["hidden"])
+        net.load_state_dict(data["state_dict"])
+    except (KeyError, TypeError, ValueError, RuntimeError) as e:
+        raise PolicyLoadError(f"{path}: weights do not match the stored architecture "
+                              f"{arch} ({e})") from None
+    net.eval()
+    return net, data
+
+
+class PolicyAgent(Agent):
+    """Plays the legal action a trained network scores highest; deterministic by default.
+
+    ``temperature > 0`` samples from a softmax over the legal scores instead (with the agent's
+    seeded generator), for variety in human play; the arena uses the default argmax.
+    """
+
+    name = "policy"
+
+    def __init__(self, net: QNetwork, rules: Rules | None = None, *, seed: int | None = None,
+                 temperature: float = 0.0, label: str = "policy") -> None:
+        super().__init__(seed)
+        if temperature < 0:
+            raise ValueError(f"temperature must be >= 0; got {temperature}")
+        self.net = net.eval()
+        self.rules = rules or Rules()
+        self.temperature = float(temperature)
+        self.name = label
+        self._obs = np.empty(OBS_SIZE, dtype=np.float32)
+
+    def reset(self, seat: int, rules: Rules) -> None:
+        """Refuse to sit at a table whose rules the policy was not trained for."""
+        if rules.to_dict() != self.rules.to_dict():
+            raise PolicyLoadError(f"policy {self.name!r} was trained for rules "
+                                  f"{self.rules.to_dict()}, the table plays {rules.to_dict()}")
+
+    def scores(self, view: PlayerView) -> np.ndarray:
+        """Return the network's score of each of the 53 actions (illegal ones too)."""
+        view.encode(out=self._obs)
+        with torch.inference_mode():
+            # from_numpy shares the buffer; built per call so a deep copy of the agent (the
+            # arena copies agents per seat) never reads a stale buffer.
+            return self.net(torch.from_numpy(self._obs).unsqueeze(0))[0].numpy().copy()
+
+    def act(self, view: PlayerView) -> int:
+        """Play the legal action the network scores highest."""
+        legal = view.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        q = self.scores(view)[legal]
+        if self.temperature > 0:
+            z = (q - q.max()) / self.temperature
+            p = np.exp(z)
+            return legal[int(self.rng.choice(len(legal), p=p / p.sum()))]
+        return legal[int(np.argmax(q))]
+
+
+def load_policy_agent(path_or_name: str | os.PathLike[str], seed: int | None = None, *,
+                      rules: Rules | None = None, temperature: float = 0.0) -> PolicyAgent:
+    """Build a ``PolicyAgent`` from a policy file path or ``"pretrained"``."""
+    net, data = load_policy_file(path_or_name, rules)
+    label = f"policy:{os.fspath(path_or_name)}"
+    return PolicyAgent(net, Rules.from_dict(data["rules"]), seed=seed,
+                       temperature=temperature, label=label)
+
+
+__all__ = ["QNetwork", "PolicyAgent", "PolicyLoadError", "load_policy_agent",
+           "load_policy_file", "save_policy", "policy_dict", "PRETRAINED_DIR",
+           "PRETRAINED_FILE"]

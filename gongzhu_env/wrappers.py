@@ -1,0 +1,257 @@
+"""A single-seat gymnasium env: one learner seat against three opponents acting inside ``step``.
+
+Description
+-----------
+Why a single-seat adapter: the common recipe that lets one SB3 learner act for every seat in
+turn mixes up whose reward and value it learns from (with four seats, three of every four
+transitions belong to someone else). Here the learner is exactly one seat per episode; the three
+other seats are played by opponents inside ``reset``/``step``, so every transition, observation
+and reward the learner sees is its own.
+
+==================  =========================================================================
+Action space        ``Discrete(53)``: 0..51 a card, 52 DONE (as in ``gongzhu_env.env``)
+Observation space   ``Box(0, 1, (OBS_SIZE,), float32)``: the learner seat's
+                    ``PlayerView.encode()`` (seats relative to the learner)
+Action mask         ``action_masks()`` -> ``bool[53]`` (what sb3-contrib's ``MaskablePPO``
+                    calls, also through ``SubprocVecEnv.env_method``); also ``info["action_mask"]``
+==================  =========================================================================
+
+Starting State
+--------------
+``reset(seed=...)`` deals a hand from ``self.np_random``, picks the learner's seat uniformly
+(unless ``seat=`` fixes it) and draws each other seat's opponent uniformly from the pool; the
+opponents then play until it is the learner's turn.
+
+Opponents
+---------
+Each pool entry is an agent object (anything with ``reset(seat, rules)`` and
+``act(view)``, e.g. an ``agents.base.Agent``), a plain callable ``f(view) -> action`` (e.g. the
+learner's own current policy), or an agent spec string such as ``"greedy"`` when a ``factory``
+(``agents.make_agent``) is given to build it; ``gongzhu_env`` itself never imports ``agents``
+or torch. Agent objects are copied once per (pool entry, seat), so two seats never share one
+agent's memory, and every copy is re-seeded from the env's generator at each reset, so the same
+seed gives the same episode. ``set_opponents(pool)`` replaces the pool between episodes (the
+SB3 trainer adds frozen snapshots this way, also through ``VecEnv.env_method``).
+
+Rewards
+-------
+Zero on every step but the last; at the end of the hand the learner receives its hand result:
+``"zero_sum"`` (default; own raw score minus the others' mean) or ``"raw"``, divided by
+``reward_scale``. An illegal action ends the episode at once with ``illegal_reward`` and
+``info["illegal_action"] = True`` (mask your actions to avoid it).
+
+Episode End
+-----------
+Terminated after the thirteenth trick (or an illegal action); never truncated.
+``info["scores"]`` holds the four raw scores at the end; ``info["seat"]`` the learner's seat.
+
+Constructor arguments
+---------------------
+``opponents`` (the pool), ``factory`` (builds spec strings: ``factory(spec, seed=...)``),
+``rules``, ``reward_mode``, ``reward_scale``
+(default 400), ``seat`` (fix the learner's seat), ``illegal_reward`` (default -1),
+``render_mode`` (``"ansi"``).
+
+>>> from agents import make_agent
+>>> from gongzhu_env.wrappers import SingleSeatEnv
+>>> env = SingleSeatEnv(opponents=["random", "greedy"], factory=make_agent, reward_scale=100)
+>>> obs, info = env.reset(seed=0)
+
+Version History
+---------------
+* v0: initial release.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from gongzhu_env.cards import NUM_ACTIONS
+from gongzhu_env.engine import Game
+from gongzhu_env.rules import Rules
+from gongzhu_env.scoring import zero_sum
+from gongzhu_env.view import OBS_SIZE, PlayerView
+
+REWARD_MODES = ("zero_sum", "raw")
+OpponentLike = Any  # a spec string, an ``agents.base.Agent`` or a callable view -> action
+
+
+class _CallableOpponent:
+    """Adapts ``f(view) -> action`` to the agent protocol (``reset``/``act``)."""
+
+    def __init__(self, fn: Callable[[PlayerView], int]) -> None:
+        self.fn = fn
+
+    def reset(self, seat: int, rules: Rules) -> None:
+        """Nothing to clear: the callable owns its own state."""
+
+    def act(self, view: PlayerView) -> int:
+        """Ask the callable."""
+        return int(self.fn(view))
+
+
+def _check_pool(opponents: Sequence[OpponentLike],
+                factory: Callable[..., Any] | None) -> list[OpponentLike]:
+    if isinstance(opponents, (str, bytes)) or not isinstance(opponents, Sequence):
+        raise TypeError(f"opponents must be a list of agent specs, Agents or callables; got "
+                        f"{opponents!r}")
+    pool = list(opponents)
+    if not pool:
+        raise ValueError("opponents must not be empty: the env needs someone to fill the "
+                         "three other seats")
+    for o in pool:
+        if isinstance(o, str):
+            if factory is None:
+                raise TypeError(f"opponent spec {o!r} needs factory= (e.g. agents.make_agent) "
+                                f"to build it; or pass an agent object or a callable")
+            factory(o, seed=0)  # an unknown spec fails here, before any episode
+        elif not (hasattr(o, "act") or callable(o)):
+            raise TypeError(f"opponent {o!r} is neither an agent spec, an Agent nor a "
+                            f"callable view -> action")
+    return pool
+
+
+class SingleSeatEnv(gym.Env):
+    """One learner seat of a Gong Zhu hand; see the module docstring."""
+
+    metadata = {"render_modes": ["ansi"], "name": "gongzhu_single_seat_v0"}
+
+    def __init__(self, opponents: Sequence[OpponentLike],
+                 factory: Callable[..., Any] | None = None,
+                 rules: Rules | str | None = None, reward_mode: str = "zero_sum",
+                 reward_scale: float = 400.0, seat: int | None = None,
+                 illegal_reward: float = -1.0, render_mode: str | None = None) -> None:
+        super().__init__()
+        self.rules = Rules.coerce(rules)
+        if reward_mode not in REWARD_MODES:
+            raise ValueError(f"reward_mode must be one of {REWARD_MODES}; got {reward_mode!r}")
+        if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) \
+                or not reward_scale > 0:
+            raise ValueError(f"reward_scale must be a positive number; got {reward_scale!r}")
+        if seat is not None and (type(seat) is not int or not 0 <= seat < 4):
+            raise ValueError(f"seat must be 0..3 or None (random each episode); got {seat!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
+                             f"None; got {render_mode!r}")
+        self.factory = factory
+        self.pool = _check_pool(opponents, factory)
+        self._copies: dict[tuple[int, int], Any] = {}
+        self.reward_mode = reward_mode
+        self.reward_scale = float(reward_scale)
+        self.fixed_seat = seat
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = render_mode
+        self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.game: Game | None = None
+        self.seat = 0
+        self.players: list[Any] = [None] * 4
+        self._mask = np.zeros(NUM_ACTIONS, dtype=bool)
+
+    # ------------------------------------------------------------------ opponents
+    def set_opponents(self, opponents: Sequence[OpponentLike]) -> None:
+        """Replace the opponent pool (takes effect at the next ``reset``)."""
+        self.pool = _check_pool(opponents, self.factory)
+        self._copies = {}
+
+    def _build(self, index: int, seat: int, seed: int) -> Any:
+        entry = self.pool[index]
+        if isinstance(entry, str):
+            assert self.factory is not None
+            return self.factory(entry, seed=seed)
+        if hasattr(entry, "act"):
+            agent = self._copies.get((index, seat))
+            if agent is None:
+                agent = self._copies[(index, seat)] = copy.deepcopy(entry)
+            # Re-seed so the same env seed always gives the same episode.
+            agent.seed = seed
+            agent.rng = np.random.default_rng(seed)
+            return agent
+        return _CallableOpponent(entry)
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Deal, seat everyone, and play the opponents up to the learner's first turn."""
+        super().reset(seed=seed)
+        rng = self.np_random
+        hands = (options or {}).get("hands")
+        self.game = Game.from_hands(hands, self.rules) if hands is not None \
+            else Game(self.rules, rng=rng)
+        self.seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(4))
+        self.players = [None] * 4
+        for s in range(4):
+            if s == self.seat:
+                continue
+            index = int(rng.integers(len(self.pool)))
+            player = self._build(index, s, int(rng.integers(2**31)))
+            player.reset(s, self.rules)
+            self.players[s] = player
+        self._play_opponents()
+        return self._obs(), self._info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Play the learner's action, then the opponents' until its next turn or the end."""
+        game = self.game
+        if game is None:
+            raise RuntimeError("call reset() before step()")
+        if game.is_over():
+            raise RuntimeError("the hand is over; call reset() to start a new one")
+        a = int(action)
+        if not 0 <= a < NUM_ACTIONS or not game.legal_mask() >> a & 1:
+            info = self._info()
+            info["illegal_action"] = True
+            obs = self._obs()
+            self.game = None
+            return obs, self.illegal_reward, True, False, info
+        game.step(a)
+        self._play_opponents()
+        if game.is_over():
+            raw = game.scores()
+            res = zero_sum(raw) if self.reward_mode == "zero_sum" else raw
+            info = self._info()
+            info["scores"] = list(raw)
+            return self._obs(), float(res[self.seat]) / self.reward_scale, True, False, info
+        return self._obs(), 0.0, False, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """Return the learner's legal actions as ``bool[53]`` (all False once the hand is over)."""
+        mask = self._mask
+        mask[:] = False
+        game = self.game
+        if game is not None and not game.is_over() and game.current_player == self.seat:
+            mask[game.legal_actions()] = True
+        return mask.copy()
+
+    def render(self) -> str | None:
+        """Return the table as the learner sees it (``"ansi"``)."""
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        if self.game is None:
+            raise RuntimeError("call reset() before render()")
+        return self.game.render(self.seat)
+
+    # ------------------------------------------------------------------ internals
+    def _play_opponents(self) -> None:
+        game = self.game
+        assert game is not None
+        while not game.is_over() and game.current_player != self.seat:
+            seat = game.current_player
+            game.step(self.players[seat].act(game.view(seat)))
+
+    def _obs(self) -> np.ndarray:
+        assert self.game is not None
+        return self.game.view(self.seat).encode()
+
+    def _info(self) -> dict[str, Any]:
+        return {"seat": self.seat, "action_mask": self.action_masks()}
+
+
+__all__ = ["SingleSeatEnv", "REWARD_MODES"]
