@@ -167,7 +167,7 @@ def test_ctrl_c_quits_cleanly_without_saving():
 
 def test_match_mode_until_threshold(tmp_path):
     save = tmp_path / "match.jsonl"
-    child = spawn("play", "--seed", "5", "--opponents", "random", "--match", "--threshold", "60",
+    child = spawn("play", "--seed", "5", "--opponents", "random", "--match", "--threshold", "-60",
                   "--no-color", "--save", str(save))
     while True:
         i = child.expect([r"Options: [^\r\n]*\r\n", r"Press Enter for the next hand",
@@ -276,6 +276,9 @@ def test_bad_opponent_spec_is_reported():
                           "random", "greedy", "--seed", "1"], cwd=ROOT, env=ENV,
                          capture_output=True, text=True, timeout=60, input="")
     assert out.returncode == 2 and "one agent spec for all three seats or three" in out.stdout
+    out = subprocess.run([sys.executable, "-m", "training.cli", "play", "--threshold", "500"],
+                         cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60, input="")
+    assert out.returncode == 2 and "negative score" in out.stderr
 
 
 def test_forward_passes_arguments_unchanged(tmp_path, monkeypatch):

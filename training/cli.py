@@ -46,8 +46,16 @@ def cmd_play(args: argparse.Namespace) -> int:
     """Play against three agents in the terminal."""
     from training.play import run_play, use_colour
 
+    rules = Rules.coerce(args.rules)
+    threshold = args.threshold
+    if threshold is None:
+        threshold = getattr(rules, "match_threshold", -1000)
+    if threshold >= 0:
+        print(f"gongzhu play: --threshold must be a negative score such as -1000; got "
+              f"{threshold}", file=sys.stderr)
+        return 2
     return run_play(opponents=args.opponents, seat=args.seat, seed=args.seed, match=args.match,
-                    threshold=args.threshold, rules=Rules.coerce(args.rules), save=args.save,
+                    threshold=threshold, rules=rules, save=args.save,
                     colour=use_colour(args.no_color, sys.stdout))
 
 
@@ -142,9 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="seed of the deals and the agents (default: a fresh one, printed)")
     play.add_argument("--match", action="store_true",
                       help="play hands until a cumulative score reaches -THRESHOLD")
-    play.add_argument("--threshold", type=int, default=1000,
-                      help="match end: a player's cumulative score at or below minus this "
-                      "(default 1000)")
+    play.add_argument("--threshold", type=int, default=None, metavar="SCORE",
+                      help="a match ends when a cumulative score is at or below SCORE (a "
+                      "negative number; default: the rules' match threshold, -1000)")
     play.add_argument("--save", type=Path, default=None, metavar="FILE",
                       help="append every finished hand to FILE as hand records (JSON lines)")
     play.add_argument("--rules", default="standard", help="rules preset name (default standard)")

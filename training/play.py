@@ -426,7 +426,12 @@ def offer_save(table: Table, save: Path | None) -> None:
 def run_play(*, opponents: Sequence[str] | None, seat: int, seed: int | None, match: bool,
              threshold: int, rules: Rules, save: Path | None, colour: bool,
              out: TextIO = sys.stdout, read: Callable[[str], str] = input) -> int:
-    """Run the ``gongzhu play`` session; return the exit status (130 when interrupted)."""
+    """Run the ``gongzhu play`` session; return the exit status (130 when interrupted).
+
+    ``threshold`` is the (negative) cumulative score that ends a match.
+    """
+    if threshold >= 0:
+        raise ValueError(f"the match threshold is a negative score such as -1000; got {threshold}")
     console = Console(Style(colour), out, read)
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (2**31))
@@ -436,7 +441,7 @@ def run_play(*, opponents: Sequence[str] | None, seat: int, seed: int | None, ma
         console.say(f"gongzhu play: cannot build the opponents: {e}")
         return 2
     console.say(f"Gong Zhu: {', '.join(labels)}. Seed {seed} (same seed, same deals)."
-                + (f" Match to {-threshold}." if match else ""))
+                + (f" Match until a total reaches {threshold}." if match else ""))
     rng = np.random.default_rng(seed)
     table = Table(seat, players, labels, rules, console, meta={"seed": seed})
     try:
@@ -456,7 +461,7 @@ def run_play(*, opponents: Sequence[str] | None, seat: int, seed: int | None, ma
             table.summary(game)
             if not match:
                 break
-            if min(table.totals) <= -threshold:
+            if min(table.totals) <= threshold:
                 best = max(range(4), key=lambda s: table.totals[s])
                 console.say(console.style.bold(
                     f"Match over after {table.hand_number} hands: {table.name(best)} wins "
