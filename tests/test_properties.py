@@ -85,14 +85,14 @@ def play_checked(seed: int, expose_p: float, check_views: bool) -> Game:
 def test_thousands_of_random_hands() -> None:
     totals = np.zeros(4)
     autos = exposures = 0
-    for seed in range(10_000):
+    for seed in range(6_000):
         g = play_checked(seed, expose_p=0.5, check_views=seed % 2 == 0)
         totals += g.scores()
         exposures += len(g.declarations)
         autos += len(g.declarations) == 4 and len(g.actions) == 52 + 4 + 3
     # Sanity of the sample itself: exposures and auto-exposures happened, and raw scores are
     # negative on average (hearts and the pig outweigh the sheep).
-    assert exposures > 10_000 and autos > 100 and totals.sum() < 0
+    assert exposures > 6_000 and autos > 60 and totals.sum() < 0
 
 
 @settings(max_examples=400, deadline=None)
