@@ -67,6 +67,18 @@ from gongzhu_env.view import PlayerView
 
 _BREAK_BONUS = 60.0  # worth of stopping an opponent's all-hearts run (their +200 swing / 3 ...)
 
+TUNING: dict[str, float] = {
+    "sq_expose_len": 5,  # spades needed (with a cage) to expose the pig
+    "early_high": 1,  # play high when forced to win an early, clean round of a suit
+    "early_limit": 4,  # a round is "early" while at most this many cards of the suit are out
+    "lead_lower": 3.0,  # lead cost per unseen card below the lead (it could duck under us)
+    "lead_short": 0.5,  # lead cost per card held in the suit (short suits first, to get void)
+    "lead_heart": -3.0,  # lead cost per heart rank (negative: early heart leads pay off)
+    "lead_void": 15.0,  # lead cost of a suit an opponent is void in
+    "flush_with_cage": 0,  # flush the pig even while holding SK/SA
+}
+"""Weights of the heuristics, measured against ``greedy`` and earlier versions of this agent."""
+
 
 def _cards(mask: int) -> list[int]:
     out = []
@@ -88,7 +100,7 @@ def expert_declare(hand: int, legal: int) -> int:
     diamonds = (hand & DIAMONDS).bit_count()
     if legal & SQ_BIT:
         cages = hand & PIG_CAGES
-        if (cages and spades >= 5) or (cages == PIG_CAGES and spades >= 4):
+        if (cages and spades >= TUNING["sq_expose_len"]) or (cages == PIG_CAGES and spades >= 4):
             return SQ
     if legal & DJ_BIT and (hand & SHEEP_CAGES).bit_count() >= 2 and diamonds >= 4:
         return DJ
@@ -217,8 +229,8 @@ def _follow(s: Situation, follow: int) -> int:
     if not _can_be_overtaken(s, lowest(follow)) and not _later_void(s, suit):
         safe = follow & ~(SQ_BIT | C10_BIT | DJ_BIT)
         return highest(safe or follow)
-    if not pts and not _later_void(s, suit) and suit != 2:
-        early = (s.played & SUIT_MASKS[suit]).bit_count() <= 4
+    if TUNING["early_high"] and not pts and not _later_void(s, suit) and suit != 2:
+        early = (s.played & SUIT_MASKS[suit]).bit_count() <= TUNING["early_limit"]
         if early:
             safe = follow & ~(SQ_BIT | C10_BIT | DJ_BIT)
             if suit == 3 and s.unseen & SQ_BIT:
@@ -289,7 +301,7 @@ def _lead(s: Situation, legal: int) -> int:
     ov = _others_voids(s)
     others_void = [bool(ov >> suit & 1) for suit in range(4)]
     # Flush the pig.
-    if pig_out and not hand & (SQ_BIT | PIG_CAGES):
+    if pig_out and not hand & SQ_BIT and (TUNING["flush_with_cage"] or not hand & PIG_CAGES):
         low = legal & SPADES & below(SQ)
         if low:
             return lowest(low)
@@ -312,23 +324,23 @@ def _lead(s: Situation, legal: int) -> int:
                 c = lowest(rest)
         higher = (unseen & above(c)).bit_count()
         lower = (unseen & below(c)).bit_count()
-        v = 3.0 * lower - higher
+        v = TUNING["lead_lower"] * lower - higher
         if higher == 0:
             v += 100.0  # we would win it for sure
         if others_void[suit]:
-            v += 15.0
+            v += TUNING["lead_void"]
         if suit == 3:
             if hand & SQ_BIT:
                 v += 60.0
             if (1 << c) & PIG_CAGES and pig_out:
                 v += 80.0
         if suit == 2:
-            v += 4.0 * _rank(c)
+            v += TUNING["lead_heart"] * _rank(c)
         if suit == 1 and c == DJ:
             v += 200.0
         if suit == 0 and hand & C10_BIT and c > C10:
             v += 20.0
-        v += 0.5 * (hand & SUIT_MASKS[suit]).bit_count()  # short suits first, to get void
+        v += TUNING["lead_short"] * (hand & SUIT_MASKS[suit]).bit_count()
         if v < best_v:
             best_c, best_v = c, v
     return best_c
