@@ -20,7 +20,8 @@ Contenders (each plays ``--hands`` complete hands with uniformly random legal ac
 
 Fairness: every contender picks actions the same way: a list of uniform floats drawn up front from
 a seeded ``numpy.random.Generator`` (outside the timed region), and ``legal[int(u * len(legal))]``.
-Each contender runs ``--repeats`` times on the same seed; the table shows the median. A
+Each contender runs ``--repeats`` times on the same seed, interleaved with the others; the table
+shows the median. A
 "decision" is an action of a player (declaration or play), not a chance outcome or a dead step.
 The machine may be shared, so compare ratios from one run rather than absolute numbers.
 """
@@ -47,6 +48,10 @@ from gongzhu_env.rules import Rules
 # exposures + 52 plays = 60 decisions; OpenSpiel hearts takes 1 + 52 chance outcomes + 52 plays.
 _FLOATS_PER_HAND = 112
 
+# The clock of every timed region: wall time by default; ``--clock cpu`` uses this process's CPU
+# time, which is steadier on a machine shared with other jobs.
+_clock: Callable[[], float] = time.perf_counter
+
 # One timed run: (hands, seed) -> (decisions made, seconds).
 Runner = Callable[[int, int], tuple[int, float]]
 
@@ -62,23 +67,22 @@ def run_engine(hands: int, seed: int) -> tuple[int, float]:
     rules = Rules()
     deal_rng = np.random.default_rng(seed)
     k = 0
-    t0 = time.perf_counter()
+    t0 = _clock()
     for _ in range(hands):
         game = Game(rules, rng=deal_rng)
         while not game.is_over():
             legal = game.legal_actions()
             game.step(legal[int(u[k] * len(legal))])
             k += 1
-    return k, time.perf_counter() - t0
+    return k, _clock() - t0
 
 
 def _run_aec(e: Any, hands: int, seed: int) -> tuple[int, float]:
     """The standard PettingZoo AEC loop with an action drawn from the observed action mask."""
     u = _uniforms(seed, hands)
-    flatnonzero = np.flatnonzero
     k = 0
     e.reset(seed=seed)
-    t0 = time.perf_counter()
+    t0 = _clock()
     for h in range(hands):
         if h:
             e.reset()
@@ -87,11 +91,11 @@ def _run_aec(e: Any, hands: int, seed: int) -> tuple[int, float]:
             if term or trunc:
                 action = None
             else:
-                legal = flatnonzero(obs["action_mask"]).tolist()
+                legal = obs["action_mask"].nonzero()[0].tolist()
                 action = legal[int(u[k] * len(legal))]
                 k += 1
             e.step(action)
-    return k, time.perf_counter() - t0
+    return k, _clock() - t0
 
 
 def run_raw_env(hands: int, seed: int) -> tuple[int, float]:
@@ -122,7 +126,7 @@ def _openspiel_runner(with_infostate: bool) -> Runner | None:
         observer = make_observation(game, INFO_STATE_OBS_TYPE)
         k = 0
         decisions = 0
-        t0 = time.perf_counter()
+        t0 = _clock()
         for _ in range(hands):
             state = game.new_initial_state()
             while not state.is_terminal():
@@ -133,14 +137,13 @@ def _openspiel_runner(with_infostate: bool) -> Runner | None:
                         observer.set_from(state, state.current_player())
                 state.apply_action(legal[int(u[k] * len(legal))])
                 k += 1
-        return decisions, time.perf_counter() - t0
+        return decisions, _clock() - t0
 
     return run
 
 
-def measure(name: str, runner: Runner, hands: int, seed: int, repeats: int) -> dict[str, Any]:
-    """Run one contender ``repeats`` times and keep the median of each rate."""
-    runs = [runner(hands, seed) for _ in range(repeats)]
+def summarise(name: str, runs: list[tuple[int, float]], hands: int) -> dict[str, Any]:
+    """One table row from a contender's runs: the median of each rate."""
     secs = [s for _, s in runs]
     decisions = runs[0][0]
     return {
@@ -191,6 +194,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hands", type=int, default=1000, help="hands per run (default 1000)")
     p.add_argument("--repeats", type=int, default=3, help="runs per contender; median kept")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and of the choices")
+    p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                   help="wall: elapsed time; cpu: this process's CPU time (steadier when the "
+                        "machine is shared)")
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
     p.add_argument("--no-openspiel", action="store_true", help="skip OpenSpiel even if installed")
     p.add_argument("--only", nargs="+", metavar="NAME",
@@ -199,6 +205,9 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.hands < 1 or args.repeats < 1:
         p.error(f"--hands and --repeats must be >= 1; got {args.hands} and {args.repeats}")
+
+    global _clock
+    _clock = time.perf_counter if args.clock == "wall" else time.process_time
 
     contenders: list[tuple[str, Runner]] = [
         ("engine", run_engine), ("raw_env", run_raw_env), ("env", run_env)]
@@ -214,10 +223,16 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"unknown or unavailable contender(s) {unknown}; available: {sorted(known)}")
         contenders = [(n, r) for n, r in contenders if n in args.only]
 
-    rows = []
-    for name, runner in contenders:
-        rows.append(measure(name, runner, args.hands, args.seed, args.repeats))
-        print(f"  {name}: {rows[-1]['hands_per_s']:,.0f} hands/s", file=sys.stderr)
+    # Repeats are interleaved (every contender once, then again) so that a burst of load from
+    # another process on a shared machine hits all contenders alike rather than just one.
+    runs: dict[str, list[tuple[int, float]]] = {name: [] for name, _ in contenders}
+    for rep in range(args.repeats):
+        for name, runner in contenders:
+            runs[name].append(runner(args.hands, args.seed))
+            n, secs = runs[name][-1]
+            print(f"  run {rep + 1}/{args.repeats} {name}: {args.hands / secs:,.0f} hands/s",
+                  file=sys.stderr)
+    rows = [summarise(name, runs[name], args.hands) for name, _ in contenders]
     by_name = {r["name"]: r for r in rows}
     ratios = [
         (ours, theirs, by_name[ours]["hands_per_s"] / by_name[theirs]["hands_per_s"])
@@ -233,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
                 "python": platform.python_version(),
                 "machine": platform.platform(),
                 "hands": args.hands, "repeats": args.repeats, "seed": args.seed,
+                "clock": args.clock,
                 "rows": rows,
                 "ratios": [{"ours": o, "vs": t, "ratio": r} for o, t, r in ratios],
             }, f, indent=2)

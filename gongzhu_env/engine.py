@@ -23,7 +23,7 @@ Phases and actions (one flat action space of 53):
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -475,9 +475,12 @@ class Game:
 
     def view(self, seat: int) -> PlayerView:
         """What ``seat`` may know of this hand, and nothing more."""
-        from gongzhu_env.view import PlayerView
+        global _from_game
+        if _from_game is None:  # view.py imports this module, so bind it on first use
+            from gongzhu_env.view import PlayerView
 
-        return PlayerView.from_game(self, seat)
+            _from_game = PlayerView.from_game
+        return _from_game(self, seat)
 
     def __repr__(self) -> str:
         return (f"Game(phase={self.phase.value!r}, current_player={self._current}, "
@@ -488,6 +491,10 @@ class Game:
         from gongzhu_env.render import render_game
 
         return render_game(self, seat)
+
+
+_from_game: Callable[[Game, int], PlayerView] | None = None
+"""``PlayerView.from_game``, bound by ``Game.view`` on its first call."""
 
 
 def _validate_hands(hands: Sequence[Sequence[int | str]]) -> list[int]:

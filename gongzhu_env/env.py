@@ -74,7 +74,7 @@ from gongzhu_env.engine import Game
 from gongzhu_env.render import render_game
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import zero_sum
-from gongzhu_env.view import OBS_SIZE
+from gongzhu_env.view import OBS_SIZE, observe
 
 REWARD_MODES = ("raw", "zero_sum")
 AGENTS = tuple(f"player_{i}" for i in range(4))
@@ -147,8 +147,8 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's observation vector and action mask."""
-        view = self.game.view(self._seat[agent])
-        return {"observation": view.encode(), "action_mask": view.action_mask()}
+        obs, mask = observe(self.game, self._seat[agent])
+        return {"observation": obs, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         """Apply the selected agent's action; raises ``IllegalActionError`` if it is illegal."""
@@ -157,21 +157,27 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
             self._was_dead_step(action)
             return
         game = self.game
+        before = game._phase
         game.step(action)  # validates; on error nothing has changed
         self._cumulative_rewards[agent] = 0.0
-        phase = game.phase.value
-        if game.is_over():
+        self.agent_selection = AGENTS[game._current]
+        if game._phase == before:
+            # The common case: mid-phase, every reward is still zero and the infos are current,
+            # so there is nothing to accumulate or rewrite.
+            pass
+        elif game.is_over():
+            phase = game.phase
             raw = game.scores()
             results = raw if self.reward_mode == "raw" else zero_sum(raw)
             scale = self.reward_scale
             self.rewards = {a: results[i] / scale for i, a in enumerate(AGENTS)}
             self.terminations = dict.fromkeys(AGENTS, True)
-            self.infos = {a: {"phase": phase, "scores": list(raw)} for a in AGENTS}
+            self.infos = {a: {"phase": phase.value, "scores": list(raw)} for a in AGENTS}
+            self._accumulate_rewards()
         else:
+            phase_name = game.phase.value
             for a in AGENTS:
-                self.infos[a]["phase"] = phase
-        self.agent_selection = AGENTS[game.current_player]
-        self._accumulate_rewards()
+                self.infos[a]["phase"] = phase_name
         if self.render_mode == "human":
             self.render()
 

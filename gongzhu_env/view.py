@@ -52,6 +52,7 @@ from gongzhu_env.cards import (
     SQ,
     cards_of,
 )
+from gongzhu_env.engine import _PHASES
 from gongzhu_env.rules import Rules
 
 if TYPE_CHECKING:
@@ -89,6 +90,21 @@ OBS_SIZE: int = SLICES["scores"].stop
 _NUM_BITS = SLICES["scores"].start  # every block before the scores is 0/1
 _O = {name: s.start for name, s in SLICES.items()}
 _SCORE_SCALE = 400.0
+# Hot-path constants for encode(): block offsets, lookup tables and seat orders.
+_NUM_BYTES = (_NUM_BITS + 7) // 8
+_OBS_MASK_BYTES = (OBS_SIZE + NUM_CARDS + 1 + 7) // 8
+_HAND, _TO_MOVE, _TRICK_LEADER, _TRICK_CARDS, _PLAYED, _EXPOSED, _CAPTURED, _VOIDS = (
+    _O["hand"], _O["to_move"], _O["trick_leader"], _O["trick_cards"], _O["played"],
+    _O["exposed"], _O["captured"], _O["voids"])
+_DECLARED_OFF, _FIRST_LEADER, _TRICK_NUMBER = _O["declared"], _O["first_leader"], _O["trick_number"]
+_PHASE_INDEX = {"declare": 0, "play": 1, "over": 2}
+_ORDER = tuple(tuple((me + r) & 3 for r in range(4)) for me in range(4))
+"""``_ORDER[me][r]``: the absolute seat at relative position ``r`` from observer ``me``."""
+_DECLARED = tuple(tuple(sum(1 << ((first + i) & 3) for i in range(turns)) for turns in range(5))
+                  for first in range(4))
+"""``_DECLARED[first][turns]``: mask of seats whose declaration turn is over."""
+_SQUASHED: dict[int, float] = {}
+_SCORE_ROWS: dict[tuple[int, ...], tuple[np.ndarray, ...]] = {}
 
 
 def decode(vector: np.ndarray) -> dict[str, np.ndarray]:
@@ -107,6 +123,117 @@ def _exposable_bits(m: int) -> int:
 def _scoring_bits(m: int) -> int:
     """Project a card mask onto 16 bits: H2..HA, SQ, DJ, C10."""
     return (m >> 26 & 0x1FFF) | (m >> SQ & 1) << 13 | (m >> DJ & 1) << 14 | (m >> C10 & 1) << 15
+
+
+# An exposed mask only ever holds exposable cards, so these 16 projections cover every case.
+_EXPOSABLE_BITS = {m: _exposable_bits(m) for m in (
+    sum(1 << c for i, c in enumerate(EXPOSABLE) if k >> i & 1) for k in range(16))}
+# Captured cards beyond the hearts (SQ, DJ, C10): 8 combinations, each projected once.
+_EXTRA_MASK = (1 << SQ) | (1 << DJ) | (1 << C10)
+_SCORING_EXTRA = {m: _scoring_bits(m) for m in (
+    sum(1 << c for i, c in enumerate((SQ, DJ, C10)) if k >> i & 1) for k in range(8))}
+
+
+def _squash(score: int) -> float:
+    """``0.5 + 0.5 tanh(score / 400)``, memoised: a hand has only a few hundred distinct scores."""
+    v = _SQUASHED.get(score)
+    if v is None:
+        v = _SQUASHED[score] = 0.5 + 0.5 * math.tanh(score / _SCORE_SCALE)
+    return v
+
+
+def _score_row(me: int, scores: tuple[int, ...] | list[int]) -> np.ndarray:
+    """The squashed provisional scores by relative seat, as a cached float32 row.
+
+    Scores change only when scoring cards are taken, so the same few rows recur all hand long;
+    the four observers' rotations of one set of scores are cached together.
+    """
+    rows = _SCORE_ROWS.get(tuple(scores))
+    if rows is None:
+        if len(_SCORE_ROWS) > 50_000:  # bound the memory of a very long run
+            _SCORE_ROWS.clear()
+        squashed = [_squash(v) for v in scores]
+        rows = _SCORE_ROWS[tuple(scores)] = tuple(
+            np.array([squashed[s] for s in _ORDER[seat]], dtype=np.float32) for seat in range(4))
+    return rows[me]
+
+
+def _obs_bits(me: int, phase: int, current: int, hand: int, lead: int,
+              trick: tuple[int, ...] | list[int], n_tricks: int,
+              played: tuple[int, ...] | list[int], exposed: tuple[int, ...] | list[int],
+              captured: tuple[int, ...] | list[int], voids: tuple[int, ...] | list[int],
+              declared: int, first_leader: int) -> int:
+    """Every 0/1 block of ``me``'s observation as one integer (bit ``i`` is element ``i``).
+
+    The single implementation of the layout's 0/1 blocks: ``PlayerView.encode`` and
+    ``observe`` both call it. Per-seat lists are by absolute seat; ``phase`` is 0, 1, 2 for
+    declare, play, over. Blocks that are still empty (no exposure, capture or void yet) are
+    skipped, which is most of them early in a hand.
+    """
+    s0, s1, s2, s3 = _ORDER[me]
+    x = (1 << phase | hand << _HAND
+         | (played[s0] | played[s1] << 52 | played[s2] << 104 | played[s3] << 156) << _PLAYED
+         | 1 << (_FIRST_LEADER + ((first_leader - me) & 3)))
+    if phase != 2:
+        x |= 1 << (_TO_MOVE + ((current - me) & 3)) | 1 << (_TRICK_NUMBER + n_tricks)
+    if trick:
+        x |= 1 << (_TRICK_LEADER + ((lead - me) & 3))
+        base = _TRICK_CARDS + 52 * ((lead - me) & 3)
+        for c in trick:
+            x |= 1 << (base + c)
+            base += 52
+            if base >= _PLAYED:  # wrap from relative seat 3 back to seat 0
+                base -= 208
+    if exposed[0] | exposed[1] | exposed[2] | exposed[3]:
+        e = _EXPOSABLE_BITS
+        x |= (e[exposed[s0]] | e[exposed[s1]] << 4 | e[exposed[s2]] << 8
+              | e[exposed[s3]] << 12) << _EXPOSED
+    if captured[0] | captured[1] | captured[2] | captured[3]:
+        se, em = _SCORING_EXTRA, _EXTRA_MASK
+        c0, c1, c2, c3 = captured[s0], captured[s1], captured[s2], captured[s3]
+        x |= ((c0 >> 26 & 0x1FFF | se[c0 & em]) | (c1 >> 26 & 0x1FFF | se[c1 & em]) << 16
+              | (c2 >> 26 & 0x1FFF | se[c2 & em]) << 32
+              | (c3 >> 26 & 0x1FFF | se[c3 & em]) << 48) << _CAPTURED
+    if voids[0] | voids[1] | voids[2] | voids[3]:
+        x |= (voids[s0] | voids[s1] << 4 | voids[s2] << 8 | voids[s3] << 12) << _VOIDS
+    if declared:
+        # Rotate the 4-bit seat mask so that bit r is relative seat r.
+        x |= ((declared | declared << 4) >> me & 15) << _DECLARED_OFF
+    return x
+
+
+def _unpack(x: int, legal: int, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The observation vector and action mask from their bits, in one numpy unpacking."""
+    bits = np.unpackbits(
+        np.frombuffer((x | legal << OBS_SIZE).to_bytes(_OBS_MASK_BYTES, "little"),
+                      dtype=np.uint8),
+        count=OBS_SIZE + NUM_CARDS + 1, bitorder="little",
+    )
+    out = bits[:OBS_SIZE].astype(np.float32)
+    out[_NUM_BITS:] = scores
+    return out, bits[OBS_SIZE:].view(np.int8)
+
+
+def observe(game: Game, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(encode(), action_mask())`` of ``game.view(seat)``, without building the view.
+
+    The env calls this at every step. It reads exactly the public state and the seat's own
+    hand that ``PlayerView.from_game`` copies, and encodes them with the same ``_obs_bits``.
+    """
+    phase = game._phase
+    first = game._first_leader
+    current = game._current
+    prov = game._prov
+    if prov is None:
+        prov = game.provisional_scores()
+    return _unpack(
+        _obs_bits(seat, phase, current, game._hand[seat], game._trick_leader, game._trick,
+                  len(game._tricks), game._played_by, game._exposed, game._captured,
+                  game._voids, _DECLARED[first][game._declare_turns if phase == 0 else 4],
+                  first),
+        game.legal_mask() if current == seat else 0,
+        _score_row(seat, prov),
+    )
 
 
 class PlayerView:
@@ -149,11 +276,12 @@ class PlayerView:
         v = cls.__new__(cls)
         v.seat = seat
         v.rules = game.rules
-        v.phase = game.phase
-        v.current_player = game._current
-        v.first_leader = game._first_leader
+        phase = game._phase
+        v.phase = _PHASES[phase]
+        current = v.current_player = game._current
+        first = v.first_leader = game._first_leader
         v.hand_mask = game._hand[seat]
-        v.legal_mask = game.legal_mask() if game._current == seat else 0
+        v.legal_mask = game.legal_mask() if current == seat else 0
         v.trick_leader = game._trick_leader
         v.current_trick = tuple(game._trick)
         v.tricks = tuple(game._tricks)
@@ -161,10 +289,10 @@ class PlayerView:
         v.captured_masks = tuple(game._captured)
         v.played_masks = tuple(game._played_by)
         v.void_masks = tuple(game._voids)
-        turns = game._declare_turns if game._phase == 0 else 4
-        v.declared_seats = sum(1 << ((game._first_leader + i) & 3) for i in range(turns))
+        v.declared_seats = _DECLARED[first][game._declare_turns if phase == 0 else 4]
         v.actions = tuple(game._actions)
-        v.scores = tuple(game.provisional_scores())
+        prov = game._prov
+        v.scores = tuple(prov) if prov is not None else tuple(game.provisional_scores())
         return v
 
     # ------------------------------------------------------------------ readable fields
@@ -229,39 +357,32 @@ class PlayerView:
         All 0/1 blocks are assembled as one Python integer and unpacked in a single numpy call.
         Pass ``out`` (float32, shape ``(OBS_SIZE,)``) to fill a preallocated buffer.
         """
-        me = self.seat
-        o = _O
-        phase_i = ("declare", "play", "over").index(self.phase)
-        x = (1 << (o["phase"] + phase_i)) | (self.hand_mask << o["hand"])
-        if phase_i != 2:
-            x |= 1 << (o["to_move"] + ((self.current_player - me) & 3))
-            x |= 1 << (o["trick_number"] + len(self.tricks))
-        trick = self.current_trick
-        if trick:
-            lead = self.trick_leader
-            x |= 1 << (o["trick_leader"] + ((lead - me) & 3))
-            base = o["trick_cards"]
-            for i, c in enumerate(trick):
-                x |= 1 << (base + 52 * ((lead + i - me) & 3) + c)
-        for r in range(4):
-            s = (me + r) & 3
-            x |= self.played_masks[s] << (o["played"] + 52 * r)
-            x |= _exposable_bits(self.exposed_masks[s]) << (o["exposed"] + 4 * r)
-            x |= _scoring_bits(self.captured_masks[s]) << (o["captured"] + 16 * r)
-            x |= self.void_masks[s] << (o["voids"] + 4 * r)
-            x |= (self.declared_seats >> s & 1) << (o["declared"] + r)
-        x |= 1 << (o["first_leader"] + ((self.first_leader - me) & 3))
         bits = np.unpackbits(
-            np.frombuffer(x.to_bytes((_NUM_BITS + 7) // 8, "little"), dtype=np.uint8),
+            np.frombuffer(self._bits().to_bytes(_NUM_BYTES, "little"), dtype=np.uint8),
             count=_NUM_BITS, bitorder="little",
         )
         if out is None:
             out = np.empty(OBS_SIZE, dtype=np.float32)
         out[:_NUM_BITS] = bits
-        sc = self.scores
-        for r in range(4):
-            out[_NUM_BITS + r] = 0.5 + 0.5 * math.tanh(sc[(me + r) & 3] / _SCORE_SCALE)
+        out[_NUM_BITS:] = self._squashed_scores()
         return out
+
+    def _bits(self) -> int:
+        """Every 0/1 block of the observation as one integer (bit ``i`` is element ``i``)."""
+        return _obs_bits(
+            self.seat, _PHASE_INDEX[self.phase], self.current_player, self.hand_mask,
+            self.trick_leader, self.current_trick, len(self.tricks), self.played_masks,
+            self.exposed_masks, self.captured_masks, self.void_masks, self.declared_seats,
+            self.first_leader,
+        )
+
+    def _squashed_scores(self) -> np.ndarray:
+        """Provisional scores by relative seat, squashed into [0, 1]."""
+        return _score_row(self.seat, self.scores)
+
+    def observation(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(encode(), action_mask())`` built together with a single unpacking of bits."""
+        return _unpack(self._bits(), self.legal_mask, _score_row(self.seat, self.scores))
 
     def action_mask(self) -> np.ndarray:
         """The legal-action mask as an int8 vector of length 53 (zeros off turn)."""
