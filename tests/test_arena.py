@@ -381,3 +381,18 @@ def test_cli_bad_input_is_reported(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().err
     assert main(["--candidate", "random", "--deals", "3"]) == 2
     assert "--opponents" in capsys.readouterr().err
+
+
+def test_cli_records_every_hand(tmp_path):
+    from gongzhu_env.records import load_records, replay_record
+
+    path = tmp_path / "hands.jsonl"
+    assert main(["--candidate", "greedy", "--opponents", "random", "--deals", "3", "--workers",
+                 "1", "--no-progress", "--record", str(path)]) == 0
+    records = load_records(path)
+    assert [(r["meta"]["deal_index"], r["meta"]["play"]) for r in records] == [
+        (d, p) for d in range(3) for p in range(4)]
+    for r in records:
+        assert r["meta"]["players"][r["meta"]["play"]] == "greedy"
+        assert r["meta"]["players"].count("random") == 3
+        assert replay_record(r).scores() == r["scores"]

@@ -725,6 +725,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="worker processes (default: all cores)")
     p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
     p.add_argument("--out", help="directory for the JSON results and the plot")
+    p.add_argument("--record", metavar="PATH",
+                   help="write every hand played as a JSON-lines hand record "
+                        "(gongzhu_env.records) to PATH")
     p.add_argument("--no-plot", action="store_true", help="write no plot even with --out")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return p
@@ -761,9 +764,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     out = Path(args.out) if args.out else None
-    common = dict(mode=args.mode, scoring=args.scoring, rules=rules, seed=args.seed,
-                  workers=args.workers, progress=not args.no_progress,
-                  resamples=args.resamples)
+    common: dict[str, Any] = dict(mode=args.mode, scoring=args.scoring, rules=rules,
+                                  seed=args.seed, workers=args.workers,
+                                  progress=not args.no_progress, resamples=args.resamples)
+    if args.record:
+        common["on_game"] = _record_writer(Path(args.record), args.seed)
     try:
         if args.round_robin:
             rr = round_robin(specs, deals, **common)
@@ -805,6 +810,21 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     return 0
+
+
+def _record_writer(path: Path, seed: int) -> Callable[[HandRecord], None]:
+    """Return an ``on_game`` hook appending each hand to a fresh JSON-lines record file."""
+    from gongzhu_env.records import record_hand, save_records
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("", encoding="utf-8")
+
+    def write(rec: HandRecord) -> None:
+        meta = {"source": "arena", "deal_index": rec.deal_index, "play": rec.play,
+                "players": list(rec.seats), "seed": seed}
+        save_records(path, [record_hand(rec.game, meta=meta)], append=True)
+
+    return write
 
 
 def _command(argv: list[str] | None) -> str:
