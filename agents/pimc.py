@@ -10,6 +10,7 @@ At each play decision with more than one legal card, the agent
    ``Game.replay`` brings it to the present (so every rule is the engine's);
 3. for every legal card, clones the world, plays the card and finishes the hand with a fast
    rollout policy (``expert`` or ``greedy``) for all four seats;
+   Equivalent cards (same suit, not scoring, no unseen card between them) are searched once;
 4. plays the card with the best average outcome over the worlds. The same worlds are used for
    every card (common random numbers), so the comparison is between cards, not between deals.
 
@@ -31,7 +32,7 @@ from agents.base import Agent, AgentError
 from agents.expert import expert_declare, expert_play
 from agents.greedy import greedy_play
 from agents.knowledge import Situation, sample_hands
-from gongzhu_env.cards import C2, cards_of
+from gongzhu_env.cards import C2, SCORING_MASK, cards_of
 from gongzhu_env.engine import Game, IllegalActionError
 from gongzhu_env.view import PlayerView
 
@@ -77,6 +78,27 @@ def build_world(view: PlayerView, hands: list[int]) -> Game:
     raise AgentError(f"pimc: a sampled world does not reproduce the view ({error})")
 
 
+def distinct_cards(legal: list[int], unseen: int, prefer: int = -1) -> list[int]:
+    """Keep one card of each run of equivalent legal cards.
+
+    Two cards of the same suit, neither a scoring card, with no unseen card ranked between them
+    win and lose exactly the same tricks, so searching both is wasted work. Each run is
+    represented by ``prefer`` if it belongs to it, else by its highest card (shedding the
+    higher of two equivalent cards is never worse).
+    """
+    runs: list[list[int]] = []
+    for c in legal:
+        if runs:
+            prev = runs[-1][-1]
+            if (c // 13 == prev // 13 and not SCORING_MASK >> c & 1
+                    and not SCORING_MASK >> prev & 1
+                    and not unseen & ((1 << c) - (2 << prev))):
+                runs[-1].append(c)
+                continue
+        runs.append([c])
+    return [prefer if prefer in run else run[-1] for run in runs]
+
+
 class PimcAgent(Agent):
     """Sampled-world search; see the module docstring. Deterministic for a seed."""
 
@@ -108,6 +130,11 @@ class PimcAgent(Agent):
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
+        situation = Situation.from_view(view)
+        default = self.policy(situation)
+        legal = distinct_cards(legal, situation.unseen, default)
+        if len(legal) == 1:
+            return legal[0]
         me = view.seat
         zero_sum = self.objective == "zero_sum"
         policy = self.policy
@@ -120,7 +147,6 @@ class PimcAgent(Agent):
                 sc = rollout(g, policy)
                 totals[i] += sc[me] - (sc[0] + sc[1] + sc[2] + sc[3] - sc[me]) / 3 \
                     if zero_sum else sc[me]
-        default = policy(Situation.from_view(view))
         best = max(totals)
         if totals[legal.index(default)] >= best - 1e-9:
             return default

@@ -11,7 +11,7 @@ from agents import AgentError, make_agent
 from agents.base import Agent
 from agents.expert import expert_declare
 from agents.knowledge import Situation, sample_hands
-from agents.pimc import PimcAgent, build_world
+from agents.pimc import PimcAgent, build_world, distinct_cards
 from gongzhu_env.cards import DONE, card_str, mask_of, parse_card, parse_cards
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import PRESETS, Rules
@@ -287,3 +287,14 @@ def test_sampled_worlds_respect_voids_exposures_and_sizes():
 
 def _cards(mask: int) -> list[int]:
     return [c for c in range(52) if mask >> c & 1]
+
+
+def test_pimc_searches_equivalent_cards_once():
+    legal = parse_cards("C4 C5 C7 C10 CJ H2 H3")
+    # C4 and C5 are adjacent (one run); C6 is unseen, so C7 is a new run; C10 scores, so it
+    # stands alone, as do CJ and every heart.
+    unseen = mask_of(parse_cards("C6 C8 CQ H4"))
+    got = [card_str(c) for c in distinct_cards(legal, unseen)]
+    assert got == ["C5", "C7", "C10", "CJ", "H2", "H3"]
+    # A preferred card represents its run.
+    assert card_str(distinct_cards(legal, unseen, prefer=parse_card("C4"))[0]) == "C4"
