@@ -492,6 +492,12 @@ class Game:
 
         return render_game(self, seat)
 
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display: a spectator's HTML table (``gongzhu_env.html``)."""
+        from gongzhu_env.html import game_html
+
+        return game_html(self)
+
 
 _from_game: Callable[[Game, int], PlayerView] | None = None
 """``PlayerView.from_game``, bound by ``Game.view`` on its first call."""

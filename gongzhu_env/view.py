@@ -395,5 +395,11 @@ class PlayerView:
         return (f"PlayerView(seat={self.seat}, phase={self.phase.value!r}, "
                 f"current_player={self.current_player}, hand={len(self.hand)} cards)")
 
+    def _repr_html_(self) -> str:
+        """Jupyter's rich display: this seat's HTML table (``gongzhu_env.html``)."""
+        from gongzhu_env.html import view_html
+
+        return view_html(self)
+
 
 __all__ = ["PlayerView", "LAYOUT", "SLICES", "OBS_SIZE", "decode", "EXPOSABLE"]
