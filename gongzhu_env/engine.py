@@ -55,6 +55,7 @@ NUM_SEATS = 4
 NUM_TRICKS = 13
 HAND_SIZE = 13
 _DONE_BIT = 1 << DONE
+_ONE = np.int64(1)
 _RANKS = (1 << 13) - 1
 
 # Phase codes used on the hot path; the public ``phase`` property returns ``Phase`` members.
@@ -116,13 +117,10 @@ class Game:
             rng = np.random.default_rng(seed)
         elif seed is not None:
             raise ValueError("pass either seed= or rng=, not both")
-        deck = rng.permutation(NUM_CARDS).tolist()
-        hands = []
-        for s in range(NUM_SEATS):
-            m = 0
-            for c in deck[s * HAND_SIZE:(s + 1) * HAND_SIZE]:
-                m |= 1 << c
-            hands.append(m)
+        # Seat s gets deck[13s:13s+13]; each hand's mask is the sum of its distinct card bits,
+        # summed in numpy (52-bit masks fit in int64) rather than by a Python loop per card.
+        hands = (_ONE << rng.permutation(NUM_CARDS)).reshape(NUM_SEATS, HAND_SIZE) \
+            .sum(axis=1).tolist()
         self._setup(Rules.coerce(rules), hands, leader)
 
     @classmethod
@@ -334,7 +332,8 @@ class Game:
         legal = self._legal
         if legal < 0:
             legal = self._legal = self._compute_legal()
-        if action < 0 or action >= NUM_ACTIONS or not legal >> action & 1:
+        # ``legal`` has no bit above DONE, so this also rejects actions > 52.
+        if action < 0 or not legal >> action & 1:
             raise self._illegal(action, legal)
         self._legal = -1
         self._actions.append(action)
@@ -407,39 +406,38 @@ class Game:
         self._hand[p] ^= bit
         self._played_by[p] |= bit
         trick = self._trick
-        if not trick:
-            self._trick_leader = p
-            self._led_suit = c // 13
-            self._led_mask = SUIT_MASKS[self._led_suit]
-        elif not bit & self._led_mask:
-            self._voids[p] |= 1 << self._led_suit
         trick.append(c)
+        if len(trick) == 1:
+            # A lead: its suit is the led suit of this trick.
+            self._trick_leader = p
+            self._led_suit = suit = c // 13
+            self._led_mask = SUIT_MASKS[suit]
+            self._current = (p + 1) & 3
+            return
+        led_mask = self._led_mask
+        if not bit & led_mask:
+            self._voids[p] |= 1 << self._led_suit
         if len(trick) < NUM_SEATS:
             self._current = (p + 1) & 3
             return
         # Trick complete: the highest card of the led suit wins (indices order ranks in a suit).
-        led_mask = self._led_mask
-        best = -1
-        won = 0
-        cards = 0
-        for i, x in enumerate(trick):
-            xb = 1 << x
-            cards |= xb
-            if xb & led_mask and x > best:
-                best, won = x, i
-        winner = (self._trick_leader + won) & 3
+        c0, c1, c2, c3 = trick
+        cards = 1 << c0 | 1 << c1 | 1 << c2 | 1 << c3
+        leader = self._trick_leader
+        winner = (leader + trick.index((cards & led_mask).bit_length() - 1)) & 3
         taken = cards & SCORING_MASK
         if taken:
             self._captured[winner] |= taken
             self._prov = None
-        self._tricks.append(Trick(self._trick_leader, tuple(trick), winner))
+        tricks = self._tricks
+        tricks.append(tuple.__new__(Trick, (leader, (c0, c1, c2, c3), winner)))
         self._suits_led |= 1 << self._led_suit
         self._trick = []
         self._led_suit = -1
         self._led_mask = 0
         self._current = winner
         self._trick_leader = winner
-        if len(self._tricks) == NUM_TRICKS:
+        if len(tricks) == NUM_TRICKS:
             self._phase = _OVER
             self._scores = self.provisional_scores()
 
