@@ -143,7 +143,7 @@ def _squash(score: int) -> float:
 
 
 def _score_row(me: int, scores: tuple[int, ...] | list[int]) -> np.ndarray:
-    """The squashed provisional scores by relative seat, as a cached float32 row.
+    """Return the squashed provisional scores by relative seat, as a cached float32 row.
 
     Scores change only when scoring cards are taken, so the same few rows recur all hand long;
     the four observers' rotations of one set of scores are cached together.
@@ -203,7 +203,7 @@ def _obs_bits(me: int, phase: int, current: int, hand: int, lead: int,
 
 
 def _unpack(x: int, legal: int, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The observation vector and action mask from their bits, in one numpy unpacking."""
+    """Unpack the observation vector and action mask from their bits in one numpy call."""
     bits = np.unpackbits(
         np.frombuffer((x | legal << OBS_SIZE).to_bytes(_OBS_MASK_BYTES, "little"),
                       dtype=np.uint8),
