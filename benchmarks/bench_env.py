@@ -81,11 +81,10 @@ def _run_aec(e: Any, hands: int, seed: int) -> tuple[int, float]:
     """The standard PettingZoo AEC loop with an action drawn from the observed action mask."""
     u = _uniforms(seed, hands)
     k = 0
-    e.reset(seed=seed)
     t0 = _clock()
     for h in range(hands):
-        if h:
-            e.reset()
+        # Every deal is timed, as in the engine run; only the first reset seeds.
+        e.reset(seed=seed if h == 0 else None)
         for _agent in e.agent_iter():
             obs, _reward, term, trunc, _info = e.last()
             if term or trunc:
