@@ -65,8 +65,6 @@ from agents.knowledge import (
 from gongzhu_env.cards import C10, DJ, DONE, FULL_DECK, HA, SCORING_MASK, SQ, SUIT_MASKS
 from gongzhu_env.view import PlayerView
 
-_BREAK_BONUS = 60.0  # worth of stopping an opponent's all-hearts run (their +200 swing / 3 ...)
-
 TUNING: dict[str, float] = {
     "sq_expose_len": 5,  # spades needed (with a cage) to expose the pig
     "early_high": 1,  # play high when forced to win an early, clean round of a suit
@@ -76,6 +74,14 @@ TUNING: dict[str, float] = {
     "lead_heart": -3.0,  # lead cost per heart rank (negative: early heart leads pay off)
     "lead_void": 15.0,  # lead cost of a suit an opponent is void in
     "flush_with_cage": 0,  # flush the pig even while holding SK/SA
+    "break_bonus": 60.0,  # worth of stopping an opponent's all-hearts run, scaled by its length
+    "shoot_min": 7,  # hearts we must have taken (all of those taken so far) to go for them all
+    "win_penalty": 0.0,  # cost of winning a trick as last player (we must lead the next one)
+    "heart_liab": 1.0,  # burden of keeping a heart: its value times the share of hearts below it
+    "cage_liab": 0.0,  # burden of keeping SK/SA while someone else may hold the pig
+    "dcage_asset": 25.0,  # worth of keeping a sheep cage while the sheep is still to be won
+    "lead_heart_flat": 0.0,  # flat lead cost of any heart lead
+    "keep_dcages": 1,  # duck in diamonds with cards below DJ while the sheep is still out
 }
 """Weights of the heuristics, measured against ``greedy`` and earlier versions of this agent."""
 
@@ -121,7 +127,7 @@ def _outcome_value(s: Situation, winner: int, cards: int) -> float:
         v = float(gain)
         owner = s.hearts_all_with()
         if owner >= 0 and owner != s.seat and pts & HEARTS:
-            v += _BREAK_BONUS * (s.captured[owner] & HEARTS).bit_count() / 13
+            v += TUNING["break_bonus"] * (s.captured[owner] & HEARTS).bit_count() / 13
         return v
     return -gain / 3.0
 
@@ -129,7 +135,7 @@ def _outcome_value(s: Situation, winner: int, cards: int) -> float:
 def _shooting(s: Situation) -> bool:
     """Whether to go for all hearts: every heart taken is ours, many of them, and we command."""
     mine = s.captured[s.seat] & HEARTS
-    if mine.bit_count() < 7 or s.hearts_all_with() != s.seat:
+    if mine.bit_count() < TUNING["shoot_min"] or s.hearts_all_with() != s.seat:
         return False
     out = s.unseen & HEARTS
     held = s.hand & HEARTS
@@ -151,6 +157,23 @@ def _later_void(s: Situation, suit: int) -> bool:
 
 
 # ---------------------------------------------------------------------- following
+def _keep_cost(s: Situation, c: int) -> float:
+    """Estimated burden (positive) or worth (negative) of still holding ``c`` later on."""
+    b = 1 << c
+    if b & HEARTS:
+        out = s.unseen & HEARTS
+        if not out:
+            return 0.0
+        share = (out & below(c)).bit_count() / out.bit_count()
+        return TUNING["heart_liab"] * share * -s.score_if_taken(s.seat, b) \
+            if not s.captured[s.seat] & C10_BIT else 0.0
+    if b & PIG_CAGES and s.unseen & SQ_BIT:
+        return TUNING["cage_liab"]
+    if b & SHEEP_CAGES and (s.unseen | s.hand) & DJ_BIT:
+        return -TUNING["dcage_asset"]
+    return 0.0
+
+
 def _follow_last(s: Situation, follow: int, best_seat: int, best: int) -> int:
     pts = 0
     for c in s.trick:
@@ -160,8 +183,11 @@ def _follow_last(s: Situation, follow: int, best_seat: int, best: int) -> int:
         wins = c > best
         v = _outcome_value(s, s.seat if wins else best_seat, pts | (1 << c))
         v += 0.01 * _rank(c)  # shed the highest card among equals
+        if wins:
+            v -= TUNING["win_penalty"]
         if c == SQ:
             v += 0.5  # a pig that leaves our hand for free is a pig we cannot take later
+        v += _keep_cost(s, c)
         if v > choice_v:
             choice, choice_v = c, v
     return choice
@@ -209,6 +235,9 @@ def _follow(s: Situation, follow: int) -> int:
             if lose & ~DJ_BIT:
                 return highest(lose & ~DJ_BIT)
             return lowest(rest)
+        if TUNING["keep_dcages"] and (s.unseen | s.hand) & DJ_BIT and lose & below(DJ) \
+                and lose & SHEEP_CAGES:
+            return highest(lose & below(DJ))
         if s.unseen & DJ_BIT or DJ in trick:
             top = highest(follow)
             if top > best and top > DJ and not (s.unseen & above(top)):
@@ -335,7 +364,7 @@ def _lead(s: Situation, legal: int) -> int:
             if (1 << c) & PIG_CAGES and pig_out:
                 v += 80.0
         if suit == 2:
-            v += TUNING["lead_heart"] * _rank(c)
+            v += TUNING["lead_heart"] * _rank(c) + TUNING["lead_heart_flat"]
         if suit == 1 and c == DJ:
             v += 200.0
         if suit == 0 and hand & C10_BIT and c > C10:
