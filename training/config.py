@@ -85,6 +85,10 @@ class DMCConfig:
     reward_scale: float = 400.0
     """Returns are divided by this (typical |zero-sum| is 100-400 points)."""
 
+    td_lambda: float = 1.0
+    """Lambda of the targets over a seat's own decisions: 1 = pure Monte-Carlo (the hand
+    result); below 1 mixes in the network's own value of the seat's next decision."""
+
     reward_clip: float = 4.0
     """Scaled returns are clipped to [-clip, clip] (slams would otherwise dominate the loss)."""
 
@@ -122,7 +126,17 @@ class DMCConfig:
     """Deals per baseline in the evaluation at the end of training (0: skip)."""
 
     torch_threads: int = 1
-    """Threads torch may use for the forward/backward passes."""
+    """Threads torch may use in the learner. 1: on a shared 2-core machine OpenMP threads
+    spin-wait against the actor and other processes and run many times slower."""
+
+    num_actors: int = 1
+    """Actor processes playing the tables (0: play in the learner's process, deterministic)."""
+
+    sync_interval_s: float = 1.0
+    """Seconds between weight updates sent from the learner to the actors."""
+
+    actor_chunk: int = 1024
+    """Samples an actor gathers before sending them to the learner."""
 
     log_interval_s: float = 10.0
     """Seconds between rows of ``metrics.csv`` / TensorBoard scalars."""
@@ -134,16 +148,16 @@ class DMCConfig:
             raise ConfigError(f"hidden: layer widths must be positive integers; got "
                               f"{list(self.hidden)}")
         for name in ("num_tables", "batch_size", "replay_size", "snapshot_pool_size",
-                     "torch_threads"):
+                     "torch_threads", "actor_chunk"):
             _positive_int(self, name)
         for name in ("min_replay", "epsilon_decay_decisions", "total_decisions",
-                     "eval_deals", "final_eval_deals"):
+                     "eval_deals", "final_eval_deals", "num_actors"):
             _nonneg_int(self, name)
         for name in ("lr", "sample_reuse", "max_grad_norm", "reward_scale", "reward_clip",
                      "snapshot_interval_s", "time_budget_s", "checkpoint_interval_s",
-                     "eval_interval_s", "log_interval_s"):
+                     "eval_interval_s", "log_interval_s", "sync_interval_s"):
             _positive_float(self, name)
-        for name in ("epsilon_start", "epsilon_end"):
+        for name in ("epsilon_start", "epsilon_end", "td_lambda"):
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0:
                 raise ConfigError(f"{name}: must be a probability in [0, 1]; got {v!r}")
@@ -272,8 +286,10 @@ Config = DMCConfig | SB3Config
 
 _DMC_PRESETS: dict[str, dict[str, Any]] = {
     "quick": {"time_budget_s": 210.0, "snapshot_interval_s": 45.0, "eval_interval_s": 70.0,
-              "checkpoint_interval_s": 60.0, "epsilon_decay_decisions": 600_000,
-              "eval_deals": 60, "final_eval_deals": 300, "min_replay": 4096},
+              "checkpoint_interval_s": 60.0, "epsilon_decay_decisions": 1_000_000,
+              "eval_deals": 60, "final_eval_deals": 300, "min_replay": 4096,
+              "hidden": (256, 256), "lr": 1e-3, "epsilon_start": 0.05, "epsilon_end": 0.01,
+              "sample_reuse": 1.0},
     "full": {"time_budget_s": 3600.0, "snapshot_interval_s": 240.0, "eval_interval_s": 600.0,
              "checkpoint_interval_s": 300.0, "epsilon_decay_decisions": 8_000_000,
              "eval_deals": 150, "final_eval_deals": 0, "lr": 2e-4},
@@ -282,7 +298,7 @@ _DMC_PRESETS: dict[str, dict[str, Any]] = {
              "eval_interval_s": 2.0, "checkpoint_interval_s": 1.0, "log_interval_s": 0.5,
              "eval_deals": 2, "final_eval_deals": 2, "eval_opponents": ("random",),
              "opponent_mix": {"self": 0.5, "snapshot": 0.25, "random": 0.25},
-             "epsilon_decay_decisions": 1000},
+             "epsilon_decay_decisions": 1000, "num_actors": 0},
 }
 _SB3_PRESETS: dict[str, dict[str, Any]] = {
     "quick": {"total_timesteps": 300_000, "time_budget_s": 240.0},

@@ -31,7 +31,6 @@ The trainer is a class with small methods so the tests can drive it for a few se
 
 from __future__ import annotations
 
-import copy
 import math
 import random
 import time
@@ -74,6 +73,8 @@ class _Table:
     """Per seat: None (learner), a snapshot index, or an ``Agent``."""
     traj_obs: list[list[np.ndarray]]
     traj_act: list[list[int]]
+    traj_val: list[list[float]]
+    """Per seat: max legal Q of the acting network at each of its decisions."""
 
 
 class ReplayBuffer:
@@ -88,8 +89,8 @@ class ReplayBuffer:
         self.pos = 0
         self.rng = rng
 
-    def add(self, obs: np.ndarray, act: np.ndarray, ret: float) -> None:
-        """Append one seat's trajectory, all labelled with its return ``ret``."""
+    def add(self, obs: np.ndarray, act: np.ndarray, ret: float | np.ndarray) -> None:
+        """Append samples: one seat's trajectory with its return, or a batch of returns."""
         n = len(act)
         idx = (self.pos + np.arange(n)) % self.capacity
         self.obs[idx] = obs
@@ -105,42 +106,38 @@ class ReplayBuffer:
         return obs, torch.from_numpy(self.act[idx]), torch.from_numpy(self.ret[idx])
 
 
-class DMCTrainer:
-    """Owns the network, the optimiser, the tables, the replay buffer and the snapshot pool."""
+class TableSimulator:
+    """The acting side: tables in lockstep, the acting network and the snapshot pool.
 
-    def __init__(self, cfg: DMCConfig) -> None:
-        cfg.validate()
+    Finished learner-seat trajectories go to ``sink(obs, actions, targets)``.
+
+    In single-process mode the trainer's own network is shared with it; in an actor process it
+    holds a copy refreshed from the learner.
+    """
+
+    def __init__(self, cfg: DMCConfig, net: QNetwork, seed: int,
+                 sink: Callable[[np.ndarray, np.ndarray, np.ndarray], None]) -> None:
         self.cfg = cfg
         self.rules = Rules.coerce(cfg.rules)
-        seed_everything(cfg.seed)
-        torch.set_num_threads(cfg.torch_threads)
-        self.rng = np.random.default_rng(cfg.seed)
-        self.net = QNetwork(OBS_SIZE, NUM_ACTIONS, cfg.hidden)
-        self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr)
-        self.replay = ReplayBuffer(cfg.replay_size, np.random.default_rng(cfg.seed + 1))
+        self.net = net
+        self.sink = sink
+        self.rng = np.random.default_rng(seed)
         self.snapshots: list[QNetwork] = []
         mix = {k: float(v) for k, v in cfg.opponent_mix.items() if v > 0}
         self._mix_specs = list(mix)
         w = np.array(list(mix.values()))
         self._mix_p = w / w.sum()
         self.decisions = 0
+        """Learner decisions made here (non-forced moves of learner seats)."""
+        self.global_decisions = 0
+        """Decisions of the whole run, which sets epsilon (the learner tells actors)."""
         self.forced = 0
         self.games = 0
-        self.train_steps = 0
-        self.elapsed_s = 0.0
-        self._since_train = 0.0
-        self._loss_sum = 0.0
-        self._loss_n = 0
-        self._ret_sum = 0.0
-        self._ret_n = 0
+        self.ret_sum = 0.0
+        self.ret_n = 0
         self.tables = [self._new_table() for _ in range(cfg.num_tables)]
         self._obs = np.empty((cfg.num_tables, OBS_SIZE), dtype=np.float32)
         self._mask = np.zeros((cfg.num_tables, NUM_ACTIONS), dtype=bool)
-
-    # ---------------------------------------------------------------- tables
-    def _agent(self, spec: str) -> Agent:
-        """Build a freshly seeded rule agent for ``spec``."""
-        return make_agent(spec, seed=int(self.rng.integers(2**31)))
 
     def _new_table(self) -> _Table:
         game = Game(self.rules, rng=self.rng)
@@ -155,21 +152,34 @@ class DMCTrainer:
                 kinds[seat] = _SNAPSHOT
                 refs[seat] = int(self.rng.integers(len(self.snapshots)))
             elif spec not in ("self", "snapshot"):
-                agent = self._agent(spec)
+                agent: Agent = make_agent(spec, seed=int(self.rng.integers(2**31)))
                 agent.reset(seat, self.rules)
                 kinds[seat] = _AGENT
                 refs[seat] = agent
-        return _Table(game, kinds, refs, [[] for _ in range(4)], [[] for _ in range(4)])
+        return _Table(game, kinds, refs, [[] for _ in range(4)], [[] for _ in range(4)],
+                      [[] for _ in range(4)])
+
+    def reset_tables(self) -> None:
+        """Abandon the games in progress and deal new ones (after the snapshot pool changed)."""
+        self.tables = [self._new_table() for _ in range(self.cfg.num_tables)]
+
+    def set_snapshots(self, snapshots: list[QNetwork]) -> None:
+        """Replace the snapshot pool; tables pointing past its end are re-dealt."""
+        self.snapshots = snapshots
+        n = len(snapshots)
+        for i, t in enumerate(self.tables):
+            if any(k == _SNAPSHOT and r >= n for k, r in zip(t.kinds, t.refs, strict=True)):
+                self.tables[i] = self._new_table()
 
     @property
     def epsilon(self) -> float:
-        """Current exploration rate (linear decay over learner decisions)."""
+        """Current exploration rate (linear decay over the run's learner decisions)."""
         c = self.cfg
-        frac = min(1.0, self.decisions / max(1, c.epsilon_decay_decisions))
+        frac = min(1.0, self.global_decisions / max(1, c.epsilon_decay_decisions))
         return c.epsilon_start + frac * (c.epsilon_end - c.epsilon_start)
 
     def _finish(self, t: _Table) -> None:
-        """Label every learner seat's samples with its own result and store them."""
+        """Label every learner seat's samples with its own result and hand them on."""
         c = self.cfg
         raw = t.game.scores()
         res = zero_sum(raw) if c.reward_mode == "zero_sum" else [float(s) for s in raw]
@@ -177,14 +187,13 @@ class DMCTrainer:
             if t.kinds[seat] != _LEARNER or not t.traj_act[seat]:
                 continue
             g = max(-c.reward_clip, min(c.reward_clip, res[seat] / c.reward_scale))
-            obs = np.stack(t.traj_obs[seat])
-            self.replay.add(obs, np.asarray(t.traj_act[seat]), g)
-            self._since_train += len(t.traj_act[seat])
-            self._ret_sum += res[seat]
-            self._ret_n += 1
+            targets = lambda_returns(t.traj_val[seat], g, c.td_lambda)
+            np.clip(targets, -c.reward_clip, c.reward_clip, out=targets)
+            self.sink(np.stack(t.traj_obs[seat]), np.asarray(t.traj_act[seat]), targets)
+            self.ret_sum += res[seat]
+            self.ret_n += 1
         self.games += 1
 
-    # ---------------------------------------------------------------- acting
     def step_tables(self) -> None:
         """Advance every table by one action (one batched forward pass for the learner)."""
         learner_rows: list[int] = []
@@ -224,6 +233,7 @@ class DMCTrainer:
             q = net(torch.from_numpy(self._obs[idx])).numpy()
         q = np.where(self._mask[idx], q, -np.inf)
         acts = q.argmax(axis=1)
+        best = q[np.arange(len(rows)), acts]
         if eps > 0:
             explore = self.rng.random(len(rows)) < eps
             for j in np.flatnonzero(explore):
@@ -237,8 +247,222 @@ class DMCTrainer:
             if record:
                 t.traj_obs[seat].append(np.rint(self._obs[i] * 255.0).astype(np.uint8))
                 t.traj_act[seat].append(a)
+                t.traj_val[seat].append(float(best[j]))
                 self.decisions += 1
+                self.global_decisions += 1
             g.step(a)
+
+
+def lambda_returns(values: list[float], final: float, lam: float) -> np.ndarray:
+    """Targets of one seat's decisions: lambda-returns over its own decision sequence.
+
+    ``values[t]`` is the acting network's best legal Q at decision ``t`` and ``final`` the
+    seat's scaled hand result. Backwards, ``y[n-1] = final`` and
+    ``y[t] = (1 - lam) * values[t + 1] + lam * y[t + 1]`` (no rewards before the end). ``lam = 1``
+    is the pure Monte-Carlo target (every decision gets the hand result, as in DouZero);
+    smaller ``lam`` trades a little bias for much less variance: the deal's luck that is
+    already visible at decision ``t + 1`` is not charged to decision ``t``.
+    """
+    n = len(values)
+    y = np.empty(n, dtype=np.float32)
+    acc = float(final)
+    for t in range(n - 1, -1, -1):
+        y[t] = acc
+        acc = (1.0 - lam) * values[t] + lam * acc
+    return y
+
+
+def _frozen(state_dict: dict[str, torch.Tensor], hidden: tuple[int, ...]) -> QNetwork:
+    net = QNetwork(OBS_SIZE, NUM_ACTIONS, hidden)
+    net.load_state_dict(state_dict)
+    net.eval()
+    for p in net.parameters():
+        p.requires_grad_(False)
+    return net
+
+
+def _actor_main(cfg_dict: dict[str, Any], actor_id: int, samples: Any, commands: Any,
+                stop: Any) -> None:
+    """Body of an actor process: play tables, ship finished trajectories to the learner.
+
+    Messages in: ``("weights", state_dict, run_decisions)``, ``("snapshots", [state_dict])``.
+    Messages out: ``(obs uint8[n, OBS], actions int64[n], returns float32[n], stats dict)``.
+    """
+    import queue
+
+    from training.config import config_from_dict
+
+    torch.set_num_threads(1)
+    cfg = config_from_dict(cfg_dict)
+    seed = cfg.seed * 7919 + 1000 * (actor_id + 1)
+    seed_everything(seed)
+    box_obs: list[np.ndarray] = []
+    box_act: list[np.ndarray] = []
+    box_ret: list[np.ndarray] = []
+
+    def sink(obs: np.ndarray, act: np.ndarray, ret: np.ndarray) -> None:
+        box_obs.append(obs)
+        box_act.append(act)
+        box_ret.append(ret)
+
+    net = QNetwork(OBS_SIZE, NUM_ACTIONS, cfg.hidden).eval()
+    sim = TableSimulator(cfg, net, seed, sink)
+    pending = 0
+    last_dec = last_forced = last_games = 0
+    while not stop.is_set():
+        while True:
+            try:
+                msg = commands.get_nowait()
+            except queue.Empty:
+                break
+            if msg[0] == "weights":
+                net.load_state_dict(msg[1])
+                sim.global_decisions = int(msg[2])
+            elif msg[0] == "snapshots":
+                sim.set_snapshots([_frozen(sd, cfg.hidden) for sd in msg[1]])
+        sim.step_tables()
+        pending = sum(len(a) for a in box_act)
+        if pending >= cfg.actor_chunk:
+            stats = {"decisions": sim.decisions - last_dec, "forced": sim.forced - last_forced,
+                     "games": sim.games - last_games, "ret_sum": sim.ret_sum,
+                     "ret_n": sim.ret_n}
+            last_dec, last_forced, last_games = sim.decisions, sim.forced, sim.games
+            sim.ret_sum, sim.ret_n = 0.0, 0
+            chunk = (np.concatenate(box_obs), np.concatenate(box_act),
+                     np.concatenate(box_ret), stats)
+            box_obs.clear()
+            box_act.clear()
+            box_ret.clear()
+            while not stop.is_set():
+                try:
+                    samples.put(chunk, timeout=0.5)
+                    break
+                except queue.Full:
+                    continue
+
+
+class DMCTrainer:
+    """The learning side: network, optimiser, replay buffer, snapshot pool, counters.
+
+    ``cfg.num_actors == 0`` plays the tables in this process (deterministic for a seed: the
+    tests and the tiny preset use it). ``num_actors >= 1`` starts that many actor processes
+    that play with a copy of the network refreshed every ``sync_interval_s`` and send their
+    samples back through a bounded queue, while this process only learns; this uses both
+    cores, at the price of bit-for-bit reproducibility (the interleaving of processes is not
+    deterministic, although every generator is seeded).
+    """
+
+    def __init__(self, cfg: DMCConfig) -> None:
+        cfg.validate()
+        self.cfg = cfg
+        self.rules = Rules.coerce(cfg.rules)
+        seed_everything(cfg.seed)
+        torch.set_num_threads(cfg.torch_threads)
+        self.net = QNetwork(OBS_SIZE, NUM_ACTIONS, cfg.hidden)
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr)
+        self.replay = ReplayBuffer(cfg.replay_size, np.random.default_rng(cfg.seed + 1))
+        self.snapshots: list[QNetwork] = []
+        self.decisions = 0
+        self.forced = 0
+        self.games = 0
+        self.train_steps = 0
+        self.elapsed_s = 0.0
+        self._since_train = 0.0
+        self._loss_sum = 0.0
+        self._loss_n = 0
+        self._ret_sum = 0.0
+        self._ret_n = 0
+        self.sim: TableSimulator | None = None
+        self._procs: list[Any] = []
+        if cfg.num_actors == 0:
+            self.sim = TableSimulator(cfg, self.net, cfg.seed, self._add)
+        self._last_sync = 0.0
+
+    def _add(self, obs: np.ndarray, act: np.ndarray, ret: float | np.ndarray) -> None:
+        self.replay.add(obs, act, ret)
+        self._since_train += len(act)
+
+    # ---------------------------------------------------------------- actors
+    def start_actors(self) -> None:
+        """Start the actor processes (no-op with ``num_actors == 0`` or if already running)."""
+        if self.cfg.num_actors == 0 or self._procs:
+            return
+        import multiprocessing as mp
+
+        ctx = mp.get_context("spawn")  # fork after torch's thread pools start can hang
+        self._samples = ctx.Queue(maxsize=4 * self.cfg.num_actors)
+        self._stop = ctx.Event()
+        self._commands = []
+        for k in range(self.cfg.num_actors):
+            cq = ctx.Queue()
+            p = ctx.Process(target=_actor_main, args=(self.cfg.to_dict(), k, self._samples,
+                                                      cq, self._stop), daemon=True)
+            self._commands.append(cq)
+            p.start()
+            self._procs.append(p)
+        self._broadcast_snapshots()
+        self._sync(force=True)
+
+    def stop_actors(self) -> None:
+        """Stop and join the actor processes."""
+        if not self._procs:
+            return
+        self._stop.set()
+        import queue
+
+        deadline = time.perf_counter() + 10
+        while any(p.is_alive() for p in self._procs) and time.perf_counter() < deadline:
+            try:
+                self._samples.get(timeout=0.1)  # unblock a put
+            except queue.Empty:
+                pass
+        for p in self._procs:
+            p.join(timeout=1)
+            if p.is_alive():
+                p.terminate()
+        self._procs = []
+
+    def _sync(self, force: bool = False) -> None:
+        now = time.perf_counter()
+        if not force and now - self._last_sync < self.cfg.sync_interval_s:
+            return
+        self._last_sync = now
+        sd = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
+        for cq in self._commands:
+            cq.put(("weights", sd, self.decisions))
+
+    def _broadcast_snapshots(self) -> None:
+        if self.sim is not None:
+            self.sim.set_snapshots(self.snapshots)
+            return
+        sds = [s.state_dict() for s in self.snapshots]
+        for cq in getattr(self, "_commands", []):
+            cq.put(("snapshots", sds))
+
+    def _drain(self, block: bool) -> None:
+        """Move the actors' finished samples into the replay buffer."""
+        import queue
+
+        first = True
+        while True:
+            try:
+                if block and first:
+                    obs, act, ret, st = self._samples.get(timeout=0.2)
+                else:
+                    obs, act, ret, st = self._samples.get_nowait()
+            except queue.Empty:
+                for p in self._procs:
+                    if not p.is_alive():
+                        raise RuntimeError(f"actor process {p.pid} died (exit code "
+                                           f"{p.exitcode}); see its traceback above") from None
+                return
+            first = False
+            self._add(obs, act, ret)
+            self.decisions += st["decisions"]
+            self.forced += st["forced"]
+            self.games += st["games"]
+            self._ret_sum += st["ret_sum"]
+            self._ret_n += st["ret_n"]
 
     # ---------------------------------------------------------------- learning
     def maybe_train(self) -> None:
@@ -266,22 +490,25 @@ class DMCTrainer:
         self._loss_n += 1
         return value
 
+    @property
+    def epsilon(self) -> float:
+        """Exploration rate the learner seats use now."""
+        c = self.cfg
+        frac = min(1.0, self.decisions / max(1, c.epsilon_decay_decisions))
+        return c.epsilon_start + frac * (c.epsilon_end - c.epsilon_start)
+
     def add_snapshot(self) -> None:
         """Freeze a copy of the current network into the opponent pool (oldest drops out)."""
-        snap = copy.deepcopy(self.net).eval()
-        for p in snap.parameters():
-            p.requires_grad_(False)
-        self.snapshots.append(snap)
-        if len(self.snapshots) > self.cfg.snapshot_pool_size:
-            self.snapshots.pop(0)
-            # Tables holding an index past the end are re-seated at their next game.
-            for t in self.tables:
-                for s in range(4):
-                    if t.kinds[s] == _SNAPSHOT:
-                        t.refs[s] = min(t.refs[s], len(self.snapshots) - 1)
+        self.snapshots.append(_frozen(self.net.state_dict(), self.cfg.hidden))
+        del self.snapshots[:-self.cfg.snapshot_pool_size]
+        self._broadcast_snapshots()
 
     def pop_stats(self) -> dict[str, float]:
         """Mean loss and mean learner-seat result since the last call."""
+        if self.sim is not None:
+            self._ret_sum += self.sim.ret_sum
+            self._ret_n += self.sim.ret_n
+            self.sim.ret_sum, self.sim.ret_n = 0.0, 0
         out = {
             "loss": self._loss_sum / self._loss_n if self._loss_n else math.nan,
             "mean_return": self._ret_sum / self._ret_n if self._ret_n else math.nan,
@@ -293,46 +520,61 @@ class DMCTrainer:
     # ---------------------------------------------------------------- state
     def state_dict(self) -> dict[str, Any]:
         """Everything a resumed run needs (the replay buffer refills and is not saved)."""
-        return {
+        out: dict[str, Any] = {
             "net": self.net.state_dict(),
             "opt": self.opt.state_dict(),
             "snapshots": [s.state_dict() for s in self.snapshots],
             "counters": {"decisions": self.decisions, "forced": self.forced,
                          "games": self.games, "train_steps": self.train_steps,
                          "elapsed_s": self.elapsed_s},
-            "rng": _rng_state(self.rng),
             "torch_rng": torch.get_rng_state(),
+            "replay_rng": _rng_state(self.replay.rng),
         }
+        if self.sim is not None:
+            out["rng"] = _rng_state(self.sim.rng)
+        return out
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore from ``state_dict()`` output."""
         self.net.load_state_dict(state["net"])
         self.opt.load_state_dict(state["opt"])
-        self.snapshots = []
-        for sd in state["snapshots"]:
-            snap = QNetwork(OBS_SIZE, NUM_ACTIONS, self.cfg.hidden)
-            snap.load_state_dict(sd)
-            snap.eval()
-            for p in snap.parameters():
-                p.requires_grad_(False)
-            self.snapshots.append(snap)
+        self.snapshots = [_frozen(sd, self.cfg.hidden) for sd in state["snapshots"]]
         c = state["counters"]
         self.decisions = int(c["decisions"])
         self.forced = int(c["forced"])
         self.games = int(c["games"])
         self.train_steps = int(c["train_steps"])
         self.elapsed_s = float(c["elapsed_s"])
-        _set_rng_state(self.rng, state["rng"])
         torch.set_rng_state(state["torch_rng"])
-        # Start fresh tables so no table references a snapshot that is not there.
-        self.tables = [self._new_table() for _ in range(self.cfg.num_tables)]
+        _set_rng_state(self.replay.rng, state["replay_rng"])
+        if self.sim is not None:
+            if "rng" in state:
+                _set_rng_state(self.sim.rng, state["rng"])
+            self.sim.global_decisions = self.decisions
+            self.sim.set_snapshots(self.snapshots)
+            self.sim.reset_tables()
+        else:
+            self._broadcast_snapshots()
+            self._sync(force=True)
 
     def run_for(self, seconds: float, should_stop: Callable[[], bool] | None = None) -> None:
-        """Step and train for ``seconds`` of wall clock (added to ``elapsed_s``)."""
+        """Act and learn for ``seconds`` of wall clock (added to ``elapsed_s``)."""
         start = time.perf_counter()
         end = start + seconds
+        sim = self.sim
+        if sim is None:
+            self.start_actors()
         while time.perf_counter() < end:
-            self.step_tables()
+            if sim is not None:
+                before = sim.decisions, sim.forced, sim.games
+                sim.step_tables()
+                self.decisions += sim.decisions - before[0]
+                self.forced += sim.forced - before[1]
+                self.games += sim.games - before[2]
+                sim.global_decisions = self.decisions
+            else:
+                self._drain(block=self._since_train < self.cfg.batch_size / self.cfg.sample_reuse)
+                self._sync()
             self.maybe_train()
             if should_stop is not None and should_stop():
                 break
@@ -355,4 +597,5 @@ def _set_rng_state(rng: np.random.Generator, s: dict[str, Any]) -> None:
     }
 
 
-__all__ = ["DMCTrainer", "ReplayBuffer", "seed_everything"]
+__all__ = ["DMCTrainer", "ReplayBuffer", "TableSimulator", "lambda_returns",
+           "seed_everything"]

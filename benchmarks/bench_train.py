@@ -1,0 +1,111 @@
+"""Training throughput and policy decision latency.
+
+Throughput: decisions per second consumed by the learner (non-forced moves of learner seats,
+each one a training sample) of the Deep Monte-Carlo trainer, for a preset's config, in
+single-process mode (``num_actors=0``) and with actor processes. Latency: wall-clock time of
+``PolicyAgent.act(view)`` (encode, one forward pass, masked argmax) on views from random hands,
+for each network size and for the shipped policy.
+
+    python benchmarks/bench_train.py                 # both, about 2 minutes
+    python benchmarks/bench_train.py --seconds 60 --actors 0 1 2 --preset full
+    python benchmarks/bench_train.py --latency-only
+
+Numbers depend on the machine and on what else runs on it: report them with ``nproc`` and the
+load average (printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+import torch
+
+
+def bench_throughput(preset: str, actors: int, seconds: float) -> dict[str, float]:
+    from training.config import make_config
+    from training.dmc import DMCTrainer
+
+    cfg = make_config(preset, "dmc", num_actors=actors, final_eval_deals=0)
+    trainer = DMCTrainer(cfg)
+    # Warm up: fill the replay past min_replay so that learning is part of the measurement.
+    while trainer.replay.size < cfg.min_replay:
+        trainer.run_for(1.0)
+    d0, s0, t0 = trainer.decisions, trainer.train_steps, time.perf_counter()
+    trainer.run_for(seconds)
+    dt = time.perf_counter() - t0
+    trainer.stop_actors()
+    return {"decisions_per_s": (trainer.decisions - d0) / dt,
+            "samples_trained_per_s": (trainer.train_steps - s0) * cfg.batch_size / dt,
+            "seconds": dt}
+
+
+def bench_latency(agent, views, repeats: int = 3) -> dict[str, float]:
+    times = []
+    for _ in range(repeats):
+        for v in views:
+            t = time.perf_counter()
+            agent.act(v)
+            times.append(time.perf_counter() - t)
+    ms = np.array(times) * 1e3
+    return {"mean_ms": float(ms.mean()), "p50_ms": float(np.median(ms)),
+            "p99_ms": float(np.percentile(ms, 99))}
+
+
+def random_views(n_games: int, seed: int):
+    from gongzhu_env.engine import Game
+
+    rng = np.random.default_rng(seed)
+    views = []
+    for _ in range(n_games):
+        g = Game(rng=rng)
+        while not g.is_over():
+            if len(g.legal_actions()) > 1:
+                views.append(g.view(g.current_player))
+            legal = g.legal_actions()
+            g.step(legal[int(rng.integers(len(legal)))])
+    return views
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--preset", default="quick")
+    p.add_argument("--actors", type=int, nargs="+", default=[0, 1])
+    p.add_argument("--seconds", type=float, default=30.0)
+    p.add_argument("--latency-only", action="store_true")
+    args = p.parse_args()
+    torch.set_num_threads(1)
+    print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()}")
+    from agents.policy import (
+        PRETRAINED_DIR,
+        PRETRAINED_FILE,
+        PolicyAgent,
+        QNetwork,
+        load_policy_agent,
+    )
+    from training.config import make_config
+
+    views = random_views(20, 0)
+    print(f"\npolicy decision latency over {len(views)} views x 3 (torch threads 1):")
+    for preset in ("quick", "full"):
+        hidden = make_config(preset).hidden
+        r = bench_latency(PolicyAgent(QNetwork(hidden=hidden)), views)
+        print(f"  {preset:8s} hidden={hidden}: mean {r['mean_ms']:.3f} ms, "
+              f"p50 {r['p50_ms']:.3f} ms, p99 {r['p99_ms']:.3f} ms")
+    if (PRETRAINED_DIR / PRETRAINED_FILE).exists():
+        r = bench_latency(load_policy_agent("pretrained"), views)
+        print(f"  pretrained ({PRETRAINED_FILE}): mean {r['mean_ms']:.3f} ms, "
+              f"p50 {r['p50_ms']:.3f} ms, p99 {r['p99_ms']:.3f} ms")
+    if args.latency_only:
+        return
+    print(f"\nDMC training throughput, preset {args.preset}, {args.seconds:.0f} s each:")
+    for actors in args.actors:
+        r = bench_throughput(args.preset, actors, args.seconds)
+        print(f"  actors={actors}: {r['decisions_per_s']:,.0f} learner decisions/s, "
+              f"{r['samples_trained_per_s']:,.0f} samples trained/s")
+
+
+if __name__ == "__main__":
+    main()

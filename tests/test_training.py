@@ -1,0 +1,250 @@
+"""Training: tiny end-to-end runs of both trainers, resume, policy files, config validation."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from agents import make_agent
+from agents.policy import (
+    PolicyAgent,
+    PolicyLoadError,
+    QNetwork,
+    load_policy_agent,
+    policy_dict,
+    save_policy,
+)
+from gongzhu_env.engine import Game
+from gongzhu_env.rules import Rules
+from gongzhu_env.view import OBS_SIZE, decode
+from training import train
+from training.config import ConfigError, DMCConfig, make_config
+from training.dmc import TableSimulator, lambda_returns
+
+
+def _random_views(n_games: int, seed: int):
+    """Views of the seat to move at every decision of a few random hands."""
+    rng = np.random.default_rng(seed)
+    views = []
+    for _ in range(n_games):
+        g = Game(rng=rng)
+        while not g.is_over():
+            views.append(g.view(g.current_player))
+            legal = g.legal_actions()
+            g.step(legal[int(rng.integers(len(legal)))])
+    return views
+
+
+def _tiny_net(seed: int = 0) -> QNetwork:
+    torch.manual_seed(seed)
+    return QNetwork(hidden=(16,))
+
+
+# ---------------------------------------------------------------------------- end to end
+def test_dmc_tiny_run_writes_its_files_and_resumes(tmp_path, capsys):
+    out = tmp_path / "run"
+    code = train.main(["--preset", "tiny", "--out", str(out), "--quiet", "--time-budget", "1.5"])
+    assert code == 0
+    for name in ("config.json", "metrics.csv", "evals.csv", "policy.pt", "arena.json",
+                 "arena.md", "learning_curve.png", "checkpoints/latest.pt"):
+        assert (out / name).is_file(), name
+    assert any((out / "tb").iterdir())
+    assert list((out / "checkpoints").glob("policy_*.pt"))
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["trainer"] == "dmc" and cfg["preset"] == "tiny"
+    with open(out / "metrics.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert int(rows[-1]["decisions"]) > 0
+    first = torch.load(out / "checkpoints/latest.pt", weights_only=True)["trainer"]["counters"]
+    assert first["elapsed_s"] >= 1.5
+
+    # Resume with a larger budget: the counters continue from the checkpoint, logs append.
+    code = train.main(["--out", str(out), "--resume", "--quiet", "--time-budget", "3"])
+    assert code == 0
+    second = torch.load(out / "checkpoints/latest.pt", weights_only=True)["trainer"]["counters"]
+    assert second["decisions"] > first["decisions"]
+    assert second["elapsed_s"] >= 3.0
+    with open(out / "metrics.csv") as f:
+        assert len(list(csv.DictReader(f))) > len(rows)
+    # The trained policy plays through the agent factory.
+    agent = make_agent(f"policy:{out / 'policy.pt'}", seed=0)
+    view = _random_views(1, 0)[0]
+    assert agent.act(view) in view.legal_actions
+
+
+def test_resume_from_a_corrupt_checkpoint_fails_clearly(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert train.main(["--preset", "tiny", "--out", str(out), "--quiet", "--time-budget",
+                       "0.5", "--final-eval-deals", "0"]) == 0
+    (out / "checkpoints/latest.pt").write_bytes(b"not a checkpoint at all")
+    assert train.main(["--out", str(out), "--resume", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "corrupt" in err and "latest.pt" in err
+
+
+def test_resume_without_a_run_directory_fails_clearly(tmp_path, capsys):
+    assert train.main(["--out", str(tmp_path / "nothing"), "--resume"]) == 2
+    assert "config.json" in capsys.readouterr().err
+
+
+def test_sb3_tiny_run_writes_its_files(tmp_path):
+    out = tmp_path / "sb3"
+    assert train.main(["--trainer", "sb3", "--preset", "tiny", "--out", str(out),
+                       "--quiet"]) == 0
+    for name in ("config.json", "metrics.csv", "evals.csv", "policy.pt", "arena.json",
+                 "learning_curve.png", "checkpoints/sb3_latest.zip"):
+        assert (out / name).is_file(), name
+    agent = load_policy_agent(out / "policy.pt")
+    for view in _random_views(1, 3):
+        if view.legal_actions:
+            assert agent.act(view) in view.legal_actions
+
+
+# ---------------------------------------------------------------------------- DMC samples
+def test_each_learner_seat_learns_from_its_own_result():
+    """With four learner seats, a hand's four returns are the zero-sum results: they sum to 0,
+    and every sample is a state where that seat was to move, with a legal action."""
+    cfg = DMCConfig(preset="tiny", hidden=(8,), num_tables=1, opponent_mix={"self": 1.0},
+                    reward_scale=1e3, reward_clip=100.0, num_actors=0, epsilon_start=0.5,
+                    td_lambda=1.0,
+                    eval_opponents=("random",))
+    trajectories = []
+    sim = TableSimulator(cfg, QNetwork(hidden=(8,)), seed=3,
+                         sink=lambda o, a, r: trajectories.append((o, a, r)))
+    while sim.games < 3:
+        sim.step_tables()
+    assert len(trajectories) % 4 == 0 and len(trajectories) >= 12
+    for k in range(0, 12, 4):
+        game = trajectories[k:k + 4]
+        # td_lambda = 1: every decision of a seat is labelled with that seat's hand result.
+        assert all(np.all(r == r[0]) for _, _, r in game)
+        assert sum(float(r[0]) for _, _, r in game) == pytest.approx(0.0, abs=1e-6)
+        assert len({float(r[0]) for _, _, r in game}) > 1
+        for obs, acts, r in game:
+            assert len(obs) == len(acts) == len(r) > 0
+            for o, a in zip(obs, acts, strict=True):
+                blocks = decode(o.astype(np.float32) / 255.0)
+                assert blocks["to_move"][0] == 1.0
+                if a < 52:
+                    assert blocks["hand"][a] == 1.0  # exposing or playing a card it holds
+
+
+def test_lambda_returns_blend_later_values_into_earlier_targets():
+    # Worked by hand: y2 = 1; y1 = 0.5 * 0.3 + 0.5 * 1 = 0.65; y0 = 0.5 * 0.2 + 0.5 * 0.65.
+    np.testing.assert_allclose(lambda_returns([0.1, 0.2, 0.3], 1.0, 0.5), [0.425, 0.65, 1.0])
+    np.testing.assert_allclose(lambda_returns([0.1, 0.2, 0.3], -2.0, 1.0), [-2.0] * 3)
+    np.testing.assert_allclose(lambda_returns([0.1, 0.2, 0.3], 5.0, 0.0), [0.2, 0.3, 5.0])
+
+
+# ---------------------------------------------------------------------------- policy files
+def test_saved_policy_round_trips(tmp_path):
+    net = _tiny_net(1)
+    path = save_policy(tmp_path / "p.pt", net, Rules(), metadata={"note": "test"})
+    original = PolicyAgent(net)
+    loaded = load_policy_agent(path)
+    views = [v for v in _random_views(3, 4) if len(v.legal_actions) > 1]
+    assert len(views) > 50
+    acts = [original.act(v) for v in views]
+    assert acts == [loaded.act(v) for v in views]
+    assert all(a in v.legal_actions for a, v in zip(acts, views, strict=True))
+    # The saved weights are the same tensors, not merely the same argmax.
+    for v in views[:5]:
+        np.testing.assert_array_equal(original.scores(v), loaded.scores(v))
+
+
+def test_policy_for_other_rules_is_refused(tmp_path):
+    path = save_policy(tmp_path / "p.pt", _tiny_net(), Rules(settlement_multiplier=1))
+    with pytest.raises(PolicyLoadError, match="rules"):
+        load_policy_agent(path)
+    # ... but accepted at a table with those rules, and refused at a standard table.
+    agent = load_policy_agent(path, rules=Rules(settlement_multiplier=1))
+    with pytest.raises(PolicyLoadError, match="rules"):
+        agent.reset(0, Rules())
+
+
+def test_policy_for_another_observation_size_is_refused(tmp_path):
+    data = policy_dict(_tiny_net(), Rules())
+    data["obs_size"] = OBS_SIZE - 1
+    torch.save(data, tmp_path / "old.pt")
+    with pytest.raises(PolicyLoadError, match="observations of size"):
+        load_policy_agent(tmp_path / "old.pt")
+
+
+def test_policy_with_weights_of_the_wrong_shape_is_refused(tmp_path):
+    data = policy_dict(_tiny_net(), Rules())
+    data["architecture"]["hidden"] = [32]
+    torch.save(data, tmp_path / "bad.pt")
+    with pytest.raises(PolicyLoadError, match="do not match"):
+        load_policy_agent(tmp_path / "bad.pt")
+
+
+def test_corrupt_missing_and_foreign_policy_files_are_refused(tmp_path):
+    (tmp_path / "junk.pt").write_bytes(b"\x00garbage")
+    with pytest.raises(PolicyLoadError, match="corrupt"):
+        load_policy_agent(tmp_path / "junk.pt")
+    with pytest.raises(PolicyLoadError, match="not found"):
+        load_policy_agent(tmp_path / "missing.pt")
+    torch.save({"weights": torch.zeros(3)}, tmp_path / "foreign.pt")
+    with pytest.raises(PolicyLoadError, match="not a Gong Zhu policy"):
+        load_policy_agent(tmp_path / "foreign.pt")
+
+
+# ---------------------------------------------------------------------------- configs
+@pytest.mark.parametrize("overrides, field", [
+    ({"num_tables": -1}, "num_tables"),
+    ({"batch_size": 0}, "batch_size"),
+    ({"hidden": (64, -2)}, "hidden"),
+    ({"lr": -1e-3}, "lr"),
+    ({"epsilon_start": 1.5}, "epsilon_start"),
+    ({"reward_mode": "team"}, "reward_mode"),
+    ({"opponent_mix": {"self": 1.0, "nosuchagent": 1.0}}, "opponent_mix"),
+    ({"opponent_mix": {"self": -1.0}}, "opponent_mix"),
+    ({"eval_opponents": ("greedy", "grandmaster")}, "eval_opponents"),
+    ({"rules": "nosuchrules"}, "rules"),
+    ({"no_such_field": 1}, "no_such_field"),
+])
+def test_bad_config_values_are_refused_naming_the_field(overrides, field):
+    with pytest.raises(ConfigError, match=f"^{field}:"):
+        make_config("quick", "dmc", **overrides)
+
+
+def test_bad_sb3_config_and_unknown_preset_or_trainer_are_refused():
+    with pytest.raises(ConfigError, match="^n_envs:"):
+        make_config("quick", "sb3", n_envs=0)
+    with pytest.raises(ConfigError, match="^preset:"):
+        make_config("huge", "dmc")
+    with pytest.raises(ConfigError, match="^trainer:"):
+        make_config("quick", "a3c")
+
+
+def test_command_line_refuses_bad_values_before_training(tmp_path, capsys):
+    out = tmp_path / "never"
+    assert train.main(["--preset", "quick", "--out", str(out), "--set",
+                       "num_tables=-4"]) == 2
+    assert "num_tables" in capsys.readouterr().err
+    assert train.main(["--preset", "nosuch", "--out", str(out)]) == 2
+    assert "preset" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_presets_are_valid_and_documented():
+    for trainer in ("dmc", "sb3"):
+        for preset in ("quick", "full", "tiny"):
+            cfg = make_config(preset, trainer)
+            assert cfg.preset == preset
+    import dataclasses
+
+    from training.config import SB3Config
+
+    for cls in (DMCConfig, SB3Config):
+        import inspect
+
+        src = inspect.getsource(cls)
+        for f in dataclasses.fields(cls):
+            # Every field is followed by its docstring in the class body.
+            after = src.split(f"\n    {f.name}:", 1)[1].split("\n", 2)[1].strip()
+            assert after.startswith('"""'), f"{cls.__name__}.{f.name} lacks a docstring"

@@ -1,0 +1,244 @@
+"""MaskablePPO (sb3-contrib) on the single-seat env, against an opponent pool that grows.
+
+The second trainer, kept as an option next to our own Deep Monte-Carlo (``training/dmc.py``):
+``python -m training.train --trainer sb3 --preset quick``. It shows the library route done
+right for a four-seat game: the learner is one seat of ``gongzhu_env.wrappers.SingleSeatEnv``
+per episode, so every transition and reward it sees is its own, and the illegal actions are
+masked through the env's ``action_masks()`` (which ``MaskablePPO`` calls, also across
+``SubprocVecEnv`` processes).
+
+Opponent pool: ``opponent_mix`` weights become repeated pool entries (the env draws entries
+uniformly). ``"snapshot"`` entries are frozen copies of the actor (``agents.policy.PolicyAgent``
+over a ``"logits"`` network) added every ``snapshot_interval_steps``; ``"self"`` is the live
+policy when the envs run in this process, and the latest snapshot under ``SubprocVecEnv`` (a
+subprocess cannot see the live weights). Before the first snapshot both fall back to ``random``.
+
+The actor uses ReLU MLPs so its weights copy one-to-one into ``agents.policy.QNetwork``: the
+saved ``policy.pt`` is the same file format as the DMC trainer's and plays through
+``make_agent("policy:PATH")``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import torch
+from torch import nn
+
+from agents import make_agent
+from agents.policy import PolicyAgent, QNetwork, save_policy
+from gongzhu_env.cards import NUM_ACTIONS
+from gongzhu_env.rules import Rules
+from gongzhu_env.view import OBS_SIZE, PlayerView
+from gongzhu_env.wrappers import SingleSeatEnv
+from training.config import SB3Config
+from training.dmc import seed_everything
+from training.train import (
+    EVAL_SEED,
+    RunDir,
+    TrainingError,
+    evaluate_policy,
+)
+
+_POOL_SLOTS = 20
+
+
+def actor_network(model: Any, hidden: tuple[int, ...]) -> QNetwork:
+    """Copy the MaskablePPO actor (MLP + action head) into a ``QNetwork`` of kind logits."""
+    net = QNetwork(OBS_SIZE, NUM_ACTIONS, hidden)
+    linears = [m for m in model.policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
+    linears.append(model.policy.action_net)
+    targets = [m for m in net.net if isinstance(m, nn.Linear)]
+    if len(linears) != len(targets):
+        raise RuntimeError(f"actor has {len(linears)} linear layers, QNetwork {len(targets)}")
+    with torch.no_grad():
+        for src, dst in zip(linears, targets, strict=True):
+            dst.weight.copy_(src.weight)
+            dst.bias.copy_(src.bias)
+    return net.eval()
+
+
+class _LivePolicy:
+    """The current PPO policy as an opponent callable (in-process envs only)."""
+
+    def __init__(self) -> None:
+        self.model: Any = None
+        self.fallback = make_agent("random", seed=0)
+
+    def __call__(self, view: PlayerView) -> int:
+        if self.model is None:
+            return self.fallback.act(view)
+        mask = view.action_mask().astype(bool)
+        action, _ = self.model.predict(view.encode(), action_masks=mask, deterministic=True)
+        return int(action)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Pickled into a subprocess the live model is not reachable; play random there.
+        return {"model": None, "fallback": self.fallback}
+
+
+def _pool(cfg: SB3Config, snapshots: list[PolicyAgent], live: _LivePolicy | None) -> list[Any]:
+    """Expand the weighted mix into pool entries, resolving "self" and "snapshot"."""
+    total = sum(cfg.opponent_mix.values())
+    pool: list[Any] = []
+    for spec, w in cfg.opponent_mix.items():
+        copies = max(1, round(_POOL_SLOTS * w / total)) if w > 0 else 0
+        for i in range(copies):
+            if spec == "snapshot":
+                pool.append(snapshots[i % len(snapshots)] if snapshots else "random")
+            elif spec == "self":
+                if live is not None:
+                    pool.append(live)
+                else:
+                    pool.append(snapshots[-1] if snapshots else "random")
+            else:
+                pool.append(spec)
+    return pool
+
+
+def train_sb3(cfg: SB3Config, run: RunDir, resume: bool, quiet: bool = False) -> QNetwork:
+    """Train MaskablePPO within the config's budget; return the actor as a ``QNetwork``."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    rules = Rules.coerce(cfg.rules)
+    seed_everything(cfg.seed)
+    torch.set_num_threads(cfg.torch_threads)
+    live = None if cfg.subproc else _LivePolicy()
+    snapshots: list[PolicyAgent] = []
+    state_path = run.checkpoints / "sb3_state.json"
+    model_path = run.checkpoints / "sb3_latest.zip"
+    if resume:
+        if not model_path.is_file() or not state_path.is_file():
+            raise TrainingError(f"cannot resume: no SB3 checkpoint in {run.checkpoints}")
+        try:
+            state = json.loads(state_path.read_text(encoding="utf-8"))
+            from agents.policy import load_policy_agent
+
+            snapshots = [load_policy_agent(p, rules=rules) for p in state["snapshots"]]
+        except Exception as e:
+            raise TrainingError(f"cannot resume: SB3 checkpoint state in {run.checkpoints} is "
+                                f"corrupt ({type(e).__name__}: {e})") from None
+    else:
+        state = {"snapshots": [], "elapsed_s": 0.0}
+
+    def make_env(rank: int) -> Any:
+        pool = _pool(cfg, snapshots, live)
+
+        def thunk() -> SingleSeatEnv:
+            env = SingleSeatEnv(pool, factory=make_agent, rules=rules,
+                                reward_mode=cfg.reward_mode, reward_scale=cfg.reward_scale)
+            env.reset(seed=cfg.seed * 1000 + rank)
+            return env
+        return thunk
+
+    fns = [make_env(i) for i in range(cfg.n_envs)]
+    venv = SubprocVecEnv(fns) if cfg.subproc else DummyVecEnv(fns)
+    venv.seed(cfg.seed)
+    if resume:
+        try:
+            model = MaskablePPO.load(model_path, env=venv, device="cpu")
+        except Exception as e:
+            raise TrainingError(f"cannot resume: {model_path} is corrupt or not a MaskablePPO "
+                                f"checkpoint ({type(e).__name__}: {e})") from None
+    else:
+        model = MaskablePPO(
+            "MlpPolicy", venv, learning_rate=cfg.lr, n_steps=cfg.n_steps,
+            batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
+            gae_lambda=1.0, ent_coef=cfg.ent_coef, seed=cfg.seed, device="cpu",
+            tensorboard_log=str(run.tb), verbose=0,
+            policy_kwargs={"net_arch": {"pi": list(cfg.hidden), "vf": list(cfg.hidden)},
+                           "activation_fn": nn.ReLU})
+    if live is not None:
+        live.model = model
+
+    class Hooks(BaseCallback):
+        """Snapshots, checkpoints, evaluations, metrics and the wall-clock budget."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.t0 = time.perf_counter()
+            self.base_elapsed = float(state["elapsed_s"])
+            self.last = {"snap": model.num_timesteps, "ckpt": model.num_timesteps,
+                         "eval": model.num_timesteps}
+            self.rollout_t = time.perf_counter()
+            self.rollout_steps = model.num_timesteps
+
+        def elapsed(self) -> float:
+            return self.base_elapsed + time.perf_counter() - self.t0
+
+        def _on_step(self) -> bool:
+            n = self.num_timesteps
+            if n - self.last["snap"] >= cfg.snapshot_interval_steps:
+                self.last["snap"] = n
+                path = run.checkpoints / f"snapshot_{n:010d}.pt"
+                save_policy(path, actor_network(model, cfg.hidden), rules, kind="logits",
+                            trainer="sb3-maskable-ppo")
+                snapshots.append(PolicyAgent(actor_network(model, cfg.hidden), rules))
+                state["snapshots"].append(str(path))
+                del snapshots[:-cfg.snapshot_pool_size]
+                state["snapshots"] = state["snapshots"][-cfg.snapshot_pool_size:]
+                venv.env_method("set_opponents", _pool(cfg, snapshots, live))
+            if n - self.last["ckpt"] >= cfg.checkpoint_interval_steps:
+                self.last["ckpt"] = n
+                self.checkpoint()
+            if n - self.last["eval"] >= cfg.eval_interval_steps:
+                self.last["eval"] = n
+                self.evaluate()
+            return self.elapsed() < cfg.time_budget_s
+
+        def _on_rollout_end(self) -> None:
+            now = time.perf_counter()
+            sps = (self.num_timesteps - self.rollout_steps) / max(1e-9, now - self.rollout_t)
+            self.rollout_t, self.rollout_steps = now, self.num_timesteps
+            run.append_csv(run.metrics, {"train_s": round(self.elapsed(), 1),
+                                         "decisions": self.num_timesteps,
+                                         "decisions_per_s": round(sps, 1),
+                                         "snapshots": len(snapshots)})
+            self.logger.record("charts/decisions_per_s", sps)
+            if not quiet:
+                print(f"[{self.elapsed() / 60:6.1f} min] steps {self.num_timesteps:>9,d} "
+                      f"({sps:,.0f}/s)  snapshots {len(snapshots)}", flush=True)
+
+        def checkpoint(self) -> None:
+            model.save(model_path)
+            state["elapsed_s"] = self.elapsed()
+            state_path.write_text(json.dumps(state), encoding="utf-8")
+
+        def evaluate(self) -> None:
+            net = actor_network(model, cfg.hidden)
+            for r in evaluate_policy(net, rules, cfg.eval_opponents, cfg.eval_deals, EVAL_SEED):
+                s = r.stats
+                run.append_csv(run.evals, {
+                    "train_minutes": round(self.elapsed() / 60, 3),
+                    "decisions": self.num_timesteps, "opponent": r.opponent,
+                    "mean": round(s.mean, 3), "ci_low": round(s.ci_low, 3),
+                    "ci_high": round(s.ci_high, 3), "deals": s.n})
+                if not quiet:
+                    print(f"[eval] vs {r.opponent}: {s.mean:+.1f}", flush=True)
+
+    hooks = Hooks()
+    if not resume:
+        hooks.evaluate()
+    remaining = max(0, cfg.total_timesteps - model.num_timesteps)
+    try:
+        if remaining > 0 and hooks.elapsed() < cfg.time_budget_s:
+            model.learn(total_timesteps=remaining, callback=hooks,
+                        reset_num_timesteps=not resume, tb_log_name="sb3")
+    finally:
+        hooks.checkpoint()
+        venv.close()
+    hooks.evaluate()
+    net = actor_network(model, cfg.hidden)
+    save_policy(run.policy, net, rules, kind="logits", trainer="sb3-maskable-ppo",
+                metadata={"preset": cfg.preset, "seed": cfg.seed,
+                          "decisions": int(model.num_timesteps),
+                          "train_seconds": round(hooks.elapsed(), 1),
+                          "hidden": list(cfg.hidden)})
+    return net
+
+
+__all__ = ["train_sb3", "actor_network"]
