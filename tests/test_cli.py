@@ -372,3 +372,35 @@ def test_refusals_are_named_after_the_rule():
     view = game.view(0)
     assert parse_card("H3") in view.legal_actions and parse_card("HA") not in view.legal_actions
     assert "♥A is exposed" in why_illegal(view, parse_card("HA"))
+
+
+def test_save_to_a_missing_directory_is_refused_up_front(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "training.cli", "play", "--opponents", "random",
+                          "--save", str(tmp_path / "no" / "such" / "dir.jsonl")], cwd=ROOT,
+                         env=ENV, capture_output=True, text=True, timeout=60, input="")
+    assert out.returncode == 2 and "does not exist" in out.stdout
+
+
+def test_failed_save_asks_for_another_file(tmp_path):
+    import io
+
+    from gongzhu_env.rules import Rules
+    from training.play import run_play
+
+    good = tmp_path / "second_try.jsonl"
+    answers = iter(["done", EOFError, str(tmp_path / "missing" / "x.jsonl"), str(good)])
+
+    def read(prompt: str) -> str:
+        a = next(answers)
+        if a is EOFError:
+            raise EOFError
+        return a
+
+    out = io.StringIO()
+    rc = run_play(opponents=["random"], seat=0, seed=9, match=False, threshold=-1000,
+                  rules=Rules(), save=None, colour=False, out=out, read=read)
+    text = out.getvalue()
+    assert rc == 130
+    assert "Could not write" in text and f"Saved 1 hand(s) to {good}" in text
+    (rec,) = load_records(good)
+    assert rec["complete"] is False and "DONE" in rec["actions"]

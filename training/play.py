@@ -407,20 +407,27 @@ def offer_save(table: Table, save: Path | None) -> None:
             answer = console.ask(f"Also save the unfinished hand to {save}? [y/N] ")
             target = save if answer.strip().lower() in ("y", "yes") else None
         else:
-            answer = console.ask(f"Save the match ({what}) to a hand-record file? "
-                                 "Enter a file name, or just Enter to quit without saving: ")
-            target = Path(answer.strip()).expanduser() if answer.strip() else None
+            target = _ask_path(console, f"Save the match ({what}) to a hand-record file? "
+                               "Enter a file name, or just Enter to quit without saving: ")
+        while target is not None:
+            try:
+                save_records(target, pending, append=True)
+                break
+            except OSError as e:
+                console.say(f"Could not write {target}: {e.strerror or e}.")
+                target = _ask_path(console, "Another file name (Enter to quit without "
+                                   "saving): ")
     except Interrupted:
         target = None
     if target is None:
         console.say("Not saved. Goodbye.")
         return
-    try:
-        save_records(target, pending, append=True)
-    except OSError as e:
-        console.say(f"Could not write {target}: {e.strerror or e}. Not saved.")
-        return
     console.say(f"Saved {len(pending)} hand(s) to {target}. Replay with: gongzhu replay {target}")
+
+
+def _ask_path(console: Console, prompt: str) -> Path | None:
+    answer = console.ask(prompt).strip()
+    return Path(answer).expanduser() if answer else None
 
 
 def run_play(*, opponents: Sequence[str] | None, seat: int, seed: int | None, match: bool,
@@ -433,6 +440,11 @@ def run_play(*, opponents: Sequence[str] | None, seat: int, seed: int | None, ma
     if threshold >= 0:
         raise ValueError(f"the match threshold is a negative score such as -1000; got {threshold}")
     console = Console(Style(colour), out, read)
+    if save is not None and (save.is_dir() or not save.parent.is_dir()):
+        console.say(f"gongzhu play: cannot save to {save}: "
+                    + ("it is a directory" if save.is_dir() else
+                       f"the directory {save.parent} does not exist"))
+        return 2
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (2**31))
     try:
@@ -444,6 +456,7 @@ def run_play(*, opponents: Sequence[str] | None, seat: int, seed: int | None, ma
                 + (f" Match until a total reaches {threshold}." if match else ""))
     rng = np.random.default_rng(seed)
     table = Table(seat, players, labels, rules, console, meta={"seed": seed})
+    save_failed = False
     try:
         while True:
             table.hand_number += 1
@@ -455,7 +468,14 @@ def run_play(*, opponents: Sequence[str] | None, seat: int, seed: int | None, ma
             rec = table.record(game)
             table.records.append(rec)
             if save is not None:
-                save_records(save, [rec], append=True)
+                try:
+                    save_records(save, [rec], append=True)
+                except OSError as e:
+                    # Keep playing: every hand stays in memory and is offered for saving.
+                    console.say(f"Could not append to {save} ({e.strerror or e}); the hands "
+                                "will be offered for saving at the end.")
+                    save = None
+                    save_failed = True
             for s, v in enumerate(game.scores()):
                 table.totals[s] += v
             table.summary(game)
@@ -476,6 +496,8 @@ def run_play(*, opponents: Sequence[str] | None, seat: int, seed: int | None, ma
         return 130
     if save is not None:
         console.say(f"Hand records appended to {save}.")
+    elif save_failed:
+        offer_save(table, None)
     return 0
 
 
