@@ -18,18 +18,25 @@ Leading:
 
 * **Flush the pig (拱猪):** with the pig still out and neither the pig nor a cage (SK/SA) in hand,
   it leads its lowest spade, so the pig's holder runs out of cover.
-* **Catch the sheep (牵羊):** with DJ unseen, it leads a diamond cage that no unseen diamond beats
-  (unless someone void in diamonds could drop hearts or the pig on it).
-* Otherwise the lowest card of the suit where the most unseen cards outrank it, avoiding spades
-  while it holds the pig, cages while the pig is out, the sheep and high hearts.
+* **The pig into cages:** holding SQ when every unseen spade is SK or SA, it leads the pig:
+  whoever covers it takes it.
+* **Its own sheep home:** holding DJ when no unseen diamond beats it, it leads it.
+* **Catch the sheep (牵羊):** with DJ unseen and few diamonds left out, it leads a diamond cage
+  that no unseen diamond beats (unless someone void in diamonds could drop points on it).
+* Otherwise the lowest card of the suit where the most unseen cards outrank it, shortest suits
+  first, avoiding spades while it holds the pig, cages while the pig is out and the sheep; low
+  heart leads are welcome (they bleed hearts early, while others still have to follow).
 
 Following suit:
 
 * Last to play, it knows the outcome of every card and picks the one with the best score change
-  (engine scoring of the trick's cards), breaking ties by shedding its highest card.
+  (engine scoring of the trick's cards) plus the worth of what it keeps: a high heart is a
+  burden in proportion to the unseen hearts below it, a sheep cage an asset while the sheep is
+  still to be won; ties shed the highest card.
 * Earlier: it ducks under the card heading the trick with its highest losing card; in spades it
   protects its own pig (dumps it under SK/SA, else keeps it behind a lower spade) and, while the
-  pig may still fall, ducks under it (plays its highest spade below SQ); it never plays C10 or DJ
+  pig may still fall, ducks under it (plays its highest spade below SQ); in diamonds it ducks
+  below DJ to keep its sheep cages while the sheep is out; it never plays C10 or DJ
   into a trick it might lose or win badly; when it cannot duck it plays high if the trick is
   surely its own and low otherwise, hoping to be overtaken.
 
@@ -71,7 +78,7 @@ TUNING: dict[str, float] = {
     "early_limit": 4,  # a round is "early" while at most this many cards of the suit are out
     "lead_lower": 3.0,  # lead cost per unseen card below the lead (it could duck under us)
     "lead_short": 0.5,  # lead cost per card held in the suit (short suits first, to get void)
-    "lead_heart": -3.0,  # lead cost per heart rank (negative: early heart leads pay off)
+    "lead_heart": 1.0,  # lead cost per heart rank
     "lead_void": 15.0,  # lead cost of a suit an opponent is void in
     "flush_with_cage": 0,  # flush the pig even while holding SK/SA
     "break_bonus": 60.0,  # worth of stopping an opponent's all-hearts run, scaled by its length
@@ -80,8 +87,11 @@ TUNING: dict[str, float] = {
     "heart_liab": 1.0,  # burden of keeping a heart: its value times the share of hearts below it
     "cage_liab": 0.0,  # burden of keeping SK/SA while someone else may hold the pig
     "dcage_asset": 25.0,  # worth of keeping a sheep cage while the sheep is still to be won
-    "lead_heart_flat": 0.0,  # flat lead cost of any heart lead
+    "lead_heart_flat": -15.0,  # flat lead cost of any heart lead (negative: they pay off)
     "keep_dcages": 1,  # duck in diamonds with cards below DJ while the sheep is still out
+    "sheep_out_max": 5,  # lead a master cage for the sheep only with at most this many out
+    "pig_into_cages": 1,  # lead our pig when every unseen spade is a cage that must cover it
+    "sheep_master_lead": 1,  # lead our own sheep when no unseen diamond beats it
 }
 """Weights of the heuristics, measured against ``greedy`` and earlier versions of this agent."""
 
@@ -334,8 +344,16 @@ def _lead(s: Situation, legal: int) -> int:
         low = legal & SPADES & below(SQ)
         if low:
             return lowest(low)
+    # The pig into cages: every spade still out beats it, so whoever covers it takes it.
+    if TUNING["pig_into_cages"] and legal & SQ_BIT and unseen & SPADES \
+            and not unseen & SPADES & below(SQ):
+        return SQ
+    # Our own sheep as the master diamond takes itself home.
+    if TUNING["sheep_master_lead"] and legal & DJ_BIT and not unseen & above(DJ) \
+            and not others_void[1]:
+        return DJ
     # Catch the sheep with a master cage.
-    if unseen & DJ_BIT:
+    if unseen & DJ_BIT and (unseen & DIAMONDS).bit_count() <= TUNING["sheep_out_max"]:
         cages = legal & SHEEP_CAGES
         if cages:
             top = highest(cages)

@@ -170,12 +170,24 @@ def test_expert_ducks_under_the_pig():
 
 
 def test_expert_catches_the_sheep_with_a_master_cage():
-    hands = deal("DA D2 D3 SK C2 C3 C4 C5 C6 C7 C8 C9 H2",
-                 "DJ D4 D5 D6 S2 S3 S4 C10 CJ CQ CK CA H3",
-                 "D7 D8 D9 D10 DQ DK S5 S6 S7 H4 H5 H6 H7",
+    # DJ is out with only four other diamonds: the expert's DA, the master, goes to fetch it.
+    hands = deal("DA D2 D3 D4 D5 D6 D7 D8 SK C2 C3 C4 H2",
+                 "DJ D9 S2 S3 S4 C10 CJ CQ CK CA H3 C5 C6",
+                 "D10 DQ DK S5 S6 S7 H4 H5 H6 H7 C7 C8 C9",
                  "SQ SA S8 S9 S10 SJ H8 H9 H10 HJ HQ HK HA")
     g = game_at(hands, 0, "")
     assert choose("expert", g) == "DA"
+    assert choose("greedy", g) == "C2"
+
+
+def test_expert_leads_the_pig_into_the_cages():
+    # Every spade the expert cannot see is SK or SA: led, the pig goes to whoever covers it.
+    hands = deal("SQ S2 S3 S4 S5 S6 S7 S8 S9 S10 SJ C2 H2",
+                 "SK C3 C4 C5 C6 C7 C8 C9 C10 CJ CQ CK CA",
+                 "SA D2 D3 D4 D5 D6 D7 D8 D9 D10 DJ DQ DK",
+                 "DA H3 H4 H5 H6 H7 H8 H9 H10 HJ HQ HK HA")
+    g = game_at(hands, 0, "")
+    assert choose("expert", g) == "SQ"
 
 
 def test_expert_flushes_the_pig_with_low_spades():
