@@ -139,19 +139,22 @@ def _render(t: _Table) -> str:
 
 
 def game_html(game: Game, seat: int | None = None, names: Sequence[str] | None = None) -> str:
-    """HTML table of a hand: every hand (a spectator), or only ``seat``'s when given.
+    """HTML table of a hand: every hand (a spectator), or what ``seat`` knows when given.
 
     ``names`` labels the four seats (escaped); the default is ``seat 0`` .. ``seat 3``.
     """
     if seat is not None and seat not in range(4):
         raise ValueError(f"seat must be 0..3 or None (a spectator); got {seat!r}")
+    if seat is not None:
+        # One seat's table is exactly its view: whatever the rules hide, the view hides.
+        return view_html(game.view(seat), names)
     hands = game.hands
     leader, trick = game.current_trick
     over = game.is_over()
     return _render(_Table(
         phase=game.phase.value,
         current_player=game.current_player,
-        hands=[mask_of(h) if seat is None or s == seat else None for s, h in enumerate(hands)],
+        hands=[mask_of(h) for h in hands],
         hand_sizes=[len(h) for h in hands],
         exposed=[mask_of(c) for c in game.exposed],
         captured=[mask_of(c) for c in game.captured],
@@ -160,9 +163,9 @@ def game_html(game: Game, seat: int | None = None, names: Sequence[str] | None =
         trick_leader=leader,
         trick=trick,
         tricks=game.tricks,
-        legal=game.legal_mask() if seat is None or seat == game.current_player else 0,
-        observer=seat,
-        names=_names(names, seat),
+        legal=game.legal_mask(),
+        observer=None,
+        names=_names(names, None),
     ))
 
 

@@ -213,22 +213,24 @@ class Table:
         where = "declaration" if game.phase == "declare" else f"trick {trick_no}/13"
         self.console.say()
         self.console.say(st.bold(f"── Hand {self.hand_number} · {where} ──"))
-        scores = game.provisional_scores()
+        # Everything shown comes from the person's own view: what a seat may know, no more.
+        scores = view.scores
         line = "   ".join(f"{self.name(s)} {scores[s]:+d}" for s in range(4))
         self.console.say(f"Scores this hand: {line}")
         if any(self.totals) or self.hand_number > 1:
             self.console.say("Match totals:     " + "   ".join(
                 f"{self.name(s)} {self.totals[s]:+d}" for s in range(4)))
-        exposed = [(s, cs) for s, cs in enumerate(game.exposed) if cs]
+        exposed = [(s, cs) for s, cs in enumerate(view.exposed) if cs]
         if exposed:
             self.console.say("Exposed: " + "   ".join(
                 f"{self.name(s)} {st.cards(cs)}" for s, cs in exposed))
-        captured = [(s, cs) for s, cs in enumerate(game.captured) if cs]
+        captured = [(s, cs) for s, cs in enumerate(view.captured) if cs]
         if captured:
             self.console.say("Captured: " + "   ".join(
                 f"{self.name(s)} {st.cards(cs)}" for s, cs in captured))
-        leader, cards = game.current_trick
+        cards = view.current_trick
         if cards:
+            leader = view.trick_leader
             self.console.say("Trick so far: " + ", ".join(
                 f"{self.name((leader + i) % 4)} {st.card(c)}" for i, c in enumerate(cards)))
         elif game.phase == "play":
@@ -245,14 +247,20 @@ class Table:
             items.append(f"{i}) {label}")
         self.console.say("Options: " + "  ".join(items))
 
-    def describe(self, game: Game, seat: int, action: int) -> str:
-        """One line for an action just taken by ``seat`` (``game`` is the state before it)."""
+    def sees_exposure(self, game: Game, seat: int, card: int) -> bool:
+        """Whether the person may see that ``seat`` exposed ``card`` (a replay sees all)."""
+        if self.human < 0 or seat == self.human:
+            return True
+        return card in game.view(self.human).exposed[seat]
+
+    def describe(self, phase: str, seat: int, action: int, visible: bool = True) -> str:
+        """One line for an action ``seat`` took in ``phase``; ``visible=False`` hides the card."""
         you = seat == self.human
         who, s = ("You", "") if you else (self.name(seat), "s")
-        if game.phase == "declare":
+        if phase == "declare":
             if action == DONE:
                 return f"{who} {'are' if you else 'is'} done declaring"
-            return f"{who} expose{s} {self.st.card(action)}"
+            return f"{who} expose{s} " + (self.st.card(action) if visible else "a card")
         return f"{who} play{s} {self.st.card(action)}"
 
     def announce_after(self, game: Game, tricks_before: int, declarations_before: int,
@@ -264,7 +272,8 @@ class Table:
         for holder, c in game.declarations[declarations_before:]:
             if (holder, c) == (seat, action):
                 continue  # the exposure the action itself made
-            self.console.say(f"{self.name(holder)}: {self.st.card(c)} is exposed automatically "
+            card = self.st.card(c) if self.sees_exposure(game, holder, c) else "a card"
+            self.console.say(f"{self.name(holder)}: {card} is exposed automatically "
                              "(three of the four were exposed)")
         if len(game.tricks) > tricks_before:
             t = game.tricks[-1]
@@ -323,9 +332,10 @@ class Table:
                 agent = self.players[seat]
                 assert agent is not None
                 action = agent.act(game.view(seat))
-            line = self.describe(game, seat, action)
+            phase = game.phase
             game.step(action)
-            self.console.say(line)
+            self.console.say(self.describe(phase, seat, action,
+                                           self.sees_exposure(game, seat, action)))
             self.announce_after(game, tricks, decls, seat, action)
 
     def summary(self, game: Game, totals: bool = True) -> None:
@@ -538,9 +548,9 @@ def run_replay(path: Path, *, hand: int | None, show_all: bool, colour: bool,
             for action in final.actions:
                 seat = game.current_player
                 tricks, decls = len(game.tricks), len(game.declarations)
-                line = table.describe(game, seat, action)
+                phase = game.phase
                 game.step(action)
-                console.say(line)
+                console.say(table.describe(phase, seat, action))
                 table.announce_after(game, tricks, decls, seat, action)
                 if stepping:
                     answer = console.ask("").strip().lower()
