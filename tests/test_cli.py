@@ -327,7 +327,7 @@ def test_default_opponent_falls_back_with_one_notice(monkeypatch, tmp_path):
     monkeypatch.setattr(play, "DEFAULT_OPPONENT", f"policy:{tmp_path / 'missing.pt'}")
     notes: list[str] = []
     players, labels = play.build_opponents(None, 1, seed=0, say=notes.append)
-    assert len(notes) == 1 and "no pretrained policy available" in notes[0]
+    assert len(notes) == 1 and "pretrained policy is not available" in notes[0]
     assert "'expert'" in notes[0]
     assert players[1] is None and all(players[s] is not None for s in (0, 2, 3))
     assert labels[0] == "Seat 0 (expert)" and labels[1] == "You (seat 1)"

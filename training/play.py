@@ -362,18 +362,22 @@ class Table:
 
 # ---------------------------------------------------------------------- play command
 def build_opponents(specs: Sequence[str] | None, seat: int, seed: int,
-                    say: Callable[[str], None]) -> tuple[list[Agent | None], list[str]]:
+                    say: Callable[[str], None], rules: Rules | None = None,
+                    ) -> tuple[list[Agent | None], list[str]]:
     """Agents for the three other seats, and every seat's label.
 
     ``specs`` is one spec for all three or one per seat in seat order; ``None`` means the
     pretrained policy, falling back (with a one-line notice) to the best agent available.
+    Each agent is also seated once at a table of ``rules``, so that an agent that cannot play
+    these rules (a policy trained for others) is refused here, not in the middle of a hand.
     """
+    rules = rules or Rules()
     if specs is None:
         chosen = None
         reasons = []
         for spec in (DEFAULT_OPPONENT, *FALLBACK_OPPONENTS):
             try:
-                make_agent(spec, seed=0)
+                make_agent(spec, seed=0).reset((seat + 1) % 4, rules)
             except Exception as e:  # noqa: BLE001 - any failure means "not available here"
                 reasons.append(str(e).splitlines()[0] if str(e) else type(e).__name__)
                 continue
@@ -382,7 +386,7 @@ def build_opponents(specs: Sequence[str] | None, seat: int, seed: int,
         if chosen is None:
             raise RuntimeError("no agent could be built: " + "; ".join(reasons))
         if chosen != DEFAULT_OPPONENT:
-            say(f"note: no pretrained policy available ({reasons[0]}); playing against "
+            say(f"note: the pretrained policy is not available ({reasons[0]}); playing against "
                 f"'{chosen}' instead.")
         specs = [chosen]
     if len(specs) not in (1, 3):
@@ -394,6 +398,7 @@ def build_opponents(specs: Sequence[str] | None, seat: int, seed: int,
     labels = ["You"] * 4
     for s in others:
         players[s] = make_agent(per_seat[s], seed=seed * 4 + s)
+        players[s].reset(s, rules)
         labels[s] = f"Seat {s} ({per_seat[s]})"
     labels[seat] = f"You (seat {seat})"
     return players, labels
@@ -458,7 +463,7 @@ def run_play(*, opponents: Sequence[str] | None, seat: int, seed: int | None, ma
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (2**31))
     try:
-        players, labels = build_opponents(opponents, seat, seed, console.say)
+        players, labels = build_opponents(opponents, seat, seed, console.say, rules)
     except Exception as e:  # noqa: BLE001 - a bad spec is reported, not raised at a person
         console.say(f"gongzhu play: cannot build the opponents: {e}")
         return 2
