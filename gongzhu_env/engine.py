@@ -18,6 +18,11 @@ Phases and actions (one flat action space of 53):
   its suit unless it is its holder's only card of that suit. The highest card of the led suit
   wins and its taker leads next.
 * ``"over"``: ``scores()`` gives the four raw hand scores.
+
+Rule variants (``gongzhu_env.rules``) are decided once, in ``_setup``: which exposed cards are
+restricted in play (``_restrict``), whether a non-standard legality function is needed
+(``_variant``), whether discards are checked for colour (``_colour``) and how hands are scored.
+A standard game runs the same code as before the variants existed.
 """
 
 from __future__ import annotations
@@ -31,12 +36,17 @@ import numpy as np
 
 from gongzhu_env.cards import (
     C2,
+    C10,
+    DJ,
     DONE,
+    EXPOSABLE,
     EXPOSABLE_MASK,
     FULL_DECK,
+    HA,
     NUM_ACTIONS,
     NUM_CARDS,
     SCORING_MASK,
+    SQ,
     SUIT_MASKS,
     SUIT_TABLES,
     card_str,
@@ -109,6 +119,8 @@ class Game:
         "_phase", "_current", "_first_leader", "_free_first_lead", "_declare_turns",
         "_declarations", "_trick", "_trick_leader", "_led_suit", "_led_mask", "_suits_led",
         "_tricks", "_actions", "_scores", "_legal", "_deal", "_prov",
+        "_restrict", "_restrictable", "_variant", "_colour", "_wrong", "_first_drawn",
+        "_doubled", "_teams", "_context",
     )
 
     def __init__(self, rules: Rules | str | None = None, seed: int | None = None, *,
@@ -117,29 +129,49 @@ class Game:
             rng = np.random.default_rng(seed)
         elif seed is not None:
             raise ValueError("pass either seed= or rng=, not both")
+        rules = Rules.coerce(rules)
         # Seat s gets deck[13s:13s+13]; each hand's mask is the sum of its distinct card bits,
         # summed in numpy (52-bit masks fit in int64) rather than by a Python loop per card.
-        hands = (_ONE << rng.permutation(NUM_CARDS)).reshape(NUM_SEATS, HAND_SIZE) \
-            .sum(axis=1).tolist()
-        self._setup(Rules.coerce(rules), hands, leader)
+        deck = rng.permutation(NUM_CARDS)
+        hands = (_ONE << deck).reshape(NUM_SEATS, HAND_SIZE).sum(axis=1).tolist()
+        # The first card dealt to seat s is the first of its block (first-drawn exposure).
+        first = tuple(deck[::HAND_SIZE].tolist()) if rules.first_drawn_exposure else None
+        self._setup(rules, hands, leader, first)
 
     @classmethod
     def from_hands(cls, hands: Sequence[Sequence[int | str]], rules: Rules | str | None = None,
-                   *, leader: int | None = None) -> Game:
+                   *, leader: int | None = None,
+                   first_drawn: Sequence[int | str] | None = None) -> Game:
         """Start a hand from a given deal: four disjoint 13-card hands covering the deck.
 
         Cards may be indices or text (``"SQ"``). ``hands[i]`` is seat ``i``'s hand.
+        ``first_drawn[i]`` is the first card dealt to seat ``i`` (only used by
+        ``first_drawn_exposure``); by default it is ``hands[i][0]`` as given.
         """
         masks = _validate_hands(hands)
+        rules = Rules.coerce(rules)
+        first: tuple[int, ...] | None = None
+        if rules.first_drawn_exposure:
+            if first_drawn is None:
+                first_drawn = [h[0] for h in hands]
+            if isinstance(first_drawn, str) or len(first_drawn) != NUM_SEATS:
+                raise ValueError(f"first_drawn must be four cards, one per seat; got "
+                                 f"{first_drawn!r}")
+            first = tuple(parse_card(c) if isinstance(c, str) else c for c in first_drawn)
+            for seat, c in enumerate(first):
+                if type(c) is not int or not 0 <= c < NUM_CARDS or not masks[seat] >> c & 1:
+                    raise ValueError(f"first_drawn[{seat}] = {first_drawn[seat]!r} is not a card "
+                                     f"of seat {seat}'s hand")
         game = cls.__new__(cls)
-        game._setup(Rules.coerce(rules), masks, leader)
+        game._setup(rules, masks, leader, first)
         return game
 
     @classmethod
     def replay(cls, hands: Sequence[Sequence[int | str]], actions: Sequence[int],
-               rules: Rules | str | None = None, *, leader: int | None = None) -> Game:
+               rules: Rules | str | None = None, *, leader: int | None = None,
+               first_drawn: Sequence[int | str] | None = None) -> Game:
         """Start from a deal and apply a sequence of actions (each checked for legality)."""
-        game = cls.from_hands(hands, rules, leader=leader)
+        game = cls.from_hands(hands, rules, leader=leader, first_drawn=first_drawn)
         for i, a in enumerate(actions):
             try:
                 game.step(a)
@@ -147,7 +179,8 @@ class Game:
                 raise IllegalActionError(f"replay failed at action #{i}: {e}") from None
         return game
 
-    def _setup(self, rules: Rules, hands: list[int], leader: int | None) -> None:
+    def _setup(self, rules: Rules, hands: list[int], leader: int | None,
+               first_drawn: tuple[int, ...] | None = None) -> None:
         self.rules = rules
         self._hand = hands
         self._deal = tuple(hands)
@@ -158,7 +191,7 @@ class Game:
         self._voids = [0, 0, 0, 0]
         if leader is None:
             self._first_leader = next(s for s in range(NUM_SEATS) if hands[s] >> C2 & 1)
-            self._free_first_lead = False
+            self._free_first_lead = rules.first_lead == "any"
         else:
             if type(leader) is not int or not 0 <= leader < NUM_SEATS:
                 raise ValueError(f"leader must be a seat 0..3 or None; got {leader!r}")
@@ -178,6 +211,58 @@ class Game:
         self._scores: list[int] | None = None
         self._legal = -1
         self._prov: list[int] | None = None
+        self._context: object = None
+        self._restrict = 0
+        self._doubled = 0
+        self._wrong = -1
+        self._first_drawn = first_drawn
+        if rules.is_standard:
+            self._restrictable = EXPOSABLE_MASK
+            self._variant = self._colour = False
+            self._teams = None
+            return
+        self._setup_variants(rules, hands, first_drawn)
+
+    def _setup_variants(self, rules: Rules, hands: list[int],
+                        first_drawn: tuple[int, ...] | None) -> None:
+        """Decide once what a non-standard rule set changes; the hot path then reads flags."""
+        # Exposed cards under the play restriction: none if exposures are hidden; a first-drawn
+        # card exposed by its holder is free too.
+        restrictable = 0 if rules.hidden_exposure else EXPOSABLE_MASK
+        if first_drawn is not None:
+            for c in first_drawn:
+                restrictable &= ~(1 << c)
+        self._restrictable = restrictable
+        self._variant = rules.exposed_may_lead or rules.strict_exposure
+        self._colour = rules.discard_colour
+        self._teams: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+        if rules.team_play:
+            self._teams = ((0, 2), (1, 3))
+        elif rules.pig_sheep_team:
+            pig = next(s for s in range(NUM_SEATS) if hands[s] >> SQ & 1)
+            sheep = next(s for s in range(NUM_SEATS) if hands[s] >> DJ & 1)
+            team = tuple(sorted({pig, sheep}))
+            self._teams = (team, tuple(s for s in range(NUM_SEATS) if s not in team))
+        if rules.declaration != "free":
+            # No declaration decisions: forced exposures are made now by their holders.
+            if rules.declaration != "none":
+                forced = EXPOSABLE if rules.declaration == "all" else (SQ, C10, HA)
+                for c in forced:
+                    holder = next(s for s in range(NUM_SEATS) if hands[s] >> c & 1)
+                    self._expose(holder, c)
+            self._phase = _PLAY
+
+    def _expose(self, seat: int, card: int) -> None:
+        """Record ``seat``'s exposure of ``card`` with every effect it has under these rules."""
+        bit = 1 << card
+        self._exposed[seat] |= bit
+        self._exposed_all |= bit
+        self._restrict |= bit & self._restrictable
+        first = self._first_drawn
+        if first is not None and first[seat] == card:
+            self._doubled |= bit
+        self._declarations.append((seat, card))
+        self._prov = None
 
     # ------------------------------------------------------------------ public state
     @property
@@ -216,6 +301,28 @@ class Game:
         return tuple(cards_of(m) for m in self._captured)
 
     @property
+    def first_drawn(self) -> tuple[int, ...] | None:
+        """Each seat's first dealt card (recorded only under ``first_drawn_exposure``)."""
+        return self._first_drawn
+
+    @property
+    def doubled(self) -> tuple[int, ...]:
+        """Exposed cards whose effect is doubled again as their holder's first dealt card."""
+        return cards_of(self._doubled)
+
+    @property
+    def teams(self) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        """The two teams of this hand (``team_play``, ``pig_sheep_team``), else ``None``."""
+        return self._teams
+
+    def partners(self, seat: int) -> tuple[int, ...]:
+        """Return the other members of ``seat``'s team (empty without teams or when alone)."""
+        if self._teams is None:
+            return ()
+        team = self._teams[0] if seat in self._teams[0] else self._teams[1]
+        return tuple(s for s in team if s != seat)
+
+    @property
     def declarations(self) -> tuple[tuple[int, int], ...]:
         """Exposures in the order they happened, as ``(seat, card)``; auto-exposure last."""
         return tuple(self._declarations)
@@ -245,7 +352,7 @@ class Game:
         return self._phase == _OVER
 
     def scores(self) -> list[int]:
-        """The four raw hand scores. Only once the hand is over."""
+        """Return the four raw hand scores; only once the hand is over."""
         if self._scores is None:
             raise RuntimeError(
                 f"scores() is only available once the hand is over; phase is {self.phase.value!r}"
@@ -253,11 +360,17 @@ class Game:
         return list(self._scores)
 
     def provisional_scores(self) -> list[int]:
-        """What each seat would score if the hand ended now with what it has taken."""
+        """Return what each seat would score if the hand ended now with what it has taken."""
         prov = self._prov
         if prov is None:
             exp, rules = self._exposed_all, self.rules
-            prov = self._prov = [score_masks(c, exp, rules) for c in self._captured]
+            if rules.is_standard:
+                prov = [score_masks(c, exp) for c in self._captured]
+            else:
+                d, own = self._doubled, self._exposed
+                prov = [score_masks(c, exp, rules, own_exposed=own[s], doubled=d)
+                        for s, c in enumerate(self._captured)]
+            self._prov = prov
         return prov[:]
 
     # ------------------------------------------------------------------ legality
@@ -283,6 +396,8 @@ class Game:
     def _compute_legal(self) -> int:
         phase = self._phase
         if phase == _PLAY:
+            if self._variant:
+                return self._variant_legal()
             if self._trick:
                 return self._follow_legal()
             return self._lead_legal()
@@ -302,7 +417,7 @@ class Game:
         legal = hand
         # An exposed card may not open the first trick of its suit, unless it is the only
         # card of its suit in hand.
-        restricted = hand & self._exposed_all
+        restricted = hand & self._restrict
         while restricted:
             bit = restricted & -restricted
             restricted ^= bit
@@ -319,10 +434,44 @@ class Game:
             return hand
         # An exposed card may not be played to the first trick led in its suit, unless it is
         # the only card of that suit in hand (each suit holds at most one exposable card).
-        restricted = legal & self._exposed_all
+        restricted = legal & self._restrict
         if restricted and legal != restricted and not self._suits_led >> self._led_suit & 1:
             legal ^= restricted
         return legal
+
+    def _variant_legal(self) -> int:
+        """Play legality under ``exposed_may_lead`` or ``strict_exposure`` (see rules.py)."""
+        hand = self._hand[self._current]
+        if not self._trick:
+            if not self._tricks and not self._free_first_lead:
+                return 1 << C2
+            if self.rules.exposed_may_lead:
+                return hand
+            # Strict: no exposed card opens its suit, whatever else is in hand.
+            legal = hand & ~self._unled_restricted(hand)
+            return legal or hand
+        legal = hand & self._led_mask
+        if not legal:
+            if self.rules.strict_exposure:
+                # Strict: nor is it discarded before its suit has been led.
+                legal = hand & ~self._unled_restricted(hand)
+                return legal or hand
+            return hand
+        restricted = legal & self._restrict
+        if restricted and legal != restricted and not self._suits_led >> self._led_suit & 1:
+            legal ^= restricted
+        return legal
+
+    def _unled_restricted(self, hand: int) -> int:
+        """Restricted exposed cards in ``hand`` whose suit has not been led yet."""
+        out = 0
+        restricted = hand & self._restrict
+        while restricted:
+            bit = restricted & -restricted
+            restricted ^= bit
+            if not self._suits_led >> ((bit.bit_length() - 1) // 13) & 1:
+                out |= bit
+        return out
 
     # ------------------------------------------------------------------ acting
     def step(self, action: int) -> None:
@@ -382,21 +531,14 @@ class Game:
             else:
                 self._current = (p + 1) & 3
             return
-        bit = 1 << action
-        self._exposed[p] |= bit
-        self._exposed_all |= bit
-        self._declarations.append((p, action))
-        self._prov = None
+        self._expose(p, action)
 
     def _end_declaration(self) -> None:
         # Auto-exposure: three of the four exposable cards exposed exposes the fourth.
         missing = EXPOSABLE_MASK & ~self._exposed_all
-        if missing and missing & (missing - 1) == 0:
+        if missing and missing & (missing - 1) == 0 and self.rules.auto_expose:
             holder = next(s for s in range(NUM_SEATS) if self._hand[s] & missing)
-            self._exposed[holder] |= missing
-            self._exposed_all |= missing
-            self._declarations.append((holder, missing.bit_length() - 1))
-            self._prov = None
+            self._expose(holder, missing.bit_length() - 1)
         self._phase = _PLAY
         self._current = self._first_leader
 
@@ -417,6 +559,12 @@ class Game:
         led_mask = self._led_mask
         if not bit & led_mask:
             self._voids[p] |= 1 << self._led_suit
+            if self._colour and self._wrong < 0:
+                # A discard off the led colour while holding that colour's other suit.
+                led = self._led_suit
+                if (c // 13 in (1, 2)) != (led in (1, 2)) \
+                        and (self._hand[p] | bit) & SUIT_MASKS[3 - led]:
+                    self._wrong = p
         if len(trick) < NUM_SEATS:
             self._current = (p + 1) & 3
             return
@@ -427,8 +575,11 @@ class Game:
         winner = (leader + trick.index((cards & led_mask).bit_length() - 1)) & 3
         taken = cards & SCORING_MASK
         if taken:
-            self._captured[winner] |= taken
+            # Discard colour: the first wrong-colour discarder takes the cards, not the winner.
+            taker = winner if self._wrong < 0 else self._wrong
+            self._captured[taker] |= taken
             self._prov = None
+        self._wrong = -1
         tricks = self._tricks
         tricks.append(tuple.__new__(Trick, (leader, (c0, c1, c2, c3), winner)))
         self._suits_led |= 1 << self._led_suit
@@ -443,7 +594,7 @@ class Game:
 
     # ------------------------------------------------------------------ copies and views
     def clone(self) -> Game:
-        """An independent copy of this game (for search): a few short lists are copied."""
+        """Return an independent copy of this game (for search): a few short lists are copied."""
         g = Game.__new__(Game)
         g.rules = self.rules
         g._hand = self._hand[:]
@@ -469,10 +620,19 @@ class Game:
         g._scores = None if self._scores is None else self._scores[:]
         g._legal = self._legal
         g._prov = self._prov
+        g._restrict = self._restrict
+        g._restrictable = self._restrictable
+        g._variant = self._variant
+        g._colour = self._colour
+        g._wrong = self._wrong
+        g._first_drawn = self._first_drawn
+        g._doubled = self._doubled
+        g._teams = self._teams
+        g._context = self._context
         return g
 
     def view(self, seat: int) -> PlayerView:
-        """What ``seat`` may know of this hand, and nothing more."""
+        """Return what ``seat`` may know of this hand, and nothing more."""
         global _from_game
         if _from_game is None:  # view.py imports this module, so bind it on first use
             from gongzhu_env.view import PlayerView
@@ -485,7 +645,7 @@ class Game:
                 f"tricks_played={len(self._tricks)})")
 
     def render(self, seat: int | None = None) -> str:
-        """A readable table of the hand; ``seat`` shows only that seat's cards."""
+        """Return a readable table of the hand; ``seat`` shows only that seat's cards."""
         from gongzhu_env.render import render_game
 
         return render_game(self, seat)
@@ -514,6 +674,8 @@ def _validate_hands(hands: Sequence[Sequence[int | str]]) -> list[int]:
         m = 0
         for c in hand:
             idx = parse_card(c) if isinstance(c, str) else c
+            if isinstance(idx, (bool, np.bool_)):
+                raise ValueError(f"seat {seat}: {c!r} is a bool, not a card")
             if type(idx) is not int:
                 try:
                     idx = operator.index(idx)

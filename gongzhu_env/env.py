@@ -30,21 +30,30 @@ it may play.
 
 Rewards
 -------
-Zero on every step but the last. When the thirteenth trick is taken every agent receives its hand
-result, by ``reward_mode``: ``"raw"`` (default), the raw hand score; ``"zero_sum"``, the raw score
-minus the mean of the other three (settlement without rounding or x12). Rewards are divided by
+Zero on every step but the last of a hand. When the thirteenth trick is taken every agent
+receives its hand result, by ``reward_mode``: ``"raw"`` (default), the raw hand score;
+``"zero_sum"``, the raw score minus the mean of the other three (settlement without rounding or
+x12); ``"team"`` (team rules only), its team's result unrounded and without x12: ``(A - B) / 2``
+for two against two (``gongzhu_env.scoring.team_results``). Rewards are divided by
 ``reward_scale`` (e.g. 100 for learning).
 
 Episode End
 -----------
-After the thirteenth trick: every agent is terminated. ``infos[agent]`` carries ``"phase"`` on
-every step and, at the end, ``"scores"`` (the four raw scores).
+``episode="hand"`` (default): after the thirteenth trick every agent is terminated.
+``episode="match"``: an episode is a whole match (``gongzhu_env.match.Match``); each hand's
+rewards arrive at its last trick and the next hand is dealt at once, led by the SQ taker; every
+agent is terminated when a cumulative score reaches ``rules.match_threshold`` (truncated
+instead if the match hits ``max_hands``). ``infos[agent]`` carries ``"phase"`` on every step
+and, at the end of each hand, ``"scores"`` (the four raw scores of that hand); in match mode
+also ``"cumulative"``, ``"hand_number"`` and, at the end, ``"result"`` (winners, losers).
+The observation size depends on the rules and the episode mode (``gongzhu_env.view.obs_size``).
 
-Arguments
----------
+Constructor arguments
+---------------------
 ``rules`` (a ``Rules``, a preset name or ``None`` for the standard game), ``reward_mode``,
 ``reward_scale``, ``render_mode`` (``"ansi"`` returns the table, ``"human"`` prints it),
-``render_seat`` (render only that seat's hand; default: a spectator sees all). ``reset(seed=...,
+``render_seat`` (render only that seat's hand; default: a spectator sees all), ``episode``
+(``"hand"`` or ``"match"``), ``max_hands`` (match safety cap). ``reset(seed=...,
 options={"hands": [[...13 cards...] x 4]})`` starts from a given deal.
 
 >>> from gongzhu_env import env
@@ -56,7 +65,7 @@ follows the PettingZoo convention (the offender gets ``illegal_reward`` and the 
 
 Version History
 ---------------
-* v0: initial release (standard rules).
+* v0: initial release (standard rules); rule variants, team rewards and match episodes.
 """
 
 from __future__ import annotations
@@ -71,12 +80,14 @@ from pettingzoo.utils import wrappers
 
 from gongzhu_env.cards import NUM_ACTIONS
 from gongzhu_env.engine import Game
+from gongzhu_env.match import DEFAULT_MAX_HANDS, Match
 from gongzhu_env.render import render_game
 from gongzhu_env.rules import Rules
-from gongzhu_env.scoring import zero_sum
-from gongzhu_env.view import OBS_SIZE, observe
+from gongzhu_env.scoring import team_results, zero_sum
+from gongzhu_env.view import obs_size, observe
 
-REWARD_MODES = ("raw", "zero_sum")
+REWARD_MODES = ("raw", "zero_sum", "team")
+EPISODES = ("hand", "match")
 AGENTS = tuple(f"player_{i}" for i in range(4))
 
 
@@ -88,11 +99,22 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
 
     def __init__(self, rules: Rules | str | None = None, reward_mode: str = "raw",
                  reward_scale: float = 1.0, render_mode: str | None = None,
-                 render_seat: int | None = None) -> None:
+                 render_seat: int | None = None, episode: str = "hand",
+                 max_hands: int = DEFAULT_MAX_HANDS) -> None:
         super().__init__()
         self.rules = Rules.coerce(rules)
         if reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}; got {reward_mode!r}")
+        if reward_mode == "team" and not self.rules.has_teams:
+            raise ValueError("reward_mode='team' needs team rules (team_play=True or "
+                             "pig_sheep_team=True)")
+        if episode not in EPISODES:
+            raise ValueError(f"episode must be one of {EPISODES}; got {episode!r}")
+        if type(max_hands) is not int or max_hands < 1:
+            raise ValueError(f"max_hands must be a positive int; got {max_hands!r}")
+        self.episode = episode
+        self.max_hands = max_hands
+        self.match: Match | None = None
         if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) \
                 or not reward_scale > 0:
             raise ValueError(f"reward_scale must be a positive number; got {reward_scale!r}")
@@ -109,7 +131,8 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
         self.agents = list(AGENTS)
         self._seat = {a: i for i, a in enumerate(AGENTS)}
         obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
+            "observation": spaces.Box(0.0, 1.0, (obs_size(self.rules, episode == "match"),),
+                                      dtype=np.float32),
             "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
         })
         self.observation_spaces = {a: obs_space for a in AGENTS}
@@ -118,11 +141,11 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
         self.game: Game | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
-        """The (shared) observation space."""
+        """Return the (shared) observation space."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Space:
-        """The (shared) action space."""
+        """Return the (shared) action space."""
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -130,7 +153,11 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
         if seed is not None or self._np_random is None:
             self._np_random, _ = seeding.np_random(seed)
         hands = (options or {}).get("hands")
-        if hands is not None:
+        if self.episode == "match":
+            self.match = Match(self.rules, rng=self._np_random, hands=hands,
+                               max_hands=self.max_hands)
+            self.game = self.match.game
+        elif hands is not None:
             self.game = Game.from_hands(hands, self.rules)
         else:
             self.game = Game(self.rules, rng=self._np_random)
@@ -141,12 +168,15 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
         self.truncations = dict.fromkeys(AGENTS, False)
         phase = self.game.phase.value
         self.infos = {a: {"phase": phase} for a in AGENTS}
+        if self.match is not None and self.episode == "match":
+            for a in AGENTS:
+                self.infos[a].update(cumulative=[0, 0, 0, 0], hand_number=0)
         self.agent_selection = AGENTS[self.game.current_player]
         if self.render_mode == "human":
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The agent's observation vector and action mask."""
+        """Return the agent's observation vector and action mask."""
         obs, mask = observe(self.game, self._seat[agent])
         return {"observation": obs, "action_mask": mask}
 
@@ -155,6 +185,9 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
+            return
+        if self.episode == "match":
+            self._step_match(agent, action)
             return
         game = self.game
         before = game._phase
@@ -168,9 +201,7 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
         elif game.is_over():
             phase = game.phase
             raw = game.scores()
-            results = raw if self.reward_mode == "raw" else zero_sum(raw)
-            scale = self.reward_scale
-            self.rewards = {a: results[i] / scale for i, a in enumerate(AGENTS)}
+            self.rewards = self._hand_rewards(raw, game)
             self.terminations = dict.fromkeys(AGENTS, True)
             self.infos = {a: {"phase": phase.value, "scores": list(raw)} for a in AGENTS}
             self._accumulate_rewards()
@@ -181,8 +212,50 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
         if self.render_mode == "human":
             self.render()
 
+    def _hand_rewards(self, raw: list[int], game: Game) -> dict[str, float]:
+        """Each agent's reward for a finished hand, by ``reward_mode``, over ``reward_scale``."""
+        if self.reward_mode == "raw":
+            results: list[float] = list(raw)
+        elif self.reward_mode == "zero_sum":
+            results = zero_sum(raw)
+        else:
+            assert game.teams is not None
+            results = team_results(raw, game.teams)
+        scale = self.reward_scale
+        return {a: results[i] / scale for i, a in enumerate(AGENTS)}
+
+    def _step_match(self, agent: str, action: int | None) -> None:
+        """Play a match step: hand rewards at each hand's end, termination at the match's."""
+        match = self.match
+        assert match is not None
+        game = match.game
+        scores = match.step(action)  # validates; on error nothing has changed
+        self._cumulative_rewards[agent] = 0.0
+        self.game = match.game
+        phase = self.game.phase.value
+        if scores is None:
+            self.rewards = dict.fromkeys(AGENTS, 0.0)
+            for a in AGENTS:
+                self.infos[a] = {"phase": phase, "cumulative": list(match.cumulative),
+                                 "hand_number": match.hand_number}
+        else:
+            self.rewards = self._hand_rewards(scores, game)
+            info = {"phase": phase, "scores": list(scores), "cumulative": list(match.cumulative),
+                    "hand_number": match.hand_number}
+            if match.is_over():
+                info["result"] = match.result
+                if match.truncated:
+                    self.truncations = dict.fromkeys(AGENTS, True)
+                else:
+                    self.terminations = dict.fromkeys(AGENTS, True)
+            self.infos = {a: dict(info) for a in AGENTS}
+            self._accumulate_rewards()
+        self.agent_selection = AGENTS[self.game._current]
+        if self.render_mode == "human":
+            self.render()
+
     def render(self) -> str | None:
-        """The table as text (``"ansi"``) or printed (``"human"``)."""
+        """Return the table as text (``"ansi"``) or print it (``"human"``)."""
         if self.render_mode is None:
             import gymnasium
 
@@ -201,7 +274,7 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
 
 
 def env(illegal_reward: float = -1.0, **kwargs: Any) -> AECEnv:
-    """The Gong Zhu env with PettingZoo's standard wrapper chain.
+    """Build the Gong Zhu env with PettingZoo's standard wrapper chain.
 
     An illegal action ends the game with ``illegal_reward`` for the offender instead of raising.
     Keyword arguments go to ``raw_env``.

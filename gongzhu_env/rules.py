@@ -3,8 +3,62 @@
 ``Rules()`` is the standard one-deck game of the rule book. Every house rule is a field of this
 frozen dataclass, declared once with its default, its allowed values and a one-line meaning in
 ``_OPTIONS``; the engine and the scoring read the fields, nothing else decides rules. Options
-are validated when a ``Rules`` is built, so a typo or a wrong type fails at construction, not in
-the middle of a training run.
+are validated when a ``Rules`` is built, so a typo, a wrong type or a contradictory combination
+fails at construction, not in the middle of a training run.
+
+Variant readings
+----------------
+RULES.md section 6 is terse in places; these are the readings the engine implements.
+
+* ``exposed_may_lead`` (6.1): an exposed card may open the first trick of its suit; a follower
+  still may not play it to that trick (unless it is their only card of the suit).
+* ``strict_exposure`` (6.2, Hua Pai): an exposed card may be neither led nor discarded before
+  its suit has been led once; the follow restriction of the first trick of the suit stays, with
+  its only-card exception. If that leaves a player no legal card, the restricted cards become
+  legal (a player always has a legal card).
+* ``first_lead="any"`` (6.3): the C2 holder leads the first trick with any card (exposure
+  restrictions still apply).
+* ``declaration`` (6.4): ``"free"`` is the standard declaration phase. ``"none"``: no exposure
+  and no declaration phase at all. ``"all_but_sheep"`` (SQ, C10, HA exposed, DJ not) and
+  ``"all"`` (all four exposed): the exposures are forced and applied right after the deal by
+  their holders, with every effect of an exposed card; the declaration phase is skipped.
+  ``auto_expose`` only matters with ``"free"``; with any other declaration it must be left at
+  its default (``True``) or the rules are refused as contradictory.
+* ``hidden_exposure`` (6.5, 暗卖): the others learn only how many cards a seat exposed (the
+  view shows other seats' exposures as counts; their exposure actions appear in
+  ``PlayerView.actions`` as ``HIDDEN_ACTION`` = -1). Values change as if exposed; hidden
+  exposures restrict no play. Provisional scores in a view use only the exposures the observer
+  knows. The auto-exposed fourth card is a hidden exposure of its holder too.
+* ``first_drawn_exposure`` (6.6, 首明): the deal records each seat's first dealt card
+  (``Game(seed)``: the first card of each seat's block of the shuffled deck; ``from_hands``:
+  ``first_drawn=`` or ``hands[i][0]`` as given). Its holder knows it. When it is exposed, its
+  effect is doubled again (SQ -400, DJ +400, C10 x8 and +200 alone, HA hearts x4), it carries no
+  play restriction, and the doubling is public from the moment of exposure.
+* ``self_capture_double`` (6.7, 自得): a seat that takes back its own exposed SQ, DJ, C10 or HA
+  doubles that card's effect again (on top of any first-drawn doubling).
+* ``discard_colour`` (6.8): legality does not change. A discard whose colour (red: D H, black:
+  C S) differs from the led suit's while the player held a card of the led colour is
+  "wrong-colour"; the first wrong-colour discarder of a trick (in play order) takes all the
+  scoring cards of that trick instead of the winner; the winner still leads next
+  (``Trick.winner`` stays the trick's winner; the captured cards tell who took them).
+* ``hearts_table`` (6.9): ``"book"``: H9..H2 = -9, -8, -7, -6, -5, -10, -3, -2, the others
+  standard, all hearts +200. ``"positive"``: HA 50, HK 40, HQ 30, HJ 20, H10..H2 10 each; all
+  hearts = the sum (230) plus a +200 bonus = 430. An exposed HA doubles whatever table is used.
+* ``pig_sheep_swap`` (6.10): for a player who took all 13 hearts (but not the grand slam), SQ
+  and DJ swap values: SQ +100, DJ -100 (each still scaled by its exposure factors).
+* ``team_play`` (section 5, 对家): partners 0 & 2 vs 1 & 3; each hand is scored per player (a
+  team's split hearts are not all hearts); settlement gives each member of team A
+  ``(A - B) / 2`` times the multiplier.
+* ``pig_sheep_team`` (6.12, 猪羊一家): after the deal the SQ holder and the DJ holder form a
+  team against the other two; no exposure (requires ``declaration="none"``). If one seat holds
+  both, it plays alone against three: the lone seat settles ``S - T / 3`` (its score minus the
+  mean of the other three) and each of the three gets minus a third of that, so the four sum
+  to zero. The view tells each seat its partner(s).
+* ``double_pig`` (6.13, 双猪): in a match the lowest and the highest cumulative scorer both
+  lose; the two others win. Individual only (refused with team rules).
+* Matches: hands follow one another until a cumulative raw score is ``<= match_threshold``;
+  the previous hand's SQ taker leads the next hand with any card. The highest cumulative score
+  wins (with ``team_play``: the team with the higher cumulative sum).
 """
 
 from __future__ import annotations
@@ -16,8 +70,34 @@ from typing import Any
 
 # name -> (allowed type, allowed values or None, meaning). The single table of options.
 _OPTIONS: dict[str, tuple[type, tuple[Any, ...] | None, str]] = {
+    "exposed_may_lead": (bool, None, "an exposed card may lead the first trick of its suit (6.1)"),
+    "strict_exposure": (
+        bool, None, "an exposed card is neither led nor discarded before its suit is led (6.2)"),
+    "first_lead": (str, ("club2", "any"), "the first trick is led with C2 or with any card (6.3)"),
+    "declaration": (
+        str, ("free", "none", "all_but_sheep", "all"),
+        "free choice, no exposure, or forced exposure of SQ C10 HA / of all four (6.4)"),
+    "auto_expose": (
+        bool, None, "three exposed cards expose the fourth (free declaration only, 6.4)"),
+    "hidden_exposure": (bool, None, "others learn only how many cards were exposed (6.5)"),
+    "first_drawn_exposure": (
+        bool, None, "exposing one's first dealt card doubles its effect again (6.6)"),
+    "self_capture_double": (
+        bool, None, "taking back one's own exposed card doubles its effect again (6.7)"),
+    "discard_colour": (
+        bool, None, "the first wrong-colour discarder takes the trick's scoring cards (6.8)"),
+    "hearts_table": (
+        str, ("standard", "book", "positive"), "values of the hearts (6.9)"),
+    "pig_sheep_swap": (bool, None, "after all hearts SQ and DJ swap values (6.10)"),
+    "team_play": (bool, None, "fixed partners 0 & 2 vs 1 & 3 (section 5)"),
+    "pig_sheep_team": (
+        bool, None, "the SQ and DJ holders play as a team against the others (6.12)"),
+    "double_pig": (
+        bool, None, "in a match the lowest and the highest cumulative scorer both lose (6.13)"),
     "settlement_multiplier": (
         int, None, "zero-sum settlement is multiplied by this (12 for a one-deck game)"),
+    "match_threshold": (
+        int, None, "a match ends when a cumulative raw score is at or below this (negative)"),
 }
 
 
@@ -25,13 +105,46 @@ _OPTIONS: dict[str, tuple[type, tuple[Any, ...] | None, str]] = {
 class Rules:
     """The rule options of one table. ``Rules()`` is the standard game.
 
-    Build variants by keyword (``Rules(settlement_multiplier=1)``), from a preset name
-    (``Rules.preset("standard")``) or from a mapping (``Rules.from_dict({...})``).
+    Build variants by keyword (``Rules(strict_exposure=True)``), from a preset name
+    (``Rules.preset("huapai")``) or from a mapping (``Rules.from_dict({...})``).
     ``dataclasses.replace(rules, ...)`` gives a modified copy and is validated the same way.
+    The module docstring gives the reading of each variant.
     """
 
+    exposed_may_lead: bool = False
+    """RULES.md 6.1: an exposed card may open the first trick of its suit."""
+    strict_exposure: bool = False
+    """RULES.md 6.2: an exposed card may be neither led nor discarded before its suit is led
+    (if that leaves no legal card, the restricted cards become legal)."""
+    first_lead: str = "club2"
+    """RULES.md 6.3: ``"club2"`` (the C2 holder leads C2) or ``"any"`` (any card)."""
+    declaration: str = "free"
+    """RULES.md 6.4: ``"free"``, ``"none"`` (no exposure, no declaration phase),
+    ``"all_but_sheep"`` (SQ C10 HA forced exposed) or ``"all"`` (all four forced exposed)."""
+    auto_expose: bool = True
+    """RULES.md 3.2 / 6.4: with free declaration, three exposed cards expose the fourth."""
+    hidden_exposure: bool = False
+    """RULES.md 6.5: exposures are announced as a count only; no play restriction."""
+    first_drawn_exposure: bool = False
+    """RULES.md 6.6: an exposed first-dealt card doubles again and is not restricted."""
+    self_capture_double: bool = False
+    """RULES.md 6.7: taking back one's own exposed card doubles its effect again."""
+    discard_colour: bool = False
+    """RULES.md 6.8: the first wrong-colour discarder takes the trick's scoring cards."""
+    hearts_table: str = "standard"
+    """RULES.md 6.9: ``"standard"``, ``"book"`` or ``"positive"`` heart values."""
+    pig_sheep_swap: bool = False
+    """RULES.md 6.10: after all hearts (not a slam) SQ is worth +100 and DJ -100."""
+    team_play: bool = False
+    """RULES.md 5: partners 0 & 2 vs 1 & 3, team settlement."""
+    pig_sheep_team: bool = False
+    """RULES.md 6.12: the SQ and DJ holders form a team after the deal; no exposure."""
+    double_pig: bool = False
+    """RULES.md 6.13: in a match the lowest and the highest cumulative scorer both lose."""
     settlement_multiplier: int = 12
     """Zero-sum settlement is multiplied by this; 12 for one deck (RULES.md section 5)."""
+    match_threshold: int = -1000
+    """A match ends once a cumulative raw score is at or below this (RULES.md section 5)."""
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -53,6 +166,41 @@ class Rules:
                 "rule option 'settlement_multiplier' must be a positive integer; "
                 f"got {self.settlement_multiplier}"
             )
+        if self.match_threshold >= 0:
+            raise ValueError(
+                "rule option 'match_threshold' must be a negative integer (a match ends when a "
+                f"cumulative score falls to it); got {self.match_threshold}"
+            )
+        for a, b, why in _CONFLICTS:
+            if _on(self, a) and _on(self, b):
+                raise ValueError(
+                    f"contradictory rule options: {_show(self, a)} with {_show(self, b)} ({why})")
+        # Computed once: the engine and the scoring pick their fast standard path from it.
+        object.__setattr__(self, "_standard_hand", self.hand_rules() == _STANDARD_HAND
+                           if "_STANDARD_HAND" in globals() else True)
+
+    # ------------------------------------------------------------------ derived facts
+    @property
+    def exposure(self) -> bool:
+        """Whether any card can be exposed in this rule set."""
+        return self.declaration != "none"
+
+    @property
+    def has_teams(self) -> bool:
+        """Whether seats play in teams (fixed or formed after the deal)."""
+        return self.team_play or self.pig_sheep_team
+
+    @property
+    def is_standard(self) -> bool:
+        """Whether play and scoring of a hand are those of the standard game (the fast path).
+
+        The settlement multiplier and the match threshold do not change a hand.
+        """
+        return self._standard_hand  # type: ignore[attr-defined, no-any-return]
+
+    def hand_rules(self) -> tuple[Any, ...]:
+        """Return the options that change how a hand is played or scored, as a tuple."""
+        return tuple(getattr(self, name) for name in _HAND_OPTIONS)
 
     @classmethod
     def options(cls) -> dict[str, str]:
@@ -72,7 +220,7 @@ class Rules:
     @classmethod
     def preset(cls, name: str) -> Rules:
         """Return a named rule set (see ``PRESETS``)."""
-        if name not in PRESETS:
+        if not isinstance(name, str) or name not in PRESETS:
             raise ValueError(f"unknown rules preset {name!r}; known presets: {sorted(PRESETS)}")
         return cls.from_dict(PRESETS[name])
 
@@ -92,11 +240,61 @@ class Rules:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The options as a plain dict (for checkpoints and hand records)."""
+        """Return the options as a plain dict (for checkpoints and hand records)."""
         return dataclasses.asdict(self)
 
 
+def _on(rules: Rules, cond: tuple[str, Any]) -> bool:
+    name, value = cond
+    actual = getattr(rules, name)
+    if isinstance(value, tuple):
+        return actual in value
+    return actual == value
+
+
+def _show(rules: Rules, cond: tuple[str, Any]) -> str:
+    return f"{cond[0]}={getattr(rules, cond[0])!r}"
+
+
+_FORCED = ("all_but_sheep", "all")
+_NOT_FREE = ("none", "all_but_sheep", "all")
+# Pairs of (option, value or tuple of values) that cannot be on together, with the reason.
+_CONFLICTS: tuple[tuple[tuple[str, Any], tuple[str, Any], str], ...] = (
+    (("exposed_may_lead", True), ("strict_exposure", True),
+     "strict exposure forbids leading an exposed card that exposed_may_lead allows"),
+    (("pig_sheep_team", True), ("declaration", ("free", "all_but_sheep", "all")),
+     "pig-sheep team forbids exposure: use declaration='none'"),
+    (("team_play", True), ("pig_sheep_team", True),
+     "teams are either fixed partners or formed by the pig and sheep holders, not both"),
+    (("hidden_exposure", True), ("declaration", "none"), "there is no exposure to hide"),
+    (("hidden_exposure", True), ("declaration", _FORCED),
+     "forced exposures are known to everyone, they cannot be hidden"),
+    (("first_drawn_exposure", True), ("declaration", "none"), "there is no exposure"),
+    (("self_capture_double", True), ("declaration", "none"), "there is no exposure"),
+    (("auto_expose", False), ("declaration", _NOT_FREE),
+     "auto-exposure only applies to a free declaration; leave auto_expose at True"),
+    (("exposed_may_lead", True), ("declaration", "none"), "there is no exposed card"),
+    (("strict_exposure", True), ("declaration", "none"), "there is no exposed card"),
+    (("double_pig", True), ("team_play", True),
+     "double pig ranks individual cumulative scores, team play ranks teams"),
+)
+
+# Options that change the play or the scoring of one hand (everything but settlement/match).
+_HAND_OPTIONS = tuple(f.name for f in dataclasses.fields(Rules)
+                      if f.name not in ("settlement_multiplier", "match_threshold", "double_pig"))
+_STANDARD_HAND = Rules().hand_rules()
+
 PRESETS: dict[str, dict[str, Any]] = {
     "standard": {},
+    "huapai": {"strict_exposure": True},
+    "online": {"exposed_may_lead": True},
+    "scrofazero": {"team_play": True, "declaration": "none", "first_lead": "any"},
+    "all_but_sheep": {"declaration": "all_but_sheep"},
 }
-"""Named rule sets: preset name -> options that differ from the standard game."""
+"""Named rule sets: preset name -> options that differ from the standard game.
+
+``"huapai"``: the Hua Pai association's strict exposure. ``"online"``: online rooms where an
+exposed card may be led. ``"scrofazero"``: team play, no declaration phase, free first lead
+(the rules of the best-known published Gong Zhu AI). ``"all_but_sheep"``: SQ, C10 and HA are
+always exposed, DJ never.
+"""

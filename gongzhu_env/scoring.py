@@ -36,13 +36,29 @@ def _heart_sums(values: Sequence[int]) -> tuple[int, ...]:
 
 HEART_SUMS = _heart_sums(HEART_VALUES)
 
+# Alternative heart tables (RULES.md 6.9), by rank offset 2..A.
+BOOK_HEART_VALUES = (-2, -3, -10, -5, -6, -7, -8, -9, -10, -20, -30, -40, -50)
+POSITIVE_HEART_VALUES = (10, 10, 10, 10, 10, 10, 10, 10, 10, 20, 30, 40, 50)
+# hearts_table -> (sums by 13-bit mask, value of all 13 hearts before the exposed-HA factor).
+_HEART_TABLES: dict[str, tuple[tuple[int, ...], int]] = {
+    "standard": (HEART_SUMS, ALL_HEARTS_BONUS),
+    "book": (_heart_sums(BOOK_HEART_VALUES), ALL_HEARTS_BONUS),
+    "positive": (_heart_sums(POSITIVE_HEART_VALUES),
+                 sum(POSITIVE_HEART_VALUES) + ALL_HEARTS_BONUS),
+}
 
-def score_masks(captured: int, exposed: int, rules: Rules | None = None) -> int:
+
+def score_masks(captured: int, exposed: int, rules: Rules | None = None, *,
+                own_exposed: int = 0, doubled: int = 0) -> int:
     """Score one player's hand from bitmasks of the scoring cards taken and the cards exposed.
 
     ``exposed`` is the set of every exposed card at the table (any seat's): exposure changes a
-    card's value for whoever takes it.
+    card's value for whoever takes it. ``own_exposed`` (the cards this player exposed) matters
+    only with ``self_capture_double``; ``doubled`` (exposed cards that were their holder's first
+    dealt card) only with ``first_drawn_exposure``.
     """
+    if rules is not None and not rules.is_standard:
+        return _score_variant(captured, exposed, rules, own_exposed, doubled)
     hearts_taken = (captured >> _HEART_SHIFT) & _ALL_HEARTS
     heart_factor = 2 if exposed & _HA_BIT else 1
     slam = (captured & SCORING_MASK) == SCORING_MASK
@@ -67,18 +83,65 @@ def score_masks(captured: int, exposed: int, rules: Rules | None = None) -> int:
     return subtotal
 
 
+def _score_variant(captured: int, exposed: int, rules: Rules, own: int, doubled: int) -> int:
+    """``score_masks`` under any rule set: the standard formula with every variant's factors.
+
+    Each special card has a factor: 1, x2 if exposed, x2 again if it was its holder's first
+    dealt card (first-drawn exposure), x2 again if the scorer took back its own exposed card
+    (self-capture). The pig and sheep values, the hearts and the transformer scale by their
+    card's factor.
+    """
+    if not rules.first_drawn_exposure:
+        doubled = 0
+    if not rules.self_capture_double:
+        own = 0
+    own &= captured
+
+    def factor(bit: int) -> int:
+        if not exposed & bit:
+            return 1
+        return 2 * (2 if doubled & bit else 1) * (2 if own & bit else 1)
+
+    sums, all_hearts = _HEART_TABLES[rules.hearts_table]
+    hearts_taken = (captured >> _HEART_SHIFT) & _ALL_HEARTS
+    heart_factor = factor(_HA_BIT)
+    slam = (captured & SCORING_MASK) == SCORING_MASK
+    swap = hearts_taken == _ALL_HEARTS and rules.pig_sheep_swap and not slam
+    if hearts_taken == _ALL_HEARTS:
+        subtotal = all_hearts * heart_factor
+    else:
+        subtotal = sums[hearts_taken] * heart_factor
+    if captured & _SQ_BIT:
+        pig = PIG_VALUE * factor(_SQ_BIT)
+        subtotal += -pig if slam or swap else pig
+    if captured & _DJ_BIT:
+        sheep = SHEEP_VALUE * factor(_DJ_BIT)
+        subtotal += -sheep if swap else sheep
+    if captured & _C10_BIT:
+        f = factor(_C10_BIT)
+        if not captured & _OTHER_SCORING:
+            return TRANSFORMER_ALONE * f
+        return subtotal * 2 * f
+    return subtotal
+
+
 def score_hand(captured: Iterable[int], exposed: Iterable[int] = (),
-               rules: Rules | None = None) -> int:
+               rules: Rules | None = None, *, own_exposed: Iterable[int] = (),
+               first_drawn: Iterable[int] = ()) -> int:
     """Raw score of one player's hand.
 
     ``captured``: the cards this player took (non-scoring cards are ignored); ``exposed``: every
     card exposed at the table during declaration. ``rules`` defaults to the standard game.
+    ``own_exposed``: the cards this player exposed (for ``self_capture_double``);
+    ``first_drawn``: exposed cards that were their holder's first dealt card (for
+    ``first_drawn_exposure``).
 
     >>> from gongzhu_env.cards import parse_cards
     >>> score_hand(parse_cards("SQ H6 H8 H10 HJ C10"), parse_cards("HA"))
     -400
     """
-    return score_masks(mask_of(captured), mask_of(exposed), rules)
+    return score_masks(mask_of(captured), mask_of(exposed), rules,
+                       own_exposed=mask_of(own_exposed), doubled=mask_of(first_drawn))
 
 
 def _round_half_away(x: float) -> int:
@@ -95,16 +158,74 @@ def zero_sum(raw_scores: Sequence[float]) -> list[float]:
     return [s - (total - s) / 3 for s in raw_scores]
 
 
-def settle(raw_scores: Sequence[int], rules: Rules | None = None) -> list[int]:
-    """Zero-sum settlement of four raw hand scores, as online rooms pay it out.
+FIXED_TEAMS: tuple[tuple[int, ...], tuple[int, ...]] = ((0, 2), (1, 3))
+"""The partners of team play (RULES.md section 5)."""
 
-    ``final_i = round(raw_i - sum(others) / 3) * settlement_multiplier``. Rounding can leave the
-    four results a point off zero, as it does in the rooms.
+
+def _check_teams(teams: Sequence[Sequence[int]]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    if len(teams) != 2 or sorted(s for t in teams for s in t) != [0, 1, 2, 3] \
+            or not all(teams):
+        raise ValueError(f"teams must split seats 0..3 into two non-empty teams; got {teams!r}")
+    return tuple(teams[0]), tuple(teams[1])
+
+
+def team_results(raw_scores: Sequence[float],
+                 teams: Sequence[Sequence[int]] = FIXED_TEAMS) -> list[float]:
+    """Each seat's team result, unrounded and unmultiplied (the env's ``"team"`` reward).
+
+    Two against two: each member of team A gets ``(A - B) / 2`` (RULES.md section 5). One
+    against three (pig-sheep team with both cards in one hand): the lone seat gets its score
+    minus the mean of the other three, ``S - T / 3``, and each of the three gets minus a third
+    of that, so the four always sum to zero.
+    """
+    a, b = _check_teams(teams)
+    if len(raw_scores) != 4:
+        raise ValueError(f"team results need four raw scores; got {len(raw_scores)}")
+    if len(a) > len(b):
+        a, b = b, a
+    sa = sum(raw_scores[s] for s in a)
+    sb = sum(raw_scores[s] for s in b)
+    out = [0.0] * 4
+    if len(a) == len(b):
+        for s in a:
+            out[s] = (sa - sb) / 2
+        for s in b:
+            out[s] = (sb - sa) / 2
+    else:
+        lone = sa - sb / 3
+        for s in a:
+            out[s] = lone
+        for s in b:
+            out[s] = -lone / 3
+    return out
+
+
+def settle(raw_scores: Sequence[int], rules: Rules | None = None,
+           teams: Sequence[Sequence[int]] | None = None) -> list[int]:
+    """Settlement of four raw hand scores, as online rooms pay it out.
+
+    Individual: ``final_i = round(raw_i - sum(others) / 3) * settlement_multiplier``. Rounding
+    can leave the four results a point off zero, as it does in the rooms. With team rules
+    (``team_play``: fixed partners; ``pig_sheep_team``: pass the hand's ``teams``, e.g.
+    ``game.teams``) each seat gets its rounded ``team_results`` times the multiplier.
 
     >>> settle([-120, -280, 0, 160])
     [-960, -3516, 960, 3516]
+    >>> settle([-190, 50, -10, 0], Rules(team_play=True))
+    [-1500, 1500, -1500, 1500]
     """
     rules = rules or Rules()
     if len(raw_scores) != 4:
         raise ValueError(f"settle needs four raw scores, one per seat; got {len(raw_scores)}")
-    return [_round_half_away(v) * rules.settlement_multiplier for v in zero_sum(raw_scores)]
+    if rules.has_teams:
+        if teams is None:
+            if rules.pig_sheep_team:
+                raise ValueError("pig_sheep_team settlement needs the hand's teams "
+                                 "(teams=game.teams): they are formed by the deal")
+            teams = FIXED_TEAMS
+        results = team_results(raw_scores, teams)
+    elif teams is not None:
+        raise ValueError("teams= only applies to team rules (team_play or pig_sheep_team)")
+    else:
+        results = zero_sum(raw_scores)
+    return [_round_half_away(v) * rules.settlement_multiplier for v in results]

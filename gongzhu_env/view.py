@@ -32,6 +32,37 @@ scores             4       provisional score of each relative seat, 0.5 + 0.5 ta
 
 ``SLICES[name]`` is the slice of each block; ``decode(vector)`` splits a vector back into named,
 reshaped blocks.
+
+Variant blocks
+--------------
+The table above is the whole observation of the standard rules and of every rule set that
+makes nothing new public (``OBS_SIZE`` = 600). Rule sets and match episodes that do make
+something public append blocks after ``scores``, in this order, each only when it applies
+(``layout(rules, match)`` gives the table, ``obs_size(rules, match)`` its size):
+
+=================  ======  ===========================================  =====================
+name               size    meaning                                      when
+=================  ======  ===========================================  =====================
+partners           4       relative seats on the observer's team        team_play,
+                           (the observer excluded)                      pig_sheep_team
+exposed_count      4       how many cards each relative seat exposed,   hidden_exposure
+                           divided by 4
+first_drawn        52      the observer's own first dealt card          first_drawn_exposure
+doubled            4       exposed cards (SQ DJ C10 HA) doubled again   first_drawn_exposure
+                           as their holder's first dealt card
+match_scores       4       cumulative raw score of each relative seat   match episodes
+                           before this hand, 0.5 + 0.5 tanh(s / 1000)
+hand_number        1       hands already played in the match, n/(n+10)  match episodes
+=================  ======  ===========================================  =====================
+
+So: ``"scrofazero"`` 604, hidden exposure 604, first-drawn exposure 656, a standard match
+605, a ``"scrofazero"`` match 609; ``"standard"``, ``"huapai"``, ``"online"``,
+``"all_but_sheep"`` 600.
+
+Under ``hidden_exposure`` another seat's exposed cards are not in ``exposed_masks`` (nor in the
+``exposed`` block): only their number is (``exposed_counts``), its exposure actions appear in
+``actions`` as ``HIDDEN_ACTION`` (-1), and the provisional ``scores`` count only the
+exposures the observer knows (its own).
 """
 
 from __future__ import annotations
@@ -54,6 +85,7 @@ from gongzhu_env.cards import (
 )
 from gongzhu_env.engine import _PHASES
 from gongzhu_env.rules import Rules
+from gongzhu_env.scoring import score_masks
 
 if TYPE_CHECKING:
     from gongzhu_env.engine import Game, Phase, Trick
@@ -104,15 +136,69 @@ _DECLARED = tuple(tuple(sum(1 << ((first + i) & 3) for i in range(turns)) for tu
                   for first in range(4))
 """``_DECLARED[first][turns]``: mask of seats whose declaration turn is over."""
 _SQUASHED: dict[int, float] = {}
+HIDDEN_ACTION = -1
+"""Stands in ``PlayerView.actions`` for another seat's hidden exposure (``hidden_exposure``)."""
+
+# Variant blocks appended after the scores: (name, shape, meaning).
+_EXTRA_BLOCKS: dict[str, tuple[tuple[int, ...], str]] = {
+    "partners": ((4,), "relative seats on the observer's team (the observer excluded)"),
+    "exposed_count": ((4,), "how many cards each relative seat exposed, / 4"),
+    "first_drawn": ((52,), "the observer's own first dealt card"),
+    "doubled": ((4,), "exposed cards (SQ DJ C10 HA) doubled again as a first dealt card"),
+    "match_scores": ((4,), "cumulative raw score of each relative seat, 0.5 + 0.5 tanh(s/1000)"),
+    "hand_number": ((1,), "hands already played in the match, n / (n + 10)"),
+}
+_EXTRAS: dict[tuple[Rules, bool], tuple[str, ...]] = {}
+
+
+def _extra_names(rules: Rules, match: bool) -> tuple[str, ...]:
+    """Names of the variant blocks that ``rules`` (in a match or not) appends, memoised."""
+    key = (rules, match)
+    names = _EXTRAS.get(key)
+    if names is None:
+        out = []
+        if rules.has_teams:
+            out.append("partners")
+        if rules.hidden_exposure:
+            out.append("exposed_count")
+        if rules.first_drawn_exposure:
+            out += ["first_drawn", "doubled"]
+        if match:
+            out += ["match_scores", "hand_number"]
+        names = _EXTRAS[key] = tuple(out)
+    return names
+
+
+def layout(rules: Rules | str | None = None, match: bool = False
+           ) -> tuple[tuple[str, tuple[int, ...], str], ...]:
+    """Return the observation layout of a rule set: ``LAYOUT`` plus the variant blocks it needs."""
+    names = _extra_names(Rules.coerce(rules), match)
+    return LAYOUT + tuple((n, *_EXTRA_BLOCKS[n]) for n in names)
+
+
+def obs_size(rules: Rules | str | None = None, match: bool = False) -> int:
+    """Length of the observation vector for a rule set (``OBS_SIZE`` for the standard one)."""
+    return sum(math.prod(shape) for _, shape, _ in layout(rules, match))
 _SCORE_ROWS: dict[tuple[int, ...], tuple[np.ndarray, ...]] = {}
 
 
-def decode(vector: np.ndarray) -> dict[str, np.ndarray]:
-    """Split an observation vector into its named blocks, each reshaped to its layout shape."""
+def decode(vector: np.ndarray, rules: Rules | str | None = None,
+           match: bool = False) -> dict[str, np.ndarray]:
+    """Split an observation vector into its named blocks, each reshaped to its layout shape.
+
+    ``rules`` and ``match`` select the layout of a variant rule set (see ``layout``).
+    """
     vector = np.asarray(vector)
-    if vector.shape != (OBS_SIZE,):
-        raise ValueError(f"expected an observation of shape ({OBS_SIZE},), got {vector.shape}")
-    return {name: vector[SLICES[name]].reshape(shape) for name, shape, _ in LAYOUT}
+    blocks = layout(rules, match)
+    size = sum(math.prod(shape) for _, shape, _ in blocks)
+    if vector.shape != (size,):
+        raise ValueError(f"expected an observation of shape ({size},), got {vector.shape}")
+    out, start = {}, 0
+    for name, shape, _ in blocks:
+        n = math.prod(shape)
+        out[name] = vector[start:start + n].reshape(shape)
+        start += n
+    return out
 
 
 def _exposable_bits(m: int) -> int:
@@ -220,6 +306,9 @@ def observe(game: Game, seat: int) -> tuple[np.ndarray, np.ndarray]:
     The env calls this at every step. It reads exactly the public state and the seat's own
     hand that ``PlayerView.from_game`` copies, and encodes them with the same ``_obs_bits``.
     """
+    if game._context is not None or not game.rules.is_standard:
+        # A variant rule set or a match: the view knows what is hidden and what is added.
+        return game.view(seat).observation()
     phase = game._phase
     first = game._first_leader
     current = game._current
@@ -247,7 +336,8 @@ class PlayerView:
         "seat", "rules", "phase", "current_player", "first_leader", "hand_mask",
         "legal_mask", "trick_leader", "current_trick", "tricks", "exposed_masks",
         "captured_masks", "played_masks", "void_masks", "declared_seats", "actions",
-        "scores",
+        "scores", "exposed_counts", "first_drawn", "doubled_mask", "teams", "partners",
+        "match_scores", "hand_number", "match_result",
     )
 
     seat: int
@@ -267,6 +357,22 @@ class PlayerView:
     declared_seats: int
     actions: tuple[int, ...]
     scores: tuple[int, ...]
+    exposed_counts: tuple[int, ...]
+    """How many cards each seat exposed (public even when exposures are hidden)."""
+    first_drawn: int | None
+    """The observer's own first dealt card (``first_drawn_exposure`` only), else ``None``."""
+    doubled_mask: int
+    """Exposed cards doubled again as their holder's first dealt card (public)."""
+    teams: tuple[tuple[int, ...], tuple[int, ...]] | None
+    """The two teams of this hand (team rules), else ``None``."""
+    partners: tuple[int, ...]
+    """The observer's partners (empty without teams)."""
+    match_scores: tuple[int, ...] | None
+    """In a match: cumulative raw scores before this hand; ``None`` for a single hand."""
+    hand_number: int
+    """In a match: hands already played before this one (0 for the first or a single hand)."""
+    match_result: tuple[tuple[int, ...], tuple[int, ...]] | None
+    """In a finished match: ``(winners, losers)``; else ``None``."""
 
     @classmethod
     def from_game(cls, game: Game, seat: int) -> PlayerView:
@@ -293,7 +399,48 @@ class PlayerView:
         v.actions = tuple(game._actions)
         prov = game._prov
         v.scores = tuple(prov) if prov is not None else tuple(game.provisional_scores())
+        ex = v.exposed_masks
+        v.exposed_counts = (ex[0].bit_count(), ex[1].bit_count(), ex[2].bit_count(),
+                            ex[3].bit_count())
+        v.first_drawn = None
+        v.doubled_mask = game._doubled
+        teams = v.teams = game._teams
+        v.partners = () if teams is None else game.partners(seat)
+        ctx = game._context
+        if ctx is None:
+            v.match_scores, v.hand_number, v.match_result = None, 0, None
+        else:
+            v.match_scores, v.hand_number, v.match_result = ctx
+        if game._first_drawn is not None:
+            v.first_drawn = game._first_drawn[seat]
+        if game.rules.hidden_exposure:
+            v._hide_exposures(game)
         return v
+
+    def _hide_exposures(self, game: Game) -> None:
+        """Hide which cards the other seats exposed: counts stay, cards and actions do not."""
+        seat = self.seat
+        own = self.exposed_masks[seat]
+        self.exposed_masks = tuple(m if s == seat else 0 for s, m in enumerate(self.exposed_masks))
+        self.doubled_mask &= own
+        actions = list(self.actions)
+        # Walk the declaration phase: a card is an exposure by the seat whose turn it is.
+        turn, i = game._first_leader, 0
+        done = 0
+        while i < len(actions) and done < 4:
+            a = actions[i]
+            if a == DONE:
+                done += 1
+                turn = (turn + 1) & 3
+            elif turn != seat:
+                actions[i] = HIDDEN_ACTION
+            i += 1
+        self.actions = tuple(actions)
+        rules = game.rules
+        self.scores = tuple(
+            score_masks(c, own, rules, own_exposed=own if s == seat else 0,
+                        doubled=self.doubled_mask)
+            for s, c in enumerate(self.captured_masks))
 
     # ------------------------------------------------------------------ readable fields
     @property
@@ -351,20 +498,62 @@ class PlayerView:
         return (seat - self.seat) & 3
 
     # ------------------------------------------------------------------ encoding
+    @property
+    def obs_size(self) -> int:
+        """Length of this view's observation (``OBS_SIZE`` unless a variant adds blocks)."""
+        return OBS_SIZE + self._extra_size()
+
+    def _extra_names(self) -> tuple[str, ...]:
+        return _extra_names(self.rules, self.match_scores is not None)
+
+    def _extra_size(self) -> int:
+        return sum(math.prod(_EXTRA_BLOCKS[n][0]) for n in self._extra_names())
+
+    def _extras(self) -> np.ndarray:
+        """Return the variant blocks after the scores ("Variant blocks" in the module docstring)."""
+        parts: list[np.ndarray] = []
+        order = _ORDER[self.seat]
+        for name in self._extra_names():
+            if name == "partners":
+                parts.append(np.array([r != 0 and order[r] in self.partners for r in range(4)],
+                                      dtype=np.float32))
+            elif name == "exposed_count":
+                parts.append(np.array([self.exposed_counts[s] / 4 for s in order],
+                                      dtype=np.float32))
+            elif name == "first_drawn":
+                row = np.zeros(NUM_CARDS, dtype=np.float32)
+                if self.first_drawn is not None:
+                    row[self.first_drawn] = 1.0
+                parts.append(row)
+            elif name == "doubled":
+                parts.append(np.array([self.doubled_mask >> c & 1 for c in EXPOSABLE],
+                                      dtype=np.float32))
+            elif name == "match_scores":
+                ms = self.match_scores or (0, 0, 0, 0)
+                parts.append(np.array([0.5 + 0.5 * math.tanh(ms[s] / 1000) for s in order],
+                                      dtype=np.float32))
+            else:  # hand_number
+                n = self.hand_number
+                parts.append(np.array([n / (n + 10)], dtype=np.float32))
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+
     def encode(self, out: np.ndarray | None = None) -> np.ndarray:
-        """The flat observation vector (see the module docstring for the layout).
+        """Return the flat observation vector (see the module docstring for the layout).
 
         All 0/1 blocks are assembled as one Python integer and unpacked in a single numpy call.
-        Pass ``out`` (float32, shape ``(OBS_SIZE,)``) to fill a preallocated buffer.
+        Pass ``out`` (float32, shape ``(obs_size,)``) to fill a preallocated buffer.
         """
         bits = np.unpackbits(
             np.frombuffer(self._bits().to_bytes(_NUM_BYTES, "little"), dtype=np.uint8),
             count=_NUM_BITS, bitorder="little",
         )
+        extra = self._extra_names()
         if out is None:
-            out = np.empty(OBS_SIZE, dtype=np.float32)
+            out = np.empty(self.obs_size if extra else OBS_SIZE, dtype=np.float32)
         out[:_NUM_BITS] = bits
-        out[_NUM_BITS:] = self._squashed_scores()
+        out[_NUM_BITS:OBS_SIZE] = self._squashed_scores()
+        if extra:
+            out[OBS_SIZE:] = self._extras()
         return out
 
     def _bits(self) -> int:
@@ -382,10 +571,13 @@ class PlayerView:
 
     def observation(self) -> tuple[np.ndarray, np.ndarray]:
         """``(encode(), action_mask())`` built together with a single unpacking of bits."""
-        return _unpack(self._bits(), self.legal_mask, _score_row(self.seat, self.scores))
+        obs, mask = _unpack(self._bits(), self.legal_mask, _score_row(self.seat, self.scores))
+        if self._extra_names():
+            obs = np.concatenate([obs, self._extras()])
+        return obs, mask
 
     def action_mask(self) -> np.ndarray:
-        """The legal-action mask as an int8 vector of length 53 (zeros off turn)."""
+        """Return the legal-action mask as an int8 vector of length 53 (zeros off turn)."""
         return np.unpackbits(
             np.frombuffer(self.legal_mask.to_bytes(7, "little"), dtype=np.uint8),
             count=NUM_CARDS + 1, bitorder="little",
@@ -402,4 +594,5 @@ class PlayerView:
         return view_html(self)
 
 
-__all__ = ["PlayerView", "LAYOUT", "SLICES", "OBS_SIZE", "decode", "EXPOSABLE"]
+__all__ = ["PlayerView", "LAYOUT", "SLICES", "OBS_SIZE", "decode", "EXPOSABLE", "HIDDEN_ACTION",
+           "layout", "obs_size"]

@@ -1,0 +1,134 @@
+"""A match (一局): hands of Gong Zhu one after another until a cumulative score falls too low.
+
+RULES.md section 5: the first hand is led by the C2 holder (with C2, unless ``first_lead`` is
+``"any"``); each later hand is led, with any card, by the seat that took SQ in the previous
+hand. After each hand every seat's raw score is added to its cumulative score; the match ends
+when a cumulative score is at or below ``rules.match_threshold``. The highest cumulative score
+wins (``team_play``: the team with the higher cumulative sum; ``double_pig``: the lowest and the
+highest both lose and the two others win).
+
+``Match`` drives ``Game`` objects and adds nothing to the rules of a hand; each hand's game
+carries the match state (cumulative scores before the hand, hands already played, the result
+once over) so that its views and observations can show it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from gongzhu_env.cards import SQ
+from gongzhu_env.engine import Game
+from gongzhu_env.rules import Rules
+
+__all__ = ["Match", "match_result"]
+
+DEFAULT_MAX_HANDS = 100
+"""A safety cap: with positive heart tables nobody may ever fall to the threshold."""
+
+
+def match_result(cumulative: Sequence[int], rules: Rules
+                 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Return ``(winners, losers)`` of a match from the four cumulative raw scores.
+
+    Individual: the highest score(s) win, the lowest lose. ``team_play``: each seat ranks by its
+    team's sum. ``double_pig``: the lowest and the highest both lose, the others win. When
+    every seat ranks equal nobody wins or loses.
+    """
+    if len(cumulative) != 4:
+        raise ValueError(f"a match result needs four cumulative scores; got {cumulative!r}")
+    if rules.team_play:
+        key = [cumulative[s] + cumulative[(s + 2) & 3] for s in range(4)]
+    else:
+        key = list(cumulative)
+    hi, lo = max(key), min(key)
+    if hi == lo:
+        return (), ()
+    top = tuple(s for s in range(4) if key[s] == hi)
+    bottom = tuple(s for s in range(4) if key[s] == lo)
+    if rules.double_pig:
+        losers = tuple(sorted(set(top) | set(bottom)))
+        return tuple(s for s in range(4) if s not in losers), losers
+    return top, bottom
+
+
+class Match:
+    """A whole match: ``step`` plays the current hand's game and deals the next one itself.
+
+    ``Match(rules, seed=...)`` or ``Match(rules, rng=generator)``. ``hands`` (optional) is the
+    deal of the first hand (later hands are dealt from the generator). ``max_hands`` ends a
+    match that has not reached the threshold after that many hands (``truncated`` is then
+    true).
+    """
+
+    def __init__(self, rules: Rules | str | None = None, seed: int | None = None, *,
+                 rng: np.random.Generator | None = None,
+                 hands: Sequence[Sequence[int | str]] | None = None,
+                 max_hands: int = DEFAULT_MAX_HANDS) -> None:
+        if rng is None:
+            rng = np.random.default_rng(seed)
+        elif seed is not None:
+            raise ValueError("pass either seed= or rng=, not both")
+        if type(max_hands) is not int or max_hands < 1:
+            raise ValueError(f"max_hands must be a positive int; got {max_hands!r}")
+        self.rules = Rules.coerce(rules)
+        self.max_hands = max_hands
+        self._rng = rng
+        self.cumulative: list[int] = [0, 0, 0, 0]
+        self.hand_scores: list[list[int]] = []
+        """The raw scores of each finished hand, in order."""
+        self.leaders: list[int] = []
+        """The seat that led the first trick of each hand, in order."""
+        self.result: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+        """``(winners, losers)`` once the match is over, else ``None``."""
+        self.truncated = False
+        if hands is not None:
+            game = Game.from_hands(hands, self.rules)
+        else:
+            game = Game(self.rules, rng=rng)
+        self._start(game)
+
+    def _start(self, game: Game) -> None:
+        game._context = (tuple(self.cumulative), len(self.hand_scores), None)
+        self.leaders.append(game.first_leader)
+        self.game = game
+
+    @property
+    def hand_number(self) -> int:
+        """Hands finished so far."""
+        return len(self.hand_scores)
+
+    def is_over(self) -> bool:
+        """Whether a cumulative score has reached the threshold (or ``max_hands`` was hit)."""
+        return self.result is not None
+
+    def step(self, action: int) -> list[int] | None:
+        """Apply an action to the current hand; return that hand's raw scores if it just ended.
+
+        When a hand ends, the next hand is dealt at once (led by the SQ taker with any card)
+        unless the match is over.
+        """
+        if self.result is not None:
+            raise RuntimeError("the match is over; start a new Match")
+        game = self.game
+        game.step(action)
+        if not game.is_over():
+            return None
+        scores = game.scores()
+        self.hand_scores.append(scores)
+        self.cumulative = [c + s for c, s in zip(self.cumulative, scores, strict=True)]
+        if min(self.cumulative) <= self.rules.match_threshold \
+                or len(self.hand_scores) >= self.max_hands:
+            self.truncated = min(self.cumulative) > self.rules.match_threshold
+            self.result = match_result(self.cumulative, self.rules)
+            game._context = (tuple(self.cumulative), len(self.hand_scores), self.result)
+            return scores
+        # Whoever took the pig leads the next hand with any card.
+        pig_taker = next(s for s in range(4) if game._captured[s] >> SQ & 1)
+        self._start(Game(self.rules, rng=self._rng, leader=pig_taker))
+        return scores
+
+    def __repr__(self) -> str:
+        return (f"Match(hands_played={self.hand_number}, cumulative={self.cumulative}, "
+                f"over={self.is_over()})")
