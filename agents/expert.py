@@ -10,9 +10,11 @@ Declaration (亮牌), by hand shape:
 
 * SQ when its spades are long (5+) and caged (it holds SK or SA), or it holds both cages with
   4+ spades: it can keep the pig until someone else must take it, so doubling it hurts others.
-* DJ when it holds two sheep cages (DA/DK/DQ) and 4+ diamonds: it can take the sheep back.
+* DJ when it holds a sheep cage (DA/DK/DQ) and 3+ diamonds: it can take the sheep back.
 * HA only when it is its only heart and it has a void to shed it on.
-* C10 never: a doubled transformer punishes its holder as often as anyone.
+* C10 only with a strong hand for it: 5+ clubs, 3 of them below the 10 (it can duck clubs
+  tricks and shed the transformer) and no heart above H9; never with a weak hand, where a
+  doubled transformer punishes its holder.
 
 Leading:
 
@@ -54,6 +56,7 @@ from __future__ import annotations
 from agents.base import Agent
 from agents.knowledge import (
     C10_BIT,
+    CLUBS,
     DIAMONDS,
     DJ_BIT,
     HA_BIT,
@@ -74,6 +77,9 @@ from gongzhu_env.view import PlayerView
 
 TUNING: dict[str, float] = {
     "sq_expose_len": 5,  # spades needed (with a cage) to expose the pig
+    "dj_cages": 1,  # sheep cages needed to expose the sheep
+    "dj_len": 3,  # diamonds needed to expose the sheep
+    "c10_expose": 1,  # expose the transformer with long, low clubs and no high hearts
     "early_high": 1,  # play high when forced to win an early, clean round of a suit
     "early_limit": 4,  # a round is "early" while at most this many cards of the suit are out
     "lead_lower": 3.0,  # lead cost per unseen card below the lead (it could duck under us)
@@ -118,8 +124,15 @@ def expert_declare(hand: int, legal: int) -> int:
         cages = hand & PIG_CAGES
         if (cages and spades >= TUNING["sq_expose_len"]) or (cages == PIG_CAGES and spades >= 4):
             return SQ
-    if legal & DJ_BIT and (hand & SHEEP_CAGES).bit_count() >= 2 and diamonds >= 4:
+    if legal & DJ_BIT and (hand & SHEEP_CAGES).bit_count() >= TUNING["dj_cages"] \
+            and diamonds >= TUNING["dj_len"]:
         return DJ
+    if TUNING["c10_expose"] and legal & C10_BIT:
+        clubs = hand & CLUBS
+        # Strong: long clubs with the transformer low among them and no big hearts to take.
+        if clubs.bit_count() >= 5 and (clubs & below(C10)).bit_count() >= 3 \
+                and not hand & HEARTS & above(HA - 5):
+            return C10
     if legal & HA_BIT and (hand & HEARTS) == HA_BIT:
         if any(not hand & SUIT_MASKS[s] for s in (0, 1, 3)):
             return HA

@@ -257,8 +257,15 @@ def test_expert_exposes_by_hand_shape():
     assert expert_declare(strong, legal) == parse_card("SQ")
     weak = mask_of(parse_cards("SQ S2 C10 CK CA H9 HJ HQ D2 D3 D4 D5 D6"))
     assert expert_declare(weak, legal) == DONE  # short spades, no cage; C10 never
-    sheep = mask_of(parse_cards("DJ DA DK D5 D6 S2 S3 C2 C3 C4 H2 H3 H4"))
+    sheep = mask_of(parse_cards("DJ DA D5 D6 S2 S3 C2 C3 C4 H2 H3 H4 H5"))
     assert expert_declare(sheep, mask_of([parse_card("DJ")]) | 1 << DONE) == parse_card("DJ")
+    bare_sheep = mask_of(parse_cards("DJ D9 D5 D6 S2 S3 C2 C3 C4 H2 H3 H4 H5"))  # no cage
+    assert expert_declare(bare_sheep, mask_of([parse_card("DJ")]) | 1 << DONE) == DONE
+    c10_only = 1 << parse_card("C10") | 1 << DONE
+    long_low_clubs = mask_of(parse_cards("C10 C2 C3 C5 CK D2 D3 D4 S2 S3 S4 H2 H9"))
+    assert expert_declare(long_low_clubs, c10_only) == parse_card("C10")
+    with_big_hearts = mask_of(parse_cards("C10 C2 C3 C5 CK D2 D3 D4 S2 S3 S4 H2 HQ"))
+    assert expert_declare(with_big_hearts, c10_only) == DONE
 
 
 def test_greedy_never_exposes():
