@@ -12,14 +12,8 @@ from collections.abc import Callable
 from agents.base import Agent, AgentError
 from agents.expert import ExpertAgent
 from agents.greedy import GreedyAgent
+from agents.pimc import PimcAgent
 from agents.random_agent import RandomAgent
-
-
-def _build_pimc(seed: int | None = None, **opts: object) -> Agent:
-    # Imported on demand so that building rule agents never pays for the search module.
-    from agents.pimc import PimcAgent
-
-    return PimcAgent(seed=seed, **opts)  # type: ignore[arg-type]
 
 
 def _build_policy(path: str, seed: int | None = None) -> Agent:
@@ -48,7 +42,7 @@ BUILDERS: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
     "expert": ExpertAgent,
-    "pimc": _build_pimc,
+    "pimc": PimcAgent,
     "policy": _build_policy,
 }
 
