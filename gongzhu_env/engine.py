@@ -287,8 +287,17 @@ class Game:
 
     @property
     def deal(self) -> tuple[tuple[int, ...], ...]:
-        """Each seat's thirteen cards as dealt."""
-        return tuple(cards_of(m) for m in self._deal)
+        """Each seat's thirteen cards as dealt, sorted.
+
+        Under ``first_drawn_exposure`` each seat's first dealt card comes first, so that
+        ``Game.from_hands(game.deal, rules)`` (which takes ``hands[i][0]`` as the first dealt
+        card) restores it.
+        """
+        hands = tuple(cards_of(m) for m in self._deal)
+        first = self._first_drawn
+        if first is None:
+            return hands
+        return tuple((f, *(c for c in h if c != f)) for f, h in zip(first, hands, strict=True))
 
     @property
     def exposed(self) -> tuple[tuple[int, ...], ...]:

@@ -371,3 +371,13 @@ def test_variant_game_clone_is_independent() -> None:
 def test_replace_validates_combinations() -> None:
     with pytest.raises(ValueError, match="contradictory"):
         dataclasses.replace(Rules.preset("online"), strict_exposure=True)
+
+
+def test_first_drawn_cards_survive_a_replay_from_the_deal() -> None:
+    rules = Rules(first_drawn_exposure=True)
+    for seed in range(20):
+        g = Game(rules, seed=seed)
+        random_playout(g, np.random.default_rng(seed))
+        h = Game.replay(g.deal, g.actions, rules)
+        assert h.first_drawn == g.first_drawn and h.scores() == g.scores()
+        assert [sorted(x) for x in h.deal] == [sorted(x) for x in g.deal]

@@ -1,0 +1,76 @@
+"""Every preset and random valid option combinations: PettingZoo api/seed tests and invariants.
+
+The full bar (2,000 random hands per preset) is ``python -m benchmarks.check_presets``; this
+file runs the same checks on fewer hands so that the suite stays quick.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from benchmarks.check_presets import check_hand, check_rules, play_checked, random_rules
+from gongzhu_env import Game, Rules, env
+from gongzhu_env.match import Match
+from gongzhu_env.rules import PRESETS
+from gongzhu_env.view import obs_size
+
+COMBINATIONS = [random_rules(np.random.default_rng(seed)) for seed in range(8)]
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+@pytest.mark.parametrize("episode", ["hand", "match"])
+def test_api_and_seed_per_preset(name: str, episode: str) -> None:
+    api_test(env(rules=name, episode=episode), num_cycles=300)
+    seed_test(lambda: env(rules=name, episode=episode), num_cycles=60)
+
+
+@pytest.mark.parametrize("rules", COMBINATIONS, ids=[f"combo{i}" for i in range(8)])
+def test_api_and_seed_for_random_option_combinations(rules: Rules) -> None:
+    api_test(env(rules=rules), num_cycles=200)
+    seed_test(lambda: env(rules=rules), num_cycles=60)
+    assert env(rules=rules).observation_space("player_0")["observation"].shape == (
+        obs_size(rules),)
+
+
+def test_random_combinations_are_valid_and_varied() -> None:
+    assert len({r.to_dict().__repr__() for r in COMBINATIONS}) == len(COMBINATIONS)
+    assert any(not r.is_standard for r in COMBINATIONS)
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_random_hands_keep_every_invariant(name: str) -> None:
+    assert check_rules(Rules.preset(name), 120, seed=1) == 120
+
+
+@pytest.mark.parametrize("rules", COMBINATIONS, ids=[f"combo{i}" for i in range(8)])
+def test_random_hands_keep_every_invariant_under_combinations(rules: Rules) -> None:
+    assert check_rules(rules, 30, seed=2) == 30
+
+
+@pytest.mark.parametrize("name", ["standard", "scrofazero", "huapai"])
+def test_every_hand_of_a_match_keeps_the_invariants(name: str) -> None:
+    m = Match(name, seed=4)
+    rng = np.random.default_rng(4)
+    while not m.is_over():
+        g = m.game
+        while not g.is_over():
+            legal = g.legal_actions()
+            m.step(legal[int(rng.integers(len(legal)))])
+        check_hand(g)
+
+
+def test_checker_catches_a_broken_restriction() -> None:
+    """The invariant check can fail: an engine that forgets the exposure ban is caught."""
+    rng = np.random.default_rng(0)
+    caught = 0
+    for _ in range(100):
+        g = Game(rng=rng)
+        g._restrictable = 0  # a deliberately broken engine
+        play_checked(g, rng)
+        try:
+            check_hand(g)
+        except AssertionError:
+            caught += 1
+    assert caught > 0
