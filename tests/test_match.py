@@ -141,3 +141,33 @@ def test_hand_episode_unchanged_for_standard_rules() -> None:
     g = e.game
     random_playout(g, np.random.default_rng(0))
     assert g.is_over()
+
+
+def test_team_reward_in_hand_episodes_follows_the_deal_teams() -> None:
+    rules = Rules(pig_sheep_team=True, declaration="none")
+    e = raw_env(rules=rules, reward_mode="team")
+    rng = np.random.default_rng(9)
+    checked = 0
+    for seed in range(5):
+        e.reset(seed=seed)
+        teams = e.game.teams
+        for _agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            if e.game.is_over():
+                checked += 1
+                raw = e.game.scores()
+                got = [e.rewards[f"player_{s}"] for s in range(4)]
+                assert sum(got) == pytest.approx(0)
+                a, b = teams
+                if len(a) == len(b):
+                    diff = (sum(raw[s] for s in a) - sum(raw[s] for s in b)) / 2
+                    assert got[a[0]] == pytest.approx(diff) == pytest.approx(-got[b[0]])
+                else:
+                    lone, rest = (a, b) if len(a) == 1 else (b, a)
+                    want = raw[lone[0]] - sum(raw[s] for s in rest) / 3
+                    assert got[lone[0]] == pytest.approx(want)
+    assert checked == 5

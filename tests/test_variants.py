@@ -381,3 +381,32 @@ def test_first_drawn_cards_survive_a_replay_from_the_deal() -> None:
         h = Game.replay(g.deal, g.actions, rules)
         assert h.first_drawn == g.first_drawn and h.scores() == g.scores()
         assert [sorted(x) for x in h.deal] == [sorted(x) for x in g.deal]
+
+
+def test_engine_doubles_a_self_captured_exposure() -> None:
+    # Hidden exposure lifts the lead ban, so seat 0 can lead its own exposed SQ and win it back:
+    # seat 1 (hearts only) and seat 2 (no spades) discard, seat 3 must follow with a low spade.
+    for self_capture, want in ((False, -200), (True, -400)):
+        rules = Rules(hidden_exposure=True, self_capture_double=self_capture)
+        g = lead_game(rules)
+        for card in ("SQ", "H2", "D5", "S4"):
+            g.step(c(card))
+        assert g.tricks[0].winner == 0 and set(g.captured[0]) == cs("SQ H2")
+        assert g.provisional_scores()[0] == want
+        # Others do not know the SQ was exposed: their view values it unexposed.
+        assert g.view(1).scores[0] == -100 and g.view(0).scores[0] == want
+
+
+def test_env_observation_hides_other_seats_hidden_exposures() -> None:
+    from gongzhu_env import raw_env
+
+    rules = Rules(hidden_exposure=True)
+    e = raw_env(rules=rules)
+    e.reset(options={"hands": LEAD_DEAL})
+    first = e.agent_selection  # the C2 holder, seat 2, declares first and holds C10
+    assert first == "player_2"
+    e.step(c("C10"))
+    mine = decode(e.observe("player_2")["observation"], rules)
+    other = decode(e.observe("player_3")["observation"], rules)
+    assert mine["exposed"].sum() == 1 and other["exposed"].sum() == 0
+    assert other["exposed_count"][3] == 0.25  # seat 2 is "previous" for seat 3
