@@ -561,6 +561,10 @@ class DMCTrainer:
         """Act and learn for ``seconds`` of wall clock (added to ``elapsed_s``)."""
         start = time.perf_counter()
         end = start + seconds
+        c = self.cfg
+        frac = min(1.0, self.elapsed_s / c.time_budget_s)
+        for group in self.opt.param_groups:
+            group["lr"] = c.lr * (1.0 - frac * (1.0 - c.lr_final_fraction))
         sim = self.sim
         if sim is None:
             self.start_actors()

@@ -254,9 +254,14 @@ def train_dmc(cfg: DMCConfig, run: RunDir, resume: bool, quiet: bool = False) ->
                 evaluate()
                 last_eval = now
     except KeyboardInterrupt:
+        trainer.stop_actors()
         checkpoint(periodic=False)
         writer.close()
         raise
+    except BaseException:
+        trainer.stop_actors()
+        raise
+    trainer.stop_actors()
     checkpoint(periodic=True)
     evaluate()
     writer.close()
