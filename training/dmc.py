@@ -288,11 +288,13 @@ def _actor_main(cfg_dict: dict[str, Any], actor_id: int, samples: Any, commands:
     Messages in: ``("weights", state_dict, run_decisions)``, ``("snapshots", [state_dict])``.
     Messages out: ``(obs uint8[n, OBS], actions int64[n], returns float32[n], stats dict)``.
     """
+    import os
     import queue
 
     from training.config import config_from_dict
 
     torch.set_num_threads(1)
+    parent = os.getppid()
     cfg = config_from_dict(cfg_dict)
     seed = cfg.seed * 7919 + 1000 * (actor_id + 1)
     seed_everything(seed)
@@ -310,6 +312,8 @@ def _actor_main(cfg_dict: dict[str, Any], actor_id: int, samples: Any, commands:
     pending = 0
     last_dec = last_forced = last_games = 0
     while not stop.is_set():
+        if os.getppid() != parent:
+            return  # the learner died without stopping us (e.g. SIGKILL): do not linger
         while True:
             try:
                 msg = commands.get_nowait()

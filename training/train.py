@@ -26,7 +26,9 @@ import argparse
 import csv
 import json
 import os
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -354,9 +356,16 @@ def run_training(cfg: Config, out: str | os.PathLike[str], resume: bool = False,
     return summary
 
 
+def _raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns a process exit code (2 for bad configuration or resume)."""
     args = build_parser().parse_args(argv)
+    if threading.current_thread() is threading.main_thread():
+        # A polite kill (SIGTERM) stops like Ctrl-C: checkpoint, stop the actors, exit.
+        signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         out = args.out or f"runs/{args.preset}-{args.trainer}"
         if args.resume:
