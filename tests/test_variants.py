@@ -410,3 +410,18 @@ def test_env_observation_hides_other_seats_hidden_exposures() -> None:
     other = decode(e.observe("player_3")["observation"], rules)
     assert mine["exposed"].sum() == 1 and other["exposed"].sum() == 0
     assert other["exposed_count"][3] == 0.25  # seat 2 is "previous" for seat 3
+
+
+@pytest.mark.parametrize(("rules", "match", "extra"), [
+    ("standard", False, 0), ("huapai", False, 0), ("online", False, 0),
+    ("all_but_sheep", False, 0), ("scrofazero", False, 4),
+    (Rules(hidden_exposure=True), False, 4), (Rules(first_drawn_exposure=True), False, 56),
+    ("standard", True, 5), ("scrofazero", True, 9),
+])
+def test_documented_observation_sizes(rules: Rules | str, match: bool, extra: int) -> None:
+    # partners 4, exposed_count 4, first_drawn 52 + doubled 4, match_scores 4 + hand_number 1.
+    assert obs_size(rules, match) == OBS_SIZE + extra == 600 + extra
+    g = Game(rules, seed=0)
+    if match:
+        g._context = ((0, 0, 0, 0), 0, None)
+    assert g.view(1).encode().shape == (OBS_SIZE + extra,)
