@@ -404,3 +404,23 @@ def test_failed_save_asks_for_another_file(tmp_path):
     assert "Could not write" in text and f"Saved 1 hand(s) to {good}" in text
     (rec,) = load_records(good)
     assert rec["complete"] is False and "DONE" in rec["actions"]
+
+
+def test_hidden_exposures_stay_hidden_at_the_terminal():
+    import io
+
+    from gongzhu_env.rules import Rules
+    from training.play import run_play
+
+    out = io.StringIO()
+    answers = iter(["1"] * 200)
+    rules = Rules(hidden_exposure=True)
+    rc = run_play(opponents=["random"], seat=0, seed=5, match=False, threshold=-1000,
+                  rules=rules, save=None, colour=False, out=out, read=lambda _: next(answers))
+    assert rc == 0
+    text = out.getvalue()
+    # Opponents' exposures happened (the random players expose), but never by name.
+    assert re.search(r"Seat \d \(random\) exposes a card", text)
+    assert not re.search(r"Seat \d \(random\) exposes [♠♥♦♣]", text)
+    assert re.search(r"Seat \d \(random\) 1 hidden", text)
+    assert "=== Hand 1 over ===" in text

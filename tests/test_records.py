@@ -13,6 +13,7 @@ from gongzhu_env.records import (
     save_records,
     sq_taker,
 )
+from gongzhu_env.rules import PRESETS, Rules
 from tests.conftest import random_playout
 
 
@@ -181,3 +182,29 @@ def test_tampered_tricks_are_detected():
     rec["tricks"][0]["winner"] = (rec["tricks"][0]["winner"] + 1) % 4
     with pytest.raises(RecordError, match="'tricks' differ"):
         replay_record(rec)
+
+
+VARIANT_RULES = [
+    *(Rules.preset(name) for name in sorted(PRESETS)),
+    Rules(hidden_exposure=True),
+    Rules(first_drawn_exposure=True),
+    Rules(self_capture_double=True, discard_colour=True),
+    Rules(declaration="all", hearts_table="positive", pig_sheep_swap=True),
+    Rules(first_lead="any", exposed_may_lead=True, hearts_table="book"),
+]
+
+
+@pytest.mark.parametrize("rules", VARIANT_RULES, ids=lambda r: str(sorted(
+    k for k, v in r.to_dict().items() if v != getattr(Rules(), k))))
+def test_round_trip_under_every_rule_set(rules, tmp_path):
+    rng = np.random.default_rng(31)
+    games = [random_playout(Game(rules, rng=rng), rng) for _ in range(12)]
+    path = tmp_path / "variant.jsonl"
+    save_records(path, games)
+    for game, rec in zip(games, load_records(path), strict=True):
+        assert Rules.from_dict(rec["rules"]) == rules
+        again = replay_record(rec)
+        assert again.rules == rules
+        assert again.actions == game.actions
+        assert again.deal == game.deal
+        assert again.scores() == game.scores()

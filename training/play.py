@@ -220,10 +220,17 @@ class Table:
         if any(self.totals) or self.hand_number > 1:
             self.console.say("Match totals:     " + "   ".join(
                 f"{self.name(s)} {self.totals[s]:+d}" for s in range(4)))
-        exposed = [(s, cs) for s, cs in enumerate(view.exposed) if cs]
+        # Under hidden exposure (暗卖) the view knows only how many cards a seat exposed.
+        counts = getattr(view, "exposed_counts", None) or [len(cs) for cs in view.exposed]
+        exposed = []
+        for s, cs in enumerate(view.exposed):
+            hidden = counts[s] - len(cs)
+            text = " ".join(filter(None, [st.cards(cs) if cs else "",
+                                          f"{hidden} hidden" if hidden > 0 else ""]))
+            if text:
+                exposed.append(f"{self.name(s)} {text}")
         if exposed:
-            self.console.say("Exposed: " + "   ".join(
-                f"{self.name(s)} {st.cards(cs)}" for s, cs in exposed))
+            self.console.say("Exposed: " + "   ".join(exposed))
         captured = [(s, cs) for s, cs in enumerate(view.captured) if cs]
         if captured:
             self.console.say("Captured: " + "   ".join(
