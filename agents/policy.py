@@ -140,6 +140,27 @@ def load_policy_file(path_or_name: str | os.PathLike[str],
     path = resolve_policy_path(path_or_name)
     if not path.is_file():
         raise PolicyLoadError(f"policy file not found: {path}")
+    want = (rules or Rules()).to_dict()
+    st = path.stat()
+    key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
+    cached = _CACHE.get(key)
+    if cached is None:
+        cached = _CACHE[key] = _read_policy(path)
+    net, data = cached
+    if data.get("rules") != want:
+        raise PolicyLoadError(f"{path} was trained for rules {data.get('rules')}, not the "
+                              f"table's rules {want}")
+    return net, data
+
+
+# Loaded files by (path, mtime, size). The arena builds a fresh agent for every hand from its
+# spec; without this each hand would re-read and re-check the file. Agents share the network
+# read-only (inference only), which is safe.
+_CACHE: dict[tuple[str, int, int], tuple[QNetwork, dict[str, Any]]] = {}
+
+
+def _read_policy(path: Path) -> tuple[QNetwork, dict[str, Any]]:
+    """Read and check one policy file (everything but the rule set, which the caller checks)."""
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises several types for truncated or foreign files
@@ -155,10 +176,8 @@ def load_policy_file(path_or_name: str | os.PathLike[str],
         raise PolicyLoadError(
             f"{path} was trained on observations of size {data.get('obs_size')}, but this "
             f"version of gongzhu_env encodes {OBS_SIZE} values; retrain the policy")
-    want = (rules or Rules()).to_dict()
-    if data.get("rules") != want:
-        raise PolicyLoadError(f"{path} was trained for rules {data.get('rules')}, not the "
-                              f"table's rules {want}")
+    if not isinstance(data.get("rules"), dict):
+        raise PolicyLoadError(f"{path}: the file does not record the rules it was trained for")
     if data.get("kind") not in KINDS:
         raise PolicyLoadError(f"{path}: unknown policy kind {data.get('kind')!r}; "
                               f"expected one of {KINDS}")
