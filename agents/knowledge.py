@@ -188,78 +188,115 @@ def hand_sizes(played_by: tuple[int, ...] | list[int]) -> list[int]:
     return [13 - m.bit_count() for m in played_by]
 
 
-def sample_hands(view: PlayerView, rng: np.random.Generator, tries: int = 50) -> list[int]:
+def sample_hands(view: PlayerView, rng: np.random.Generator, tries: int = 4) -> list[int]:
     """Deal the unseen cards to the other seats consistently with the public facts.
 
     Returns four hand masks (the observer's own hand as it is). Constraints: each other seat
     gets exactly as many cards as it still holds, never a card of a suit it has shown to be out
-    of, and every exposed, unplayed card stays with its exposer. Cards are placed most
-    constrained first, each to a random seat with room (weighted by the room left), with a retry
-    on the rare dead end; if all retries fail (a pathological void pattern), a last pass fills
-    hands ignoring voids rather than failing, since the search still needs a world.
+    of, and every exposed, unplayed card stays with its exposer.
+
+    The fast path places cards most constrained first, each to a random seat with room
+    (weighted by the room left); it can reach a dead end when voids and hand sizes are tight.
+    After ``tries`` dead ends the exact path takes over: it places each card only where the
+    rest can still be completed (Hall's condition over the seats' room), so it always succeeds
+    on a consistent view and never bends a constraint.
     """
     me = view.seat
-    hands = [0, 0, 0, 0]
-    hands[me] = view.hand_mask
     sizes = hand_sizes(view.played_masks)
-    sizes[me] = 0
-    played = view.played_mask
-    unseen = FULL_DECK & ~view.hand_mask & ~played
+    unseen = FULL_DECK & ~view.hand_mask & ~view.played_mask
     # Exposed cards still in play sit with their exposer.
     fixed = [0, 0, 0, 0]
-    for s in range(4):
-        if s != me:
-            fixed[s] = view.exposed_masks[s] & EXPOSABLE_MASK & unseen
+    for seat in range(4):
+        if seat != me:
+            fixed[seat] = view.exposed_masks[seat] & EXPOSABLE_MASK & unseen
     free = unseen & ~(fixed[0] | fixed[1] | fixed[2] | fixed[3])
-    room0 = [sizes[s] - fixed[s].bit_count() for s in range(4)]
-    allowed = [0, 0, 0, 0]
-    for s in range(4):
-        if s == me:
-            continue
-        a = FULL_DECK
-        v = view.void_masks[s]
-        for suit in range(4):
-            if v >> suit & 1:
-                a &= ~SUIT_MASKS[suit]
-        allowed[s] = a
+    room0 = [0 if seat == me else sizes[seat] - fixed[seat].bit_count() for seat in range(4)]
+    # allowed[suit]: bit mask of the other seats that may hold a card of that suit.
+    allowed = [sum(1 << seat for seat in range(4)
+                   if seat != me and not view.void_masks[seat] >> suit & 1)
+               for suit in range(4)]
     cards = []
     m = free
     while m:
         b = m & -m
         m ^= b
         c = b.bit_length() - 1
-        k = sum(1 for s in range(4) if s != me and allowed[s] >> c & 1)
-        cards.append((k, c))
+        cards.append((allowed[c // 13].bit_count(), c))
     n = len(cards)
-    for attempt in range(tries + 1):
-        relax = attempt == tries
-        ties = rng.random(n).tolist()
-        draws = rng.random(n).tolist()
-        order = sorted(range(n), key=lambda i: (cards[i][0], ties[i]))
-        room = room0[:]
-        out = fixed[:]
-        ok = True
-        for j, i in enumerate(order):
-            c = cards[i][1]
-            cand = [s for s in range(4) if s != me and room[s] > 0
-                    and (relax or allowed[s] >> c & 1)]
-            if not cand:
-                ok = False
-                break
-            s = cand[0]
-            if len(cand) > 1:
-                # A seat with more room left is proportionally more likely to hold the card.
-                r = draws[j] * sum(room[t] for t in cand)
-                for t in cand:
-                    r -= room[t]
-                    if r < 0:
-                        s = t
-                        break
-                else:
-                    s = cand[-1]
-            out[s] |= 1 << c
-            room[s] -= 1
-        if ok:
+    for _ in range(tries):
+        out = _sample_fast(cards, allowed, room0, fixed, rng)
+        if out is not None:
             out[me] = view.hand_mask
             return out
-    raise RuntimeError("could not deal the unseen cards to the other seats")  # pragma: no cover
+    out = _sample_exact([c for _, c in cards], allowed, room0, fixed, rng)
+    out[me] = view.hand_mask
+    assert n == sum((out[t] & ~fixed[t]).bit_count() for t in range(4) if t != me)
+    return out
+
+
+def _sample_fast(cards: list[tuple[int, int]], allowed: list[int], room0: list[int],
+                 fixed: list[int], rng: np.random.Generator) -> list[int] | None:
+    n = len(cards)
+    ties = rng.random(n).tolist()
+    draws = rng.random(n).tolist()
+    order = sorted(range(n), key=lambda i: (cards[i][0], ties[i]))
+    room = room0[:]
+    out = fixed[:]
+    for j, i in enumerate(order):
+        c = cards[i][1]
+        ok = allowed[c // 13]
+        cand = [t for t in range(4) if ok >> t & 1 and room[t] > 0]
+        if not cand:
+            return None
+        seat = cand[0]
+        if len(cand) > 1:
+            # A seat with more room left is proportionally more likely to hold the card.
+            r = draws[j] * sum(room[t] for t in cand)
+            for t in cand:
+                r -= room[t]
+                if r < 0:
+                    seat = t
+                    break
+            else:
+                seat = cand[-1]
+        out[seat] |= 1 << c
+        room[seat] -= 1
+    return out
+
+
+def _feasible(counts: dict[int, int], room: list[int]) -> bool:
+    """Hall's condition: cards that only fit in a set of seats never outnumber its room."""
+    for subset in range(1, 16):
+        need = sum(k for kind, k in counts.items() if kind & ~subset == 0)
+        if need > sum(room[t] for t in range(4) if subset >> t & 1):
+            return False
+    return True
+
+
+def _sample_exact(cards: list[int], allowed: list[int], room0: list[int], fixed: list[int],
+                  rng: np.random.Generator) -> list[int]:
+    counts: dict[int, int] = {}
+    for c in cards:
+        kind = allowed[c // 13]
+        counts[kind] = counts.get(kind, 0) + 1
+    if not _feasible(counts, room0):
+        raise ValueError("the view is inconsistent: its unseen cards cannot be dealt to the "
+                         "other seats under their hand sizes and shown voids")
+    room = room0[:]
+    out = fixed[:]
+    for i in rng.permutation(len(cards)).tolist():
+        c = cards[i]
+        kind = allowed[c // 13]
+        counts[kind] -= 1
+        cand = [t for t in range(4) if kind >> t & 1 and room[t] > 0]
+        weights = np.array([room[t] for t in cand], dtype=float)
+        for j in rng.choice(len(cand), size=len(cand), replace=False, p=weights / weights.sum()):
+            seat = cand[int(j)]
+            room[seat] -= 1
+            if _feasible(counts, room):
+                break
+            room[seat] += 1
+        else:  # pragma: no cover - impossible when the start was feasible
+            raise RuntimeError("exact sampling reached a dead end")
+        out[seat] |= 1 << c
+    return out
