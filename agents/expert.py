@@ -136,6 +136,8 @@ def expert_declare(hand: int, legal: int) -> int:
     if legal & HA_BIT and (hand & HEARTS) == HA_BIT:
         if any(not hand & SUIT_MASKS[s] for s in (0, 1, 3)):
             return HA
+    if not legal >> DONE & 1:  # a forced-declaration table demands an exposure first
+        return lowest(legal)
     return DONE
 
 

@@ -77,5 +77,8 @@ class GreedyAgent(Agent):
     def act(self, view: PlayerView) -> int:
         """Never expose; in play, the greedy card for the trick in progress."""
         if view.phase == "declare":
-            return DONE
+            # DONE is always legal under the standard rules; a forced-declaration table may
+            # demand an exposure first, and then the lowest legal one is made.
+            legal = view.legal_mask
+            return DONE if legal >> DONE & 1 else highest(legal & -legal)
         return greedy_play(Situation.from_view(view))
