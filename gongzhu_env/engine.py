@@ -67,6 +67,7 @@ HAND_SIZE = 13
 _DONE_BIT = 1 << DONE
 _ONE = np.int64(1)
 _RANKS = (1 << 13) - 1
+_SUIT_SHIFT = (0, 13, 26, 39)
 
 # Phase codes used on the hot path; the public ``phase`` property returns ``Phase`` members.
 _DECLARE, _PLAY, _OVER = 0, 1, 2
@@ -395,6 +396,10 @@ class Game:
         legal = self._legal
         if legal < 0:
             legal = self._legal = self._compute_legal()
+        suit = self._led_suit
+        if suit >= 0 and not legal & ~self._led_mask:
+            # Following suit (the common case): the legal cards lie in one suit.
+            return list(SUIT_TABLES[suit][legal >> _SUIT_SHIFT[suit]])
         t = SUIT_TABLES
         acts = (t[0][legal & _RANKS] + t[1][(legal >> 13) & _RANKS]
                 + t[2][(legal >> 26) & _RANKS] + t[3][(legal >> 39) & _RANKS])
@@ -408,7 +413,18 @@ class Game:
             if self._variant:
                 return self._variant_legal()
             if self._trick:
-                return self._follow_legal()
+                # Follow suit if possible, else discard anything. An exposed card may not be
+                # played to the first trick led in its suit unless it is the only card of that
+                # suit in hand (each suit holds at most one exposable card).
+                hand = self._hand[self._current]
+                legal = hand & self._led_mask
+                if not legal:
+                    return hand
+                restricted = legal & self._restrict
+                if restricted and legal != restricted \
+                        and not self._suits_led >> self._led_suit & 1:
+                    legal ^= restricted
+                return legal
             return self._lead_legal()
         if phase == _DECLARE:
             return self._declare_legal()
@@ -433,19 +449,6 @@ class Game:
             suit = (bit.bit_length() - 1) // 13
             if not self._suits_led >> suit & 1 and hand & SUIT_MASKS[suit] != bit:
                 legal ^= bit
-        return legal
-
-    def _follow_legal(self) -> int:
-        hand = self._hand[self._current]
-        legal = hand & self._led_mask
-        if not legal:
-            # Void in the led suit: any card may be discarded.
-            return hand
-        # An exposed card may not be played to the first trick led in its suit, unless it is
-        # the only card of that suit in hand (each suit holds at most one exposable card).
-        restricted = legal & self._restrict
-        if restricted and legal != restricted and not self._suits_led >> self._led_suit & 1:
-            legal ^= restricted
         return legal
 
     def _variant_legal(self) -> int:
@@ -495,10 +498,28 @@ class Game:
             raise self._illegal(action, legal)
         self._legal = -1
         self._actions.append(action)
-        if self._phase == _PLAY:
-            self._play(action)
-        else:
+        if self._phase != _PLAY:
             self._declare(action)
+            return
+        # Play a card. Inlined here because this is the hottest path of every rollout.
+        p = self._current
+        bit = 1 << action
+        self._hand[p] ^= bit
+        self._played_by[p] |= bit
+        trick = self._trick
+        trick.append(action)
+        n = len(trick)
+        if n == 1:
+            # A lead: its suit is the led suit of this trick.
+            self._trick_leader = p
+            self._led_suit = suit = action // 13
+            self._led_mask = SUIT_MASKS[suit]
+        elif not bit & self._led_mask:
+            self._discard(p, action)
+        if n < NUM_SEATS:
+            self._current = (p + 1) & 3
+        else:
+            self._finish_trick()
 
     def _coerce_action(self, action: object) -> int:
         if isinstance(action, (bool, np.bool_)) or action is None:
@@ -551,32 +572,20 @@ class Game:
         self._phase = _PLAY
         self._current = self._first_leader
 
-    def _play(self, c: int) -> None:
-        p = self._current
-        bit = 1 << c
-        self._hand[p] ^= bit
-        self._played_by[p] |= bit
+    def _discard(self, p: int, c: int) -> None:
+        """Seat ``p`` did not follow suit with ``c``: it is now known to be void in the led suit."""
+        self._voids[p] |= 1 << self._led_suit
+        if self._colour and self._wrong < 0:
+            # A discard off the led colour while holding that colour's other suit.
+            led = self._led_suit
+            if (c // 13 in (1, 2)) != (led in (1, 2)) \
+                    and (self._hand[p] | 1 << c) & SUIT_MASKS[3 - led]:
+                self._wrong = p
+
+    def _finish_trick(self) -> None:
+        """The fourth card is down: find the winner, hand over the scoring cards, start anew."""
         trick = self._trick
-        trick.append(c)
-        if len(trick) == 1:
-            # A lead: its suit is the led suit of this trick.
-            self._trick_leader = p
-            self._led_suit = suit = c // 13
-            self._led_mask = SUIT_MASKS[suit]
-            self._current = (p + 1) & 3
-            return
         led_mask = self._led_mask
-        if not bit & led_mask:
-            self._voids[p] |= 1 << self._led_suit
-            if self._colour and self._wrong < 0:
-                # A discard off the led colour while holding that colour's other suit.
-                led = self._led_suit
-                if (c // 13 in (1, 2)) != (led in (1, 2)) \
-                        and (self._hand[p] | bit) & SUIT_MASKS[3 - led]:
-                    self._wrong = p
-        if len(trick) < NUM_SEATS:
-            self._current = (p + 1) & 3
-            return
         # Trick complete: the highest card of the led suit wins (indices order ranks in a suit).
         c0, c1, c2, c3 = trick
         cards = 1 << c0 | 1 << c1 | 1 << c2 | 1 << c3
