@@ -12,6 +12,6 @@ class RandomAgent(Agent):
     name = "random"
 
     def act(self, view: PlayerView) -> int:
-        """A uniformly random legal action."""
+        """Pick a uniformly random legal action."""
         legal = view.legal_actions
         return legal[int(self.rng.integers(len(legal)))]

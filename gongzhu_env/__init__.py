@@ -1,13 +1,16 @@
 """Gong Zhu (拱猪, "Chase the Pig") as a PettingZoo environment.
 
 ``env(**kwargs)`` is the wrapped AEC environment, ``raw_env`` the bare one; the game itself is
-``gongzhu_env.engine.Game`` and the rule options are ``Rules``.
+``gongzhu_env.engine.Game`` (one hand) and ``gongzhu_env.match.Match`` (hands until a player
+reaches the match threshold); the rule options are ``Rules``.
+
+Note: ``from gongzhu_env import env`` is the factory function. The module of the same name is
+imported first and its name is then rebound to the function, as PettingZoo users expect.
 """
 
 from gongzhu_env.engine import Game, IllegalActionError
+from gongzhu_env.env import env, raw_env
+from gongzhu_env.match import Match
 from gongzhu_env.rules import Rules
 
-# Bound after the submodule import on purpose: ``gongzhu_env.env`` names the factory function.
-from gongzhu_env.env import env, raw_env  # noqa: E402,I001
-
-__all__ = ["Game", "IllegalActionError", "Rules", "env", "raw_env"]
+__all__ = ["Game", "IllegalActionError", "Match", "Rules", "env", "raw_env"]

@@ -101,7 +101,7 @@ def mask_of(cards: Iterable[int]) -> int:
 
 
 def count(mask: int) -> int:
-    """Number of cards in a mask."""
+    """Count the cards in a mask."""
     return mask.bit_count()
 
 

@@ -583,7 +583,7 @@ class Game:
                 self._wrong = p
 
     def _finish_trick(self) -> None:
-        """The fourth card is down: find the winner, hand over the scoring cards, start anew."""
+        """Close a full trick: find the winner, hand over the scoring cards, start anew."""
         trick = self._trick
         led_mask = self._led_mask
         # Trick complete: the highest card of the led suit wins (indices order ranks in a suit).

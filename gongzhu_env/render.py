@@ -26,9 +26,11 @@ def _cards(mask: int) -> str:
 
 
 def render_game(game: Game, seat: int | None = None) -> str:
-    """A table of the hand: hands (only ``seat``'s unless ``seat`` is None, a spectator),
-    exposures, captured scoring cards, provisional scores, the trick in progress and the last
-    completed trick."""
+    """Draw the hand as a text table.
+
+    Shows hands (only ``seat``'s unless ``seat`` is None, a spectator), exposures, captured
+    scoring cards, provisional scores, the trick in progress and the last completed trick.
+    """
     lines = [f"Gong Zhu — phase: {game.phase.value}, trick {min(len(game._tricks) + 1, 13)}/13"
              + ("" if game.is_over() else f", seat {game.current_player} to act")]
     prov = game.provisional_scores()
