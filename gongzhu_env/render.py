@@ -33,13 +33,22 @@ def render_game(game: Game, seat: int | None = None) -> str:
     """
     lines = [f"Gong Zhu — phase: {game.phase.value}, trick {min(len(game._tricks) + 1, 13)}/13"
              + ("" if game.is_over() else f", seat {game.current_player} to act")]
-    prov = game.provisional_scores()
+    if seat is None:
+        prov, exposed = game.provisional_scores(), list(game._exposed)
+        counts = [m.bit_count() for m in exposed]
+    else:
+        # One seat's table shows only what that seat may know (hidden exposures stay hidden).
+        view = game.view(seat)
+        prov, exposed, counts = list(view.scores), view.exposed_masks, view.exposed_counts
     lines.append(f"{'seat':<6}{'hand':<44}{'exposed':<16}{'captured':<30}score")
     for s in range(4):
         marker = "*" if s == game.current_player and not game.is_over() else " "
         hand = hand_by_suit(game._hand[s]) if seat is None or seat == s else \
             f"({game._hand[s].bit_count()} cards)"
-        lines.append(f"{marker}{s:<5}{hand:<44}{_cards(game._exposed[s]):<16}"
+        shown = _cards(exposed[s])
+        if counts[s] > exposed[s].bit_count():
+            shown = f"{counts[s]} hidden" if not exposed[s] else f"{shown} +hidden"
+        lines.append(f"{marker}{s:<5}{hand:<44}{shown:<16}"
                      f"{_cards(game._captured[s]):<30}{prov[s]:>5}")
     leader, cards = game.current_trick
     if cards:
