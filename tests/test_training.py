@@ -76,6 +76,19 @@ def test_dmc_tiny_run_writes_its_files_and_resumes(tmp_path, capsys):
     assert agent.act(view) in view.legal_actions
 
 
+def test_dmc_with_an_actor_process_trains_and_resumes(tmp_path):
+    out = tmp_path / "actors"
+    args = ["--preset", "tiny", "--out", str(out), "--quiet", "--final-eval-deals", "0",
+            "--set", "num_actors=1"]
+    assert train.main([*args, "--time-budget", "3"]) == 0
+    first = torch.load(out / "checkpoints/latest.pt", weights_only=True)["trainer"]
+    assert first["counters"]["decisions"] > 0 and first["counters"]["train_steps"] > 0
+    assert train.main(["--out", str(out), "--resume", "--quiet", "--time-budget", "5"]) == 0
+    second = torch.load(out / "checkpoints/latest.pt", weights_only=True)["trainer"]
+    assert second["counters"]["decisions"] > first["counters"]["decisions"]
+    assert second["counters"]["train_steps"] > first["counters"]["train_steps"]
+
+
 def test_resume_from_a_corrupt_checkpoint_fails_clearly(tmp_path, capsys):
     out = tmp_path / "run"
     assert train.main(["--preset", "tiny", "--out", str(out), "--quiet", "--time-budget",

@@ -306,7 +306,7 @@ _DMC_PRESETS: dict[str, dict[str, Any]] = {
              "eval_interval_s": 2.0, "checkpoint_interval_s": 1.0, "log_interval_s": 0.5,
              "eval_deals": 2, "final_eval_deals": 2, "eval_opponents": ("random",),
              "opponent_mix": {"self": 0.5, "snapshot": 0.25, "random": 0.25},
-             "epsilon_decay_decisions": 1000, "num_actors": 0},
+             "epsilon_decay_decisions": 1000, "num_actors": 0, "actor_chunk": 64},
 }
 _SB3_PRESETS: dict[str, dict[str, Any]] = {
     "quick": {"total_timesteps": 300_000, "time_budget_s": 240.0},

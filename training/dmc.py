@@ -378,6 +378,7 @@ class DMCTrainer:
         self._ret_n = 0
         self.sim: TableSimulator | None = None
         self._procs: list[Any] = []
+        self._commands: list[Any] = []
         if cfg.num_actors == 0:
             self.sim = TableSimulator(cfg, self.net, cfg.seed, self._add)
         self._last_sync = 0.0
@@ -406,6 +407,22 @@ class DMCTrainer:
             self._procs.append(p)
         self._broadcast_snapshots()
         self._sync(force=True)
+        # Wait for the first samples, so that process start-up is not billed as training time.
+        import queue
+
+        deadline = time.perf_counter() + 300
+        while time.perf_counter() < deadline:
+            try:
+                obs, act, ret, st = self._samples.get(timeout=1.0)
+            except queue.Empty:
+                if not all(p.is_alive() for p in self._procs):
+                    raise RuntimeError("an actor process died while starting; see its "
+                                       "traceback above") from None
+                continue
+            self._add(obs, act, ret)
+            self._count(st)
+            return
+        raise RuntimeError("the actor processes sent no samples within 300 s of starting")
 
     def stop_actors(self) -> None:
         """Stop and join the actor processes."""
@@ -440,7 +457,7 @@ class DMCTrainer:
             self.sim.set_snapshots(self.snapshots)
             return
         sds = [s.state_dict() for s in self.snapshots]
-        for cq in getattr(self, "_commands", []):
+        for cq in self._commands:
             cq.put(("snapshots", sds))
 
     def _drain(self, block: bool) -> None:
@@ -462,11 +479,15 @@ class DMCTrainer:
                 return
             first = False
             self._add(obs, act, ret)
-            self.decisions += st["decisions"]
-            self.forced += st["forced"]
-            self.games += st["games"]
-            self._ret_sum += st["ret_sum"]
-            self._ret_n += st["ret_n"]
+            self._count(st)
+
+    def _count(self, st: dict[str, Any]) -> None:
+        """Add an actor's counters to the run's."""
+        self.decisions += st["decisions"]
+        self.forced += st["forced"]
+        self.games += st["games"]
+        self._ret_sum += st["ret_sum"]
+        self._ret_n += st["ret_n"]
 
     # ---------------------------------------------------------------- learning
     def maybe_train(self) -> None:
@@ -562,16 +583,19 @@ class DMCTrainer:
             self._sync(force=True)
 
     def run_for(self, seconds: float, should_stop: Callable[[], bool] | None = None) -> None:
-        """Act and learn for ``seconds`` of wall clock (added to ``elapsed_s``)."""
+        """Act and learn for ``seconds`` of wall clock (added to ``elapsed_s``).
+
+        Starting the actor processes (importing torch in each) is not counted.
+        """
+        sim = self.sim
+        if sim is None:
+            self.start_actors()
         start = time.perf_counter()
         end = start + seconds
         c = self.cfg
         frac = min(1.0, self.elapsed_s / c.time_budget_s)
         for group in self.opt.param_groups:
             group["lr"] = c.lr * (1.0 - frac * (1.0 - c.lr_final_fraction))
-        sim = self.sim
-        if sim is None:
-            self.start_actors()
         while time.perf_counter() < end:
             if sim is not None:
                 before = sim.decisions, sim.forced, sim.games
