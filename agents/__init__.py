@@ -1,7 +1,7 @@
 """Players for Gong Zhu behind one interface: ``act(view) -> action``.
 
 ``make_agent(spec, seed=...)`` builds any of them from a string. The ladder, weakest first:
-``"random"``, ``"greedy"``, ``"expert"``, ``"pimc"`` (options: ``"pimc:worlds=16,rollout=expert"``);
+``"random"``, ``"greedy"``, ``"expert"``, ``"pimc"`` (options: ``"pimc:worlds=32,rollout=expert"``);
 ``"policy:PATH"`` loads a trained network (``agents.policy``, needs the training extra).
 """
 
