@@ -19,8 +19,10 @@ score minus the others' average), which is what the duplicate arena and the onli
 ``objective="raw"`` maximises its own raw score instead. Ties go to the rollout policy's own
 choice for the real position. Declarations are delegated to the ``expert``'s hand-shape rule.
 
-Known limit of the method (strategy fusion): each world is solved as if every hidden card were
-known after the first move, so the search over-values plays that only work when guessing right.
+Under ``hidden_exposure`` (another seat's exposures are hidden) worlds are not built: the agent
+plays its rollout policy's card. Known limit of the method (strategy fusion): each world is
+solved as if every hidden card were known after the first move, so the search over-values plays
+that only work when guessing right.
 
 Spec options: ``"pimc:worlds=32,rollout=expert,objective=zero_sum"`` (the defaults: about
 15 ms of CPU a decision on average, under 0.1 s at worst; 32 worlds beat 16 by about 37
@@ -135,6 +137,10 @@ class PimcAgent(Agent):
             return legal[0]
         situation = Situation.from_view(view)
         default = self.policy(situation)
+        if any(a < 0 for a in view.actions):
+            # Hidden exposures (``hidden_exposure``): the history cannot be replayed without
+            # guessing which cards were exposed, so this seat plays its rollout policy's card.
+            return default
         legal = distinct_cards(legal, situation.unseen, default)
         if len(legal) == 1:
             return legal[0]
