@@ -143,7 +143,11 @@ def expert_declare(hand: int, legal: int) -> int:
 
 # ---------------------------------------------------------------------- helpers
 def _outcome_value(s: Situation, winner: int, cards: int) -> float:
-    """Relative value for the seat to move of ``winner`` taking ``cards``."""
+    """Relative value for the seat to move of ``winner`` taking ``cards``.
+
+    Alone, its own gain counts fully and another seat's against it by a third (the zero-sum
+    settlement); in team play, its team's gains count for it and the other team's against it.
+    """
     pts = cards & SCORING_MASK
     if not pts:
         return 0.0
@@ -154,6 +158,9 @@ def _outcome_value(s: Situation, winner: int, cards: int) -> float:
         if owner >= 0 and owner != s.seat and pts & HEARTS:
             v += TUNING["break_bonus"] * (s.captured[owner] & HEARTS).bit_count() / 13
         return v
+    if s.partners:
+        # Team play: a partner's gain is ours, an opponent's is the team's loss.
+        return float(gain) if winner in s.partners else -float(gain)
     return -gain / 3.0
 
 
@@ -319,6 +326,15 @@ def _discard(s: Situation, legal: int) -> int:
         (s.captured[owner] & HEARTS).bit_count() >= 5
     pig_out = bool(s.unseen & SQ_BIT)
     best_c, best_v = -1, -1e9
+    if winner in s.partners:
+        # The trick is heading to a partner: feed it what helps the team, shed high cards.
+        for c in _cards(legal):
+            b = 1 << c
+            v = s.score_if_taken(winner, pts | b) - s.score_if_taken(winner, pts) \
+                + 0.1 * _rank(c)
+            if v > best_v:
+                best_c, best_v = c, v
+        return best_c
     for c in _cards(legal):
         b = 1 << c
         suit = c // 13

@@ -92,7 +92,7 @@ class Situation:
     """
 
     __slots__ = ("seat", "rules", "hand", "legal", "trick", "leader", "played", "played_by",
-                 "voids", "exposed", "exposed_by", "captured", "n_tricks", "unseen")
+                 "voids", "exposed", "exposed_by", "captured", "n_tricks", "unseen", "partners")
 
     seat: int
     rules: Rules
@@ -108,6 +108,7 @@ class Situation:
     captured: tuple[int, ...] | list[int]
     n_tricks: int
     unseen: int
+    partners: tuple[int, ...]
 
     @classmethod
     def from_view(cls, view: PlayerView) -> Situation:
@@ -129,6 +130,7 @@ class Situation:
         s.captured = view.captured_masks
         s.n_tricks = len(view.tricks)
         s.unseen = FULL_DECK & ~s.hand & ~s.played
+        s.partners = getattr(view, "partners", ())
         return s
 
     @classmethod
@@ -155,6 +157,7 @@ class Situation:
         s.captured = game._captured
         s.n_tricks = len(game._tricks)
         s.unseen = FULL_DECK & ~s.hand & ~s.played
+        s.partners = game.partners(seat) if game.rules.has_teams else ()
         return s
 
     # ------------------------------------------------------------------ derived facts

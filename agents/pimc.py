@@ -16,8 +16,10 @@ At each play decision with more than one legal card, the agent
 
 The outcome is, by default, its score relative to the table (``objective="zero_sum"``: its raw
 score minus the others' average), which is what the duplicate arena and the online rooms measure;
-``objective="raw"`` maximises its own raw score instead. Ties go to the rollout policy's own
-choice for the real position. Declarations are delegated to the ``expert``'s hand-shape rule.
+``objective="raw"`` maximises its own raw score instead. In team play (``team_play``,
+``pig_sheep_team``) the zero-sum objective is its team's total minus the other team's. Ties go
+to the rollout policy's own choice for the real position. Declarations are delegated to the
+``expert``'s hand-shape rule.
 
 Under ``hidden_exposure`` (another seat's exposures are hidden) worlds are not built: the agent
 plays its rollout policy's card. Known limit of the method (strategy fusion): each world is
@@ -146,6 +148,7 @@ class PimcAgent(Agent):
             return legal[0]
         me = view.seat
         zero_sum = self.objective == "zero_sum"
+        team = (me, *situation.partners)
         policy = self.policy
         totals = [0.0] * len(legal)
         for _ in range(self.worlds):
@@ -154,8 +157,14 @@ class PimcAgent(Agent):
                 g = world.clone()
                 g.step(a)
                 sc = rollout(g, policy)
-                totals[i] += sc[me] - (sc[0] + sc[1] + sc[2] + sc[3] - sc[me]) / 3 \
-                    if zero_sum else sc[me]
+                if not zero_sum:
+                    totals[i] += sc[me]
+                elif len(team) > 1:
+                    # Team play: the team's total minus the other team's.
+                    ours = sum(sc[t] for t in team)
+                    totals[i] += 2 * ours - (sc[0] + sc[1] + sc[2] + sc[3])
+                else:
+                    totals[i] += sc[me] - (sc[0] + sc[1] + sc[2] + sc[3] - sc[me]) / 3
         best = max(totals)
         if totals[legal.index(default)] >= best - 1e-9:
             return default

@@ -153,10 +153,10 @@ def deal(*hands: str) -> list[list[int]]:
     return out
 
 
-def game_at(hands: list[list[int]], leader: int, plays: str) -> Game:
+def game_at(hands: list[list[int]], leader: int, plays: str, rules: Rules | None = None) -> Game:
     """A free-lead hand from ``leader`` with no exposures and the given cards played."""
-    g = Game.from_hands(hands, leader=leader)
-    for _ in range(4):
+    g = Game.from_hands(hands, rules, leader=leader)
+    while g.phase == "declare":
         g.step(DONE)
     for c in parse_cards(plays):
         g.step(c)
@@ -329,3 +329,15 @@ def test_pimc_searches_equivalent_cards_once():
     assert got == ["C5", "C7", "C10", "CJ", "H2", "H3"]
     # A preferred card represents its run.
     assert card_str(distinct_cards(legal, unseen, prefer=parse_card("C4"))[0]) == "C4"
+
+
+def test_expert_feeds_its_partner_the_sheep_not_the_pig():
+    # Team play: the partner (seat 2) wins with CA; void in clubs, the expert gives it DJ.
+    hands = deal("SQ S3 D2 D3 D4 D5 D6 H2 H3 H4 H5 H6 DJ",
+                 "C2 C4 C5 D7 D8 D9 D10 C7 C8 C9 C10 H8 H9",
+                 "SK S6 S7 S8 H7 DQ DK DA CJ CQ CK CA H10",
+                 "SA S2 S4 S5 S9 S10 SJ C3 C6 HJ HQ HK HA")
+    g = game_at(hands, 2, "CA C3", Rules(team_play=True))
+    assert choose("expert", g) == "DJ"
+    alone = game_at(hands, 2, "CA C3")
+    assert choose("expert", alone) == "SQ"
