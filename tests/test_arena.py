@@ -281,6 +281,22 @@ def test_illegal_action_names_agent_deal_seat_and_action():
     assert isinstance(info.value, AgentError)
 
 
+class Crasher(Agent):
+    """Raises inside act once the play phase starts."""
+
+    name = "crasher"
+
+    def act(self, view: PlayerView) -> int:
+        if view.phase == "play":
+            raise KeyError("boom")
+        return view.legal_actions[-1]
+
+
+def test_agent_exception_names_the_hand():
+    with pytest.raises(AgentError, match=r"'crasher' failed in deal 0 \(play 0\), seat 0.*boom"):
+        duplicate_match(Crasher(), "random", 2, seed=0)
+
+
 def test_illegal_action_in_a_worker_reaches_the_caller():
     with pytest.raises(IllegalAgentActionError, match="cheater"):
         duplicate_match("random", Cheater(), 4, seed=0, workers=2, chunk_size=1)

@@ -132,7 +132,8 @@ def play_hand(deal: Sequence[Sequence[int]], players: Sequence[Agent], rules: Ru
     """Play one hand of ``deal`` with ``players[seat]`` in each seat and return the finished game.
 
     Each agent is ``reset`` first. An illegal action raises ``IllegalAgentActionError`` naming the
-    agent, the deal index, the play, the seat and the action, with the legal set.
+    agent, the deal index, the play, the seat and the action, with the legal set; an exception
+    inside an agent's ``act`` is re-raised as an ``AgentError`` naming the same hand.
     """
     labels = list(labels) if labels is not None else [label_of(p) for p in players]
     game = Game.from_hands(deal, rules)
@@ -140,7 +141,14 @@ def play_hand(deal: Sequence[Sequence[int]], players: Sequence[Agent], rules: Ru
         p.reset(seat, rules)
     while not game.is_over():
         seat = game.current_player
-        action = players[seat].act(game.view(seat))
+        try:
+            action = players[seat].act(game.view(seat))
+        except Exception as e:
+            # Name the hand so the failure can be replayed: the agents' seeds follow from it.
+            raise AgentError(
+                f"agent {labels[seat]!r} failed in deal {deal_index} (play {play}), seat {seat}, "
+                f"after {len(game.actions)} actions: {type(e).__name__}: {e}"
+            ) from e
         try:
             game.step(action)
         except IllegalActionError as e:
