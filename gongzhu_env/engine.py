@@ -354,7 +354,11 @@ class Game:
 
     @property
     def voids(self) -> tuple[frozenset[int], ...]:
-        """Suits each seat has shown to be out of, by failing to follow."""
+        """Suits each seat has shown to hold no unexposed card of.
+
+        Shown by failing to follow, or by a play of an exposed card that the play restriction
+        allows only as its holder's last card of the suit (see ``_restricted_played``).
+        """
         return tuple(frozenset(s for s in range(4) if v >> s & 1) for v in self._voids)
 
     def is_over(self) -> bool:
@@ -516,6 +520,8 @@ class Game:
             self._led_mask = SUIT_MASKS[suit]
         elif not bit & self._led_mask:
             self._discard(p, action)
+        if bit & self._restrict:
+            self._restricted_played(p, action, n)
         if n < NUM_SEATS:
             self._current = (p + 1) & 3
         else:
@@ -581,6 +587,31 @@ class Game:
             if (c // 13 in (1, 2)) != (led in (1, 2)) \
                     and (self._hand[p] | 1 << c) & SUIT_MASKS[3 - led]:
                 self._wrong = p
+
+    def _restricted_played(self, p: int, c: int, n: int) -> None:
+        """Record what playing a restricted exposed card tells everyone about its holder's hand.
+
+        The play restriction makes some plays of an exposed card possible only when its holder
+        has no other choice; those plays are public evidence, kept with the voids: the seat holds
+        no unexposed card of that suit (or, under strict exposure, none at all). Search agents
+        that sample hidden hands rely on it.
+        """
+        suit = c // 13
+        if self._suits_led >> suit & 1:
+            return  # the restriction is over for this suit; the play says nothing
+        strict = self.rules.strict_exposure
+        if n == 1:
+            # Leading it into its unled suit: allowed only as the last card of its suit, or
+            # (strict) only when every card in hand is a restricted exposed card.
+            if self.rules.exposed_may_lead:
+                return
+            self._voids[p] |= 0b1111 if strict else 1 << suit
+        elif suit == self._led_suit:
+            # Following to the first trick of its suit: only as the last card of that suit.
+            self._voids[p] |= 1 << suit
+        elif strict:
+            # A strict discard of it: every card in hand was a restricted exposed card.
+            self._voids[p] |= 0b1111
 
     def _finish_trick(self) -> None:
         """Close a full trick: find the winner, hand over the scoring cards, start anew."""

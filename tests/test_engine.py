@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from conftest import finish_declaration, make_deal, random_playout, snapshot
 
-from gongzhu_env import Game, IllegalActionError
+from gongzhu_env import Game, IllegalActionError, Rules
 from gongzhu_env.cards import DONE, card_str, parse_cards
 from gongzhu_env.scoring import score_hand
 
@@ -179,6 +179,34 @@ def test_only_card_exception_when_leading() -> None:
     g = finish_declaration(Game.from_hands(not_alone, leader=1), ["SQ"])
     legal = g.legal_actions()
     assert cards("SQ")[0] not in legal and cards("S5")[0] in legal
+
+
+def test_forced_play_of_an_exposed_card_shows_its_holder_out_of_the_suit() -> None:
+    # Following: seat 1's only club is its exposed C10; playing it to the first club trick
+    # tells everyone it holds no other club.
+    hands = make_deal("C2 C3 C4 C5 C6 C7 C8 C9 CJ CQ CK CA", "C10", "", "")
+    g = finish_declaration(Game.from_hands(hands), ["C10"])
+    g.step(cards("C2")[0])
+    g.step(cards("C10")[0])
+    assert 0 in g.voids[1]
+    # Leading: an exposed SQ can open spades only as its holder's last spade.
+    alone = make_deal("C2", "SQ H2 H3", "S2 S3 S4", "")
+    g = finish_declaration(Game.from_hands(alone, leader=1), ["SQ"])
+    g.step(cards("SQ")[0])
+    assert g.voids[1] == frozenset({3})
+    # Under exposed_may_lead the same lead proves nothing.
+    g = finish_declaration(Game.from_hands(alone, Rules(exposed_may_lead=True), leader=1), ["SQ"])
+    g.step(cards("SQ")[0])
+    assert g.voids[1] == frozenset()
+    # Once its suit has been led the card is free, and playing it says nothing either.
+    hands = make_deal("C2 C3 C4 C5", "CA CQ", "C10 CJ C9", "")
+    g = finish_declaration(Game.from_hands(hands), ["C10"])
+    for card in ("C2", "CA", "CJ"):
+        g.step(cards(card)[0])
+    g.step(g.legal_actions()[0])
+    g.step(cards("CQ")[0])
+    g.step(cards("C10")[0])
+    assert 0 not in g.voids[2]
 
 
 def test_leader_option_declares_first_and_leads_freely() -> None:
