@@ -72,7 +72,17 @@ from agents.knowledge import (
     lowest,
     trick_lead,
 )
-from gongzhu_env.cards import C10, DJ, DONE, FULL_DECK, HA, SCORING_MASK, SQ, SUIT_MASKS
+from gongzhu_env.cards import (
+    C10,
+    DJ,
+    DONE,
+    FULL_DECK,
+    HA,
+    SCORING_MASK,
+    SQ,
+    SUIT_MASKS,
+    cards_of,
+)
 from gongzhu_env.view import PlayerView
 
 TUNING: dict[str, float] = {
@@ -100,15 +110,6 @@ TUNING: dict[str, float] = {
     "sheep_master_lead": 1,  # lead our own sheep when no unseen diamond beats it
 }
 """Weights of the heuristics, measured against ``greedy`` and earlier versions of this agent."""
-
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        b = mask & -mask
-        mask ^= b
-        out.append(b.bit_length() - 1)
-    return out
 
 
 def _rank(c: int) -> int:
@@ -211,7 +212,7 @@ def _follow_last(s: Situation, follow: int, best_seat: int, best: int) -> int:
     for c in s.trick:
         pts |= 1 << c
     choice, choice_v = -1, -1e9
-    for c in _cards(follow):
+    for c in cards_of(follow):
         wins = c > best
         v = _outcome_value(s, s.seat if wins else best_seat, pts | (1 << c))
         v += 0.01 * _rank(c)  # shed the highest card among equals
@@ -328,14 +329,14 @@ def _discard(s: Situation, legal: int) -> int:
     best_c, best_v = -1, -1e9
     if winner in s.partners:
         # The trick is heading to a partner: feed it what helps the team, shed high cards.
-        for c in _cards(legal):
+        for c in cards_of(legal):
             b = 1 << c
             v = s.score_if_taken(winner, pts | b) - s.score_if_taken(winner, pts) \
                 + 0.1 * _rank(c)
             if v > best_v:
                 best_c, best_v = c, v
         return best_c
-    for c in _cards(legal):
+    for c in cards_of(legal):
         b = 1 << c
         suit = c // 13
         if c == SQ:

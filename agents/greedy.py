@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from agents.base import Agent
 from agents.knowledge import C10_BIT, DJ_BIT, HEARTS, SQ_BIT, Situation, highest, trick_lead
-from gongzhu_env.cards import C10, DJ, DONE, FULL_DECK, SQ, SUIT_MASKS
+from gongzhu_env.cards import C10, DJ, DONE, FULL_DECK, SQ, SUIT_MASKS, cards_of
 from gongzhu_env.view import PlayerView
 
 _POINT_HEARTS = HEARTS & ~((1 << 29) - 1)  # H5..HA: the hearts that cost points
@@ -28,21 +28,12 @@ _POINT_HEARTS = HEARTS & ~((1 << 29) - 1)  # H5..HA: the hearts that cost points
 
 def lowest_rank(mask: int) -> int:
     """Return the card of lowest rank in a non-empty mask (ties: lowest suit)."""
-    return min(_iter(mask), key=lambda c: (c % 13, c))
+    return min(cards_of(mask), key=lambda c: (c % 13, c))
 
 
 def highest_rank(mask: int) -> int:
     """Return the card of highest rank in a non-empty mask (ties: highest suit)."""
-    return max(_iter(mask), key=lambda c: (c % 13, c))
-
-
-def _iter(mask: int) -> list[int]:
-    out = []
-    while mask:
-        b = mask & -mask
-        mask ^= b
-        out.append(b.bit_length() - 1)
-    return out
+    return max(cards_of(mask), key=lambda c: (c % 13, c))
 
 
 def greedy_play(s: Situation) -> int:
