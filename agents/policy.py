@@ -140,17 +140,38 @@ def load_policy_file(path_or_name: str | os.PathLike[str],
     path = resolve_policy_path(path_or_name)
     if not path.is_file():
         raise PolicyLoadError(f"policy file not found: {path}")
-    want = (rules or Rules()).to_dict()
+    want = rules or Rules()
     st = path.stat()
     key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
     cached = _CACHE.get(key)
     if cached is None:
         cached = _CACHE[key] = _read_policy(path)
     net, data = cached
-    if data.get("rules") != want:
-        raise PolicyLoadError(f"{path} was trained for rules {data.get('rules')}, not the "
-                              f"table's rules {want}")
+    if trained_rules(data, path) != want:
+        raise PolicyLoadError(f"{path} was trained for rules {_differences(data, want)}, "
+                              f"which the table's rules do not match")
     return net, data
+
+
+def trained_rules(data: Mapping[str, Any], path: object = "policy") -> Rules:
+    """Return the ``Rules`` a policy file was trained for.
+
+    Options added to ``Rules`` after the file was written take their defaults (a file from
+    before an option existed was trained without it); an option the file names that no longer
+    exists is an error.
+    """
+    try:
+        return Rules.from_dict(data["rules"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise PolicyLoadError(f"{path}: the rules it was trained for are not valid rules of "
+                              f"this version ({e})") from None
+
+
+def _differences(data: Mapping[str, Any], want: Rules) -> str:
+    have = trained_rules(data).to_dict()
+    table = want.to_dict()
+    diff = {k: (have[k], table[k]) for k in table if have.get(k) != table[k]}
+    return ", ".join(f"{k}={a!r} (table: {b!r})" for k, (a, b) in diff.items()) or "?"
 
 
 # Loaded files by (path, mtime, size). The arena builds a fresh agent for every hand from its
@@ -217,9 +238,10 @@ class PolicyAgent(Agent):
 
     def reset(self, seat: int, rules: Rules) -> None:
         """Refuse to sit at a table whose rules the policy was not trained for."""
-        if rules.to_dict() != self.rules.to_dict():
-            raise PolicyLoadError(f"policy {self.name!r} was trained for rules "
-                                  f"{self.rules.to_dict()}, the table plays {rules.to_dict()}")
+        if rules != self.rules:
+            diff = {k: v for k, v in self.rules.to_dict().items() if rules.to_dict()[k] != v}
+            raise PolicyLoadError(f"policy {self.name!r} was trained for rules {diff}, which "
+                                  f"the table's rules do not match")
 
     def scores(self, view: PlayerView) -> np.ndarray:
         """Return the network's score of each of the 53 actions (illegal ones too)."""
@@ -247,10 +269,10 @@ def load_policy_agent(path_or_name: str | os.PathLike[str], seed: int | None = N
     """Build a ``PolicyAgent`` from a policy file path or ``"pretrained"``."""
     net, data = load_policy_file(path_or_name, rules)
     label = f"policy:{os.fspath(path_or_name)}"
-    return PolicyAgent(net, Rules.from_dict(data["rules"]), seed=seed,
+    return PolicyAgent(net, trained_rules(data, path_or_name), seed=seed,
                        temperature=temperature, label=label)
 
 
 __all__ = ["QNetwork", "PolicyAgent", "PolicyLoadError", "load_policy_agent",
-           "load_policy_file", "save_policy", "policy_dict", "PRETRAINED_DIR",
+           "load_policy_file", "save_policy", "policy_dict", "trained_rules", "PRETRAINED_DIR",
            "PRETRAINED_FILE"]

@@ -179,6 +179,19 @@ def test_policy_for_other_rules_is_refused(tmp_path):
         agent.reset(0, Rules())
 
 
+def test_policy_rules_are_compared_as_rule_sets(tmp_path):
+    # A file written before an option existed omits it: it was trained with the default.
+    data = policy_dict(_tiny_net(), Rules())
+    data["rules"].pop("settlement_multiplier")
+    torch.save(data, tmp_path / "older.pt")
+    assert load_policy_agent(tmp_path / "older.pt").rules == Rules()
+    # An option this version does not know cannot be checked: refused, naming it.
+    data["rules"]["no_such_option"] = True
+    torch.save(data, tmp_path / "newer.pt")
+    with pytest.raises(PolicyLoadError, match="no_such_option"):
+        load_policy_agent(tmp_path / "newer.pt")
+
+
 def test_policy_for_another_observation_size_is_refused(tmp_path):
     data = policy_dict(_tiny_net(), Rules())
     data["obs_size"] = OBS_SIZE - 1
