@@ -15,6 +15,7 @@ from agents.policy import (
     PolicyLoadError,
     QNetwork,
     load_policy_agent,
+    load_policy_file,
     policy_dict,
     save_policy,
 )
@@ -278,3 +279,12 @@ def test_presets_are_valid_and_documented():
 
         fields = {f.name for f in dataclasses.fields(cls)}
         assert fields == documented, f"{cls.__name__}: undocumented {fields - documented}"
+
+
+def test_the_shipped_policy_loads_by_name_and_plays_legal_moves():
+    agent = make_agent("policy:pretrained", seed=0)
+    _, data = load_policy_file("pretrained")
+    assert data["metadata"]["preset"] == "full" and data["obs_size"] == OBS_SIZE
+    for view in _random_views(2, 11):
+        if view.legal_actions:
+            assert agent.act(view) in view.legal_actions
