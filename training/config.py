@@ -150,9 +150,6 @@ class DMCConfig:
     def validate(self) -> None:
         """Raise ``ConfigError`` naming the first invalid field."""
         _check_common(self)
-        if not self.hidden or any(type(h) is not int or h <= 0 for h in self.hidden):
-            raise ConfigError(f"hidden: layer widths must be positive integers; got "
-                              f"{list(self.hidden)}")
         for name in ("num_tables", "batch_size", "replay_size", "snapshot_pool_size",
                      "torch_threads", "actor_chunk"):
             _positive_int(self, name)
@@ -173,8 +170,7 @@ class DMCConfig:
         if self.min_replay > self.replay_size:
             raise ConfigError(f"min_replay: {self.min_replay} exceeds replay_size "
                               f"{self.replay_size}")
-        _check_mix(self.opponent_mix, "opponent_mix")
-        _check_specs(self.eval_opponents, "eval_opponents")
+        _check_opponents(self)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict, with the trainer named."""
@@ -265,9 +261,6 @@ class SB3Config:
     def validate(self) -> None:
         """Raise ``ConfigError`` naming the first invalid field."""
         _check_common(self)
-        if not self.hidden or any(type(h) is not int or h <= 0 for h in self.hidden):
-            raise ConfigError(f"hidden: layer widths must be positive integers; got "
-                              f"{list(self.hidden)}")
         for name in ("n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_pool_size",
                      "snapshot_interval_steps", "total_timesteps", "checkpoint_interval_steps",
                      "eval_interval_steps", "torch_threads"):
@@ -280,8 +273,7 @@ class SB3Config:
             raise ConfigError(f"gamma: must be in (0, 1]; got {self.gamma!r}")
         if not isinstance(self.ent_coef, (int, float)) or self.ent_coef < 0:
             raise ConfigError(f"ent_coef: must be >= 0; got {self.ent_coef!r}")
-        _check_mix(self.opponent_mix, "opponent_mix")
-        _check_specs(self.eval_opponents, "eval_opponents")
+        _check_opponents(self)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict, with the trainer named."""
@@ -364,6 +356,7 @@ def load_config(path: str) -> Config:
 
 # ---------------------------------------------------------------------------- checks
 def _check_common(cfg: DMCConfig | SB3Config) -> None:
+    """Check the fields every trainer's config has (preset, seed, rules, rewards, network)."""
     if cfg.preset not in PRESETS:
         raise ConfigError(f"preset: unknown preset {cfg.preset!r}; expected one of {PRESETS}")
     if type(cfg.seed) is not int or cfg.seed < 0:
@@ -377,6 +370,15 @@ def _check_common(cfg: DMCConfig | SB3Config) -> None:
     if cfg.reward_mode not in REWARD_MODES:
         raise ConfigError(f"reward_mode: must be one of {REWARD_MODES}; got "
                           f"{cfg.reward_mode!r}")
+    if not cfg.hidden or any(type(h) is not int or h <= 0 for h in cfg.hidden):
+        raise ConfigError(f"hidden: layer widths must be positive integers; got "
+                          f"{list(cfg.hidden)}")
+
+
+def _check_opponents(cfg: DMCConfig | SB3Config) -> None:
+    """Check who may sit at the table in training and in the evaluations (both trainers)."""
+    _check_mix(cfg.opponent_mix, "opponent_mix")
+    _check_specs(cfg.eval_opponents, "eval_opponents")
 
 
 def _positive_int(cfg: object, name: str) -> None:
