@@ -147,6 +147,51 @@ def test_each_learner_seat_learns_from_its_own_result():
                     assert blocks["hand"][a] == 1.0  # exposing or playing a card it holds
 
 
+def test_rollout_labels_give_every_distinct_card_its_own_outcome():
+    """A rollout-labelled decision yields one sample per distinct legal card, each labelled with
+    the seat's zero-sum result of playing it on a copy of the real table and finishing the hand
+    with the expert; the real game is untouched."""
+    from agents.expert import expert_play
+    from agents.knowledge import Situation
+    from agents.pimc import distinct_cards, rollout
+    from gongzhu_env.scoring import zero_sum
+
+    cfg = DMCConfig(preset="tiny", hidden=(8,), num_tables=1, opponent_mix={"self": 1.0},
+                    reward_scale=400.0, reward_clip=4.0, num_actors=0, rollout_share=1.0,
+                    eval_opponents=("random",))
+    out = []
+    sim = TableSimulator(cfg, QNetwork(hidden=(8,)), seed=5,
+                         sink=lambda o, a, r: out.append((o, a, r)))
+    rng = np.random.default_rng(11)
+    checked = 0
+    for _ in range(3):
+        g = Game(rng=rng)
+        while not g.is_over():
+            legal = g.legal_actions()
+            if g.phase == "play" and len(legal) > 1:
+                before = (g.hands, g.current_player, g.actions)
+                obs = np.full(OBS_SIZE, 7, dtype=np.uint8)
+                out.clear()
+                sim._rollout_samples(g, obs)
+                assert (g.hands, g.current_player, g.actions) == before
+                [(o, acts, targets)] = out
+                seat = g.current_player
+                cards = distinct_cards(legal, Situation.from_game(g).unseen)
+                assert list(acts) == cards and np.all(o == 7)
+                for a, y in zip(acts, targets, strict=True):
+                    c = g.clone()
+                    c.step(int(a))
+                    expect = np.clip(zero_sum(rollout(c, expert_play))[seat] / 400.0, -4, 4)
+                    assert y == pytest.approx(expect, abs=1e-6)
+                checked += 1
+            g.step(legal[int(rng.integers(len(legal)))])
+    assert checked > 60
+    # Rollout-labelled decisions and self-play returns mix by the scheduled share.
+    sim.progress = 0.5
+    cfg.rollout_share_final = 0.0
+    assert sim.rollout_share == pytest.approx(0.5)
+
+
 def test_lambda_returns_blend_later_values_into_earlier_targets():
     # Worked by hand: y2 = 1; y1 = 0.5 * 0.3 + 0.5 * 1 = 0.65; y0 = 0.5 * 0.2 + 0.5 * 0.65.
     np.testing.assert_allclose(lambda_returns([0.1, 0.2, 0.3], 1.0, 0.5), [0.425, 0.65, 1.0])
@@ -233,6 +278,9 @@ def test_corrupt_missing_and_foreign_policy_files_are_refused(tmp_path):
     ({"eval_opponents": ("greedy", "grandmaster")}, "eval_opponents"),
     ({"rules": "nosuchrules"}, "rules"),
     ({"no_such_field": 1}, "no_such_field"),
+    ({"rollout_share": 1.5}, "rollout_share"),
+    ({"rollout_share_final": -0.1}, "rollout_share_final"),
+    ({"rollout_policy": "oracle"}, "rollout_policy"),
 ])
 def test_bad_config_values_are_refused_naming_the_field(overrides, field):
     with pytest.raises(ConfigError, match=f"^{field}:"):

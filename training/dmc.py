@@ -24,6 +24,14 @@ How it runs (single process, two cores):
   about ``sample_reuse`` times. Observations are stored as ``uint8`` (x255) to keep the
   buffer small; every observation value is a 0/1 bit except four scores in [0, 1].
 * Every ``snapshot_interval_s`` a frozen copy of the network joins the opponent pool.
+* Optionally (``rollout_share``), a share of the learner's decisions is labelled by rollouts
+  instead: each distinct legal card is played on a copy of the real table and the hand finished
+  by a rule policy at every seat, and every card gets its own outcome as its target. The
+  hidden cards of the copy are the real ones, so over many samples the network learns the
+  expectation given what the seat saw, which is exactly Q(s, a) of "play a, then continue like
+  the rule policy" under the true distribution of deals. Its greedy policy is a one-step
+  improvement on the rule policy (approximate policy iteration); the self-play returns then
+  take over as the share decays.
 
 The trainer is a class with small methods so the tests can drive it for a few seconds;
 ``training/train.py`` owns the run directory, the evaluations and the command line.
@@ -44,6 +52,8 @@ from torch import nn
 
 from agents import make_agent
 from agents.base import Agent
+from agents.knowledge import Situation
+from agents.pimc import ROLLOUTS, distinct_cards, rollout
 from agents.policy import QNetwork
 from gongzhu_env.cards import NUM_ACTIONS
 from gongzhu_env.engine import Game
@@ -129,8 +139,14 @@ class TableSimulator:
         self._mix_p = w / w.sum()
         self.decisions = 0
         """Learner decisions made here (non-forced moves of learner seats)."""
+        self.samples = 0
+        """Training samples produced here (a rollout-labelled decision gives one per card)."""
         self.global_decisions = 0
         """Decisions of the whole run, which sets epsilon (the learner tells actors)."""
+        self.progress = 0.0
+        """Fraction of the time budget spent so far (sets the rollout share; the learner
+        tells actors)."""
+        self._rollout_policy = ROLLOUTS[cfg.rollout_policy]
         self.forced = 0
         self.games = 0
         self.ret_sum = 0.0
@@ -178,6 +194,37 @@ class TableSimulator:
         frac = min(1.0, self.global_decisions / max(1, c.epsilon_decay_decisions))
         return c.epsilon_start + frac * (c.epsilon_end - c.epsilon_start)
 
+    @property
+    def rollout_share(self) -> float:
+        """Current share of learner decisions labelled by rollouts (see the config)."""
+        c = self.cfg
+        if c.rollout_share_final is None:
+            return c.rollout_share
+        return c.rollout_share + self.progress * (c.rollout_share_final - c.rollout_share)
+
+    def _label(self, target: float) -> float:
+        c = self.cfg
+        return max(-c.reward_clip, min(c.reward_clip, target / c.reward_scale))
+
+    def _rollout_samples(self, g: Game, obs: np.ndarray) -> None:
+        """Label every distinct legal card of the seat to move by a rollout; send the samples.
+
+        The copy keeps the real hidden cards: the outcomes are samples of the true
+        distribution given the seat's observation, which is what the network averages over.
+        """
+        seat = g.current_player
+        situation = Situation.from_game(g)
+        cards = distinct_cards(g.legal_actions(), situation.unseen)
+        zs = self.cfg.reward_mode == "zero_sum"
+        targets = np.empty(len(cards), dtype=np.float32)
+        for j, a in enumerate(cards):
+            c = g.clone()
+            c.step(a)
+            sc = rollout(c, self._rollout_policy)
+            targets[j] = self._label(zero_sum(sc)[seat] if zs else float(sc[seat]))
+        self.sink(np.repeat(obs[None, :], len(cards), axis=0), np.asarray(cards), targets)
+        self.samples += len(cards)
+
     def _finish(self, t: _Table) -> None:
         """Label every learner seat's samples with its own result and hand them on."""
         c = self.cfg
@@ -186,10 +233,10 @@ class TableSimulator:
         for seat in range(4):
             if t.kinds[seat] != _LEARNER or not t.traj_act[seat]:
                 continue
-            g = max(-c.reward_clip, min(c.reward_clip, res[seat] / c.reward_scale))
-            targets = lambda_returns(t.traj_val[seat], g, c.td_lambda)
+            targets = lambda_returns(t.traj_val[seat], self._label(res[seat]), c.td_lambda)
             np.clip(targets, -c.reward_clip, c.reward_clip, out=targets)
             self.sink(np.stack(t.traj_obs[seat]), np.asarray(t.traj_act[seat]), targets)
+            self.samples += len(targets)
             self.ret_sum += res[seat]
             self.ret_n += 1
         self.games += 1
@@ -239,15 +286,22 @@ class TableSimulator:
             for j in np.flatnonzero(explore):
                 legal = np.flatnonzero(self._mask[rows[j]])
                 acts[j] = legal[self.rng.integers(len(legal))]
+        share = self.rollout_share if record else 0.0
         for j, i in enumerate(rows):
             t = self.tables[i]
             g = t.game
             seat = g.current_player
             a = int(acts[j])
             if record:
-                t.traj_obs[seat].append(np.rint(self._obs[i] * 255.0).astype(np.uint8))
-                t.traj_act[seat].append(a)
-                t.traj_val[seat].append(float(best[j]))
+                packed = np.rint(self._obs[i] * 255.0).astype(np.uint8)
+                if share > 0.0 and g.phase == "play" and self.rng.random() < share:
+                    # Labelled here and now; the seat's later lambda-returns skip it (no
+                    # reward falls between its neighbours, so their targets stay valid).
+                    self._rollout_samples(g, packed)
+                else:
+                    t.traj_obs[seat].append(packed)
+                    t.traj_act[seat].append(a)
+                    t.traj_val[seat].append(float(best[j]))
                 self.decisions += 1
                 self.global_decisions += 1
             g.step(a)
@@ -285,7 +339,8 @@ def _actor_main(cfg_dict: dict[str, Any], actor_id: int, samples: Any, commands:
                 stop: Any) -> None:
     """Body of an actor process: play tables, ship finished trajectories to the learner.
 
-    Messages in: ``("weights", state_dict, run_decisions)``, ``("snapshots", [state_dict])``.
+    Messages in: ``("weights", state_dict, run_decisions, budget_fraction)``,
+    ``("snapshots", [state_dict])``.
     Messages out: ``(obs uint8[n, OBS], actions int64[n], returns float32[n], stats dict)``.
     """
     import os
@@ -322,6 +377,7 @@ def _actor_main(cfg_dict: dict[str, Any], actor_id: int, samples: Any, commands:
             if msg[0] == "weights":
                 net.load_state_dict(msg[1])
                 sim.global_decisions = int(msg[2])
+                sim.progress = float(msg[3])
             elif msg[0] == "snapshots":
                 sim.set_snapshots([_frozen(sd, cfg.hidden) for sd in msg[1]])
         sim.step_tables()
@@ -370,6 +426,8 @@ class DMCTrainer:
         self.forced = 0
         self.games = 0
         self.train_steps = 0
+        self.samples = 0
+        """Samples added to the replay buffer (what the learner consumes)."""
         self.elapsed_s = 0.0
         self._since_train = 0.0
         self._loss_sum = 0.0
@@ -386,6 +444,12 @@ class DMCTrainer:
     def _add(self, obs: np.ndarray, act: np.ndarray, ret: float | np.ndarray) -> None:
         self.replay.add(obs, act, ret)
         self._since_train += len(act)
+        self.samples += len(act)
+
+    @property
+    def progress(self) -> float:
+        """Fraction of the time budget spent (drives the learning-rate and rollout schedules)."""
+        return min(1.0, self.elapsed_s / self.cfg.time_budget_s)
 
     # ---------------------------------------------------------------- actors
     def start_actors(self) -> None:
@@ -450,7 +514,7 @@ class DMCTrainer:
         self._last_sync = now
         sd = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
         for cq in self._commands:
-            cq.put(("weights", sd, self.decisions))
+            cq.put(("weights", sd, self.decisions, self.progress))
 
     def _broadcast_snapshots(self) -> None:
         if self.sim is not None:
@@ -551,7 +615,7 @@ class DMCTrainer:
             "snapshots": [s.state_dict() for s in self.snapshots],
             "counters": {"decisions": self.decisions, "forced": self.forced,
                          "games": self.games, "train_steps": self.train_steps,
-                         "elapsed_s": self.elapsed_s},
+                         "samples": self.samples, "elapsed_s": self.elapsed_s},
             "torch_rng": torch.get_rng_state(),
             "replay_rng": _rng_state(self.replay.rng),
         }
@@ -569,6 +633,7 @@ class DMCTrainer:
         self.forced = int(c["forced"])
         self.games = int(c["games"])
         self.train_steps = int(c["train_steps"])
+        self.samples = int(c.get("samples", 0))
         self.elapsed_s = float(c["elapsed_s"])
         torch.set_rng_state(state["torch_rng"])
         _set_rng_state(self.replay.rng, state["replay_rng"])
@@ -593,9 +658,11 @@ class DMCTrainer:
         start = time.perf_counter()
         end = start + seconds
         c = self.cfg
-        frac = min(1.0, self.elapsed_s / c.time_budget_s)
+        frac = self.progress
         for group in self.opt.param_groups:
             group["lr"] = c.lr * (1.0 - frac * (1.0 - c.lr_final_fraction))
+        if sim is not None:
+            sim.progress = frac
         while time.perf_counter() < end:
             if sim is not None:
                 before = sim.decisions, sim.forced, sim.games

@@ -213,6 +213,7 @@ def train_dmc(cfg: DMCConfig, run: RunDir, resume: bool, quiet: bool = False) ->
     budget = cfg.time_budget_s
     last_log = last_ckpt = last_snap = last_eval = trainer.elapsed_s
     last_dec, last_t = trainer.decisions, trainer.elapsed_s
+    last_samples = trainer.samples
     if not resume:
         evaluate()
 
@@ -229,23 +230,27 @@ def train_dmc(cfg: DMCConfig, run: RunDir, resume: bool, quiet: bool = False) ->
             if now - last_log >= cfg.log_interval_s or done():
                 stats = trainer.pop_stats()
                 dps = (trainer.decisions - last_dec) / max(1e-9, now - last_t)
+                sps = (trainer.samples - last_samples) / max(1e-9, now - last_t)
                 row = {"train_s": round(now, 1), "decisions": trainer.decisions,
-                       "decisions_per_s": round(dps, 1), "games": trainer.games,
+                       "decisions_per_s": round(dps, 1), "samples": trainer.samples,
+                       "samples_per_s": round(sps, 1), "games": trainer.games,
                        "train_steps": trainer.train_steps, "loss": stats["loss"],
                        "mean_return": stats["mean_return"], "epsilon": round(trainer.epsilon, 4),
                        "snapshots": len(trainer.snapshots)}
                 run.append_csv(run.metrics, row)
                 writer.add_scalar("charts/decisions_per_s", dps, trainer.decisions)
+                writer.add_scalar("charts/samples_per_s", sps, trainer.decisions)
                 writer.add_scalar("losses/q_mse", stats["loss"], trainer.decisions)
                 writer.add_scalar("charts/epsilon", trainer.epsilon, trainer.decisions)
                 writer.add_scalar("charts/learner_return", stats["mean_return"],
                                   trainer.decisions)
                 if not quiet:
                     print(f"[{now / 60:6.1f} min] decisions {trainer.decisions:>10,d} "
-                          f"({dps:,.0f}/s)  loss {stats['loss']:.4f}  eps "
+                          f"({dps:,.0f}/s, {sps:,.0f} samples/s)  loss {stats['loss']:.4f}  eps "
                           f"{trainer.epsilon:.3f}  snapshots {len(trainer.snapshots)}",
                           flush=True)
                 last_log, last_dec, last_t = now, trainer.decisions, now
+                last_samples = trainer.samples
             if now - last_snap >= cfg.snapshot_interval_s:
                 trainer.add_snapshot()
                 last_snap = now
