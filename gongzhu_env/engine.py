@@ -65,9 +65,19 @@ NUM_SEATS = 4
 NUM_TRICKS = 13
 HAND_SIZE = 13
 _DONE_BIT = 1 << DONE
-_ONE = np.int64(1)
+_C2_BIT = 1 << C2
 _RANKS = (1 << 13) - 1
-_SUIT_SHIFT = (0, 13, 26, 39)
+_T0, _T1, _T2, _T3 = SUIT_TABLES
+# Dealing: card i's bit as an int64 (52-bit masks fit), and where each seat's block of the
+# shuffled deck starts; ``np.add.reduceat`` sums the four blocks in one call.
+_CARD_BITS = np.array([1 << c for c in range(NUM_CARDS)], dtype=np.int64)
+_BLOCK_STARTS = np.arange(0, NUM_CARDS, HAND_SIZE)
+# The legal declaration actions for each subset of the exposable cards (DONE is always legal).
+_DECLARE_ACTIONS = {
+    m | _DONE_BIT: (*cards_of(m), DONE)
+    for m in (sum(1 << c for i, c in enumerate(EXPOSABLE) if k >> i & 1) for k in range(16))
+}
+_new_tuple = tuple.__new__
 
 # Phase codes used on the hot path; the public ``phase`` property returns ``Phase`` members.
 _DECLARE, _PLAY, _OVER = 0, 1, 2
@@ -119,7 +129,7 @@ class Game:
         "rules", "_hand", "_exposed", "_exposed_all", "_captured", "_played_by", "_voids",
         "_phase", "_current", "_first_leader", "_free_first_lead", "_declare_turns",
         "_declarations", "_trick", "_trick_leader", "_led_suit", "_led_mask", "_suits_led",
-        "_tricks", "_actions", "_scores", "_legal", "_deal", "_prov",
+        "_tricks", "_actions", "_legal", "_deal", "_prov",
         "_restrict", "_restrictable", "_variant", "_colour", "_wrong", "_first_drawn",
         "_doubled", "_teams", "_context",
     )
@@ -130,11 +140,12 @@ class Game:
             rng = np.random.default_rng(seed)
         elif seed is not None:
             raise ValueError("pass either seed= or rng=, not both")
-        rules = Rules.coerce(rules)
+        if type(rules) is not Rules:
+            rules = Rules.coerce(rules)
         # Seat s gets deck[13s:13s+13]; each hand's mask is the sum of its distinct card bits,
         # summed in numpy (52-bit masks fit in int64) rather than by a Python loop per card.
         deck = rng.permutation(NUM_CARDS)
-        hands = (_ONE << deck).reshape(NUM_SEATS, HAND_SIZE).sum(axis=1).tolist()
+        hands = np.add.reduceat(_CARD_BITS[deck], _BLOCK_STARTS).tolist()
         # The first card dealt to seat s is the first of its block (first-drawn exposure).
         first = tuple(deck[::HAND_SIZE].tolist()) if rules.first_drawn_exposure else None
         self._setup(rules, hands, leader, first)
@@ -191,7 +202,9 @@ class Game:
         self._played_by = [0, 0, 0, 0]
         self._voids = [0, 0, 0, 0]
         if leader is None:
-            self._first_leader = next(s for s in range(NUM_SEATS) if hands[s] >> C2 & 1)
+            # The C2 holder.
+            self._first_leader = 0 if hands[0] & _C2_BIT else 1 if hands[1] & _C2_BIT else \
+                2 if hands[2] & _C2_BIT else 3
             self._free_first_lead = rules.first_lead == "any"
         else:
             if type(leader) is not int or not 0 <= leader < NUM_SEATS:
@@ -209,7 +222,6 @@ class Game:
         self._suits_led = 0
         self._tricks: list[Trick] = []
         self._actions: list[int] = []
-        self._scores: list[int] | None = None
         self._legal = -1
         self._prov: list[int] | None = None
         self._context: object = None
@@ -367,11 +379,12 @@ class Game:
 
     def scores(self) -> list[int]:
         """Return the four raw hand scores; only once the hand is over."""
-        if self._scores is None:
+        if self._phase != _OVER:
             raise RuntimeError(
                 f"scores() is only available once the hand is over; phase is {self.phase.value!r}"
             )
-        return list(self._scores)
+        # What each seat has taken is final: the provisional scores are the hand scores.
+        return self.provisional_scores()
 
     def provisional_scores(self) -> list[int]:
         """Return what each seat would score if the hand ended now with what it has taken."""
@@ -403,13 +416,12 @@ class Game:
         suit = self._led_suit
         if suit >= 0 and not legal & ~self._led_mask:
             # Following suit (the common case): the legal cards lie in one suit.
-            return list(SUIT_TABLES[suit][legal >> _SUIT_SHIFT[suit]])
-        t = SUIT_TABLES
-        acts = (t[0][legal & _RANKS] + t[1][(legal >> 13) & _RANKS]
-                + t[2][(legal >> 26) & _RANKS] + t[3][(legal >> 39) & _RANKS])
+            return [*SUIT_TABLES[suit][legal >> suit * 13]]
         if legal & _DONE_BIT:
-            return [*acts, DONE]
-        return list(acts)
+            # Declaring: some of the four exposable cards, then DONE.
+            return [*_DECLARE_ACTIONS[legal]]
+        return [*_T0[legal & _RANKS], *_T1[legal >> 13 & _RANKS], *_T2[legal >> 26 & _RANKS],
+                *_T3[legal >> 39]]
 
     def _compute_legal(self) -> int:
         phase = self._phase
@@ -500,15 +512,29 @@ class Game:
         # ``legal`` has no bit above DONE, so this also rejects actions > 52.
         if action < 0 or not legal >> action & 1:
             raise self._illegal(action, legal)
-        self._legal = -1
         self._actions.append(action)
-        if self._phase != _PLAY:
-            self._declare(action)
+        # Every path below leaves ``_legal`` as the next seat's legal set, or -1 (not computed
+        # yet: ``_compute_legal`` will). Standard legality of the next play is worked out here,
+        # inline, as it is needed next in any case.
+        if not self._phase:
+            # Declaration (no action is legal once the hand is over, so the phase is not OVER).
+            p = self._current
+            if action == DONE:
+                turns = self._declare_turns = self._declare_turns + 1
+                if turns == NUM_SEATS:
+                    self._end_declaration()
+                    return
+                p = self._current = (p + 1) & 3
+            else:
+                self._expose(p, action)
+            self._legal = (self._hand[p] & EXPOSABLE_MASK & ~self._exposed_all) | _DONE_BIT
             return
-        # Play a card. Inlined here because this is the hottest path of every rollout.
+        # Play a card. Inlined here, up to the end of the trick, because this is the hottest
+        # path of every rollout.
         p = self._current
         bit = 1 << action
-        self._hand[p] ^= bit
+        hands = self._hand
+        hands[p] ^= bit
         self._played_by[p] |= bit
         trick = self._trick
         trick.append(action)
@@ -517,15 +543,61 @@ class Game:
             # A lead: its suit is the led suit of this trick.
             self._trick_leader = p
             self._led_suit = suit = action // 13
-            self._led_mask = SUIT_MASKS[suit]
-        elif not bit & self._led_mask:
-            self._discard(p, action)
-        if bit & self._restrict:
+            self._led_mask = led = SUIT_MASKS[suit]
+        else:
+            led = self._led_mask
+            if not bit & led:
+                # Not following suit: the seat is now known to be void in the led suit.
+                self._voids[p] |= 1 << self._led_suit
+                if self._colour and self._wrong < 0:
+                    self._colour_discard(p, action)
+        restrict = self._restrict
+        if bit & restrict:
             self._restricted_played(p, action, n)
         if n < NUM_SEATS:
-            self._current = (p + 1) & 3
-        else:
-            self._finish_trick()
+            p = self._current = (p + 1) & 3
+            if self._variant:
+                self._legal = -1
+                return
+            # The next seat follows suit (as in ``_compute_legal``).
+            hand = hands[p]
+            legal = hand & led
+            if not legal:
+                self._legal = hand
+                return
+            restricted = legal & restrict
+            if restricted and legal != restricted and not self._suits_led >> self._led_suit & 1:
+                legal ^= restricted
+            self._legal = legal
+            return
+        # Trick complete: the highest card of the led suit wins (indices order ranks in a suit).
+        c0, c1, c2, c3 = trick
+        cards = 1 << c0 | 1 << c1 | 1 << c2 | 1 << c3
+        leader = self._trick_leader
+        winner = (leader + trick.index((cards & led).bit_length() - 1)) & 3
+        taken = cards & SCORING_MASK
+        wrong = self._wrong
+        if taken:
+            # Discard colour: the first wrong-colour discarder takes the cards, not the winner.
+            self._captured[winner if wrong < 0 else wrong] |= taken
+            self._prov = None
+        if wrong >= 0:
+            self._wrong = -1
+        tricks = self._tricks
+        tricks.append(_new_tuple(Trick, (leader, (c0, c1, c2, c3), winner)))
+        self._suits_led |= 1 << c0 // 13
+        self._trick = []
+        self._led_suit = -1
+        self._led_mask = 0
+        self._current = self._trick_leader = winner
+        if len(tricks) == NUM_TRICKS:
+            self._phase = _OVER
+            self._legal = 0
+            return
+        # The winner leads: any card, unless it holds a restricted exposed card (or a variant
+        # decides), which ``_compute_legal`` handles.
+        hand = hands[winner]
+        self._legal = -1 if self._variant or hand & restrict else hand
 
     def _coerce_action(self, action: object) -> int:
         if isinstance(action, (bool, np.bool_)) or action is None:
@@ -558,17 +630,6 @@ class Game:
             f"{what} in the {phase} phase for seat {seat}; legal actions: {_legal_text(legal)}"
         )
 
-    def _declare(self, action: int) -> None:
-        p = self._current
-        if action == DONE:
-            self._declare_turns += 1
-            if self._declare_turns == NUM_SEATS:
-                self._end_declaration()
-            else:
-                self._current = (p + 1) & 3
-            return
-        self._expose(p, action)
-
     def _end_declaration(self) -> None:
         # Auto-exposure: three of the four exposable cards exposed exposes the fourth.
         missing = EXPOSABLE_MASK & ~self._exposed_all
@@ -577,16 +638,18 @@ class Game:
             self._expose(holder, missing.bit_length() - 1)
         self._phase = _PLAY
         self._current = self._first_leader
+        self._legal = -1
 
-    def _discard(self, p: int, c: int) -> None:
-        """Seat ``p`` did not follow suit with ``c``: it is now known to be void in the led suit."""
-        self._voids[p] |= 1 << self._led_suit
-        if self._colour and self._wrong < 0:
-            # A discard off the led colour while holding that colour's other suit.
-            led = self._led_suit
-            if (c // 13 in (1, 2)) != (led in (1, 2)) \
-                    and (self._hand[p] | 1 << c) & SUIT_MASKS[3 - led]:
-                self._wrong = p
+    def _colour_discard(self, p: int, c: int) -> None:
+        """Under discard colour, note whether seat ``p``'s discard ``c`` is of the wrong colour.
+
+        It is if ``c`` is off the led colour while ``p`` held that colour's other suit; the
+        trick's first such discarder takes its scoring cards.
+        """
+        led = self._led_suit
+        if (c // 13 in (1, 2)) != (led in (1, 2)) \
+                and (self._hand[p] | 1 << c) & SUIT_MASKS[3 - led]:
+            self._wrong = p
 
     def _restricted_played(self, p: int, c: int, n: int) -> None:
         """Record what playing a restricted exposed card tells everyone about its holder's hand.
@@ -613,34 +676,6 @@ class Game:
             # A strict discard of it: every card in hand was a restricted exposed card.
             self._voids[p] |= 0b1111
 
-    def _finish_trick(self) -> None:
-        """Close a full trick: find the winner, hand over the scoring cards, start anew."""
-        trick = self._trick
-        led_mask = self._led_mask
-        # Trick complete: the highest card of the led suit wins (indices order ranks in a suit).
-        c0, c1, c2, c3 = trick
-        cards = 1 << c0 | 1 << c1 | 1 << c2 | 1 << c3
-        leader = self._trick_leader
-        winner = (leader + trick.index((cards & led_mask).bit_length() - 1)) & 3
-        taken = cards & SCORING_MASK
-        if taken:
-            # Discard colour: the first wrong-colour discarder takes the cards, not the winner.
-            taker = winner if self._wrong < 0 else self._wrong
-            self._captured[taker] |= taken
-            self._prov = None
-        self._wrong = -1
-        tricks = self._tricks
-        tricks.append(tuple.__new__(Trick, (leader, (c0, c1, c2, c3), winner)))
-        self._suits_led |= 1 << self._led_suit
-        self._trick = []
-        self._led_suit = -1
-        self._led_mask = 0
-        self._current = winner
-        self._trick_leader = winner
-        if len(tricks) == NUM_TRICKS:
-            self._phase = _OVER
-            self._scores = self.provisional_scores()
-
     # ------------------------------------------------------------------ copies and views
     def clone(self) -> Game:
         """Return an independent copy of this game (for search): a few short lists are copied."""
@@ -666,7 +701,6 @@ class Game:
         g._suits_led = self._suits_led
         g._tricks = self._tricks[:]
         g._actions = self._actions[:]
-        g._scores = None if self._scores is None else self._scores[:]
         g._legal = self._legal
         g._prov = self._prov
         g._restrict = self._restrict
