@@ -127,8 +127,12 @@ def test_each_learner_seat_learns_from_its_own_result():
                     td_lambda=1.0,
                     eval_opponents=("random",))
     trajectories = []
-    sim = TableSimulator(cfg, QNetwork(hidden=(8,)), seed=3,
-                         sink=lambda o, a, r: trajectories.append((o, a, r)))
+    def sink(obs, tgt):
+        labelled = ~np.isnan(tgt)
+        assert np.all(labelled.sum(axis=1) == 1)  # self-play: one target, the action taken
+        trajectories.append((obs, labelled.argmax(axis=1), tgt[labelled]))
+
+    sim = TableSimulator(cfg, QNetwork(hidden=(8,)), seed=3, sink=sink)
     while sim.games < 3:
         sim.step_tables()
     assert len(trajectories) % 4 == 0 and len(trajectories) >= 12
@@ -161,7 +165,7 @@ def test_rollout_labels_give_every_distinct_card_its_own_outcome():
                     eval_opponents=("random",))
     out = []
     sim = TableSimulator(cfg, QNetwork(hidden=(8,)), seed=5,
-                         sink=lambda o, a, r: out.append((o, a, r)))
+                         sink=lambda o, t: out.append((o, t)))
     rng = np.random.default_rng(11)
     checked = 0
     for _ in range(3):
@@ -174,11 +178,13 @@ def test_rollout_labels_give_every_distinct_card_its_own_outcome():
                 out.clear()
                 sim._rollout_samples(g, obs)
                 assert (g.hands, g.current_player, g.actions) == before
-                [(o, acts, targets)] = out
+                [(o, tgt)] = out
+                assert o.shape == (1, OBS_SIZE) and np.all(o == 7)
                 seat = g.current_player
                 cards = distinct_cards(legal, Situation.from_game(g).unseen)
-                assert list(acts) == cards and np.all(o == 7)
-                for a, y in zip(acts, targets, strict=True):
+                acts = np.flatnonzero(~np.isnan(tgt[0]))
+                assert list(acts) == sorted(cards)
+                for a, y in zip(acts, tgt[0, acts], strict=True):
                     c = g.clone()
                     c.step(int(a))
                     expect = np.clip(zero_sum(rollout(c, expert_play))[seat] / 400.0, -4, 4)
@@ -190,6 +196,25 @@ def test_rollout_labels_give_every_distinct_card_its_own_outcome():
     sim.progress = 0.5
     cfg.rollout_share_final = 0.0
     assert sim.rollout_share == pytest.approx(0.5)
+
+
+def test_q_loss_splits_the_error_into_differences_and_level():
+    from training.dmc import action_targets, q_loss
+
+    q = torch.tensor([[0.0, 1.0, 2.0], [0.5, 0.0, 0.0]])
+    nan = float("nan")
+    # Row 0 has targets for actions 0 and 2 (error +1 on both: all of it in the level);
+    # row 1 one target (plain squared error 0.25).
+    tgt = torch.tensor([[1.0, nan, 3.0], [nan, nan, nan]])
+    tgt[1] = torch.from_numpy(action_targets(np.array([0]), np.array([0.0]))[0, :3])
+    assert float(q_loss(q, tgt, 1.0)) == pytest.approx((1.0 + 0.25) / 2)
+    assert float(q_loss(q, tgt, 0.25)) == pytest.approx((0.25 + 0.25) / 2)
+    # Differences wrong, level right: the level weight does not matter.
+    tgt2 = torch.tensor([[2.0, nan, 0.0]])
+    # Centred q: -1, +1; centred targets: +1, -1; errors -2 and +2.
+    want = ((-2.0) ** 2 + 2.0 ** 2) / 2
+    assert float(q_loss(q[:1], tgt2, 0.1)) == pytest.approx(want)
+    assert float(q_loss(q[:1], tgt2, 1.0)) == pytest.approx(want)
 
 
 def test_lambda_returns_blend_later_values_into_earlier_targets():

@@ -114,6 +114,12 @@ class DMCConfig:
     rollout_policy: str = "expert"
     """Policy that finishes the hands of the rollouts (``agents.pimc.ROLLOUTS``)."""
 
+    rollout_level_weight: float = 0.25
+    """Weight of the common level of a rollout-labelled decision's targets in the loss, next
+    to their differences (``training.dmc.q_loss``). The outcomes of one decision share the
+    deal, so their level is noisy and their differences are not; below 1 the network spends
+    its capacity on telling the cards apart."""
+
     opponent_mix: dict[str, float] = field(default_factory=lambda: {
         "self": 0.55, "snapshot": 0.2, "random": 0.05, "greedy": 0.1, "expert": 0.1})
     """Who fills the three seats next to the learner's own seat each game, by weight:
@@ -174,7 +180,8 @@ class DMCConfig:
             _nonneg_int(self, name)
         for name in ("lr", "sample_reuse", "max_grad_norm", "reward_scale", "reward_clip",
                      "snapshot_interval_s", "time_budget_s", "checkpoint_interval_s",
-                     "eval_interval_s", "log_interval_s", "sync_interval_s"):
+                     "eval_interval_s", "log_interval_s", "sync_interval_s",
+                     "rollout_level_weight"):
             _positive_float(self, name)
         if self.rollout_share_final is None:
             pass

@@ -87,46 +87,79 @@ class _Table:
     """Per seat: max legal Q of the acting network at each of its decisions."""
 
 
+def action_targets(act: np.ndarray, ret: np.ndarray) -> np.ndarray:
+    """Target rows for decisions with one labelled action each (NaN marks "no target")."""
+    tgt = np.full((len(act), NUM_ACTIONS), np.nan, dtype=np.float32)
+    tgt[np.arange(len(act)), act] = ret
+    return tgt
+
+
 class ReplayBuffer:
-    """Ring buffer of the most recent (observation, action, return) samples."""
+    """Ring buffer of the most recent decisions: observation and a target per action.
+
+    A self-play decision has one target (the action taken, its return); a rollout-labelled
+    decision has one per distinct legal card. Actions without a target hold NaN.
+    """
 
     def __init__(self, capacity: int, rng: np.random.Generator) -> None:
         self.capacity = capacity
         self.obs = np.zeros((capacity, OBS_SIZE), dtype=np.uint8)
-        self.act = np.zeros(capacity, dtype=np.int64)
-        self.ret = np.zeros(capacity, dtype=np.float32)
+        self.tgt = np.full((capacity, NUM_ACTIONS), np.nan, dtype=np.float32)
         self.size = 0
         self.pos = 0
         self.rng = rng
 
-    def add(self, obs: np.ndarray, act: np.ndarray, ret: float | np.ndarray) -> None:
-        """Append samples: one seat's trajectory with its return, or a batch of returns."""
-        n = len(act)
+    def add(self, obs: np.ndarray, tgt: np.ndarray) -> None:
+        """Append decisions (``obs`` uint8 rows, ``tgt`` float32 rows of 53 targets)."""
+        n = len(tgt)
         idx = (self.pos + np.arange(n)) % self.capacity
         self.obs[idx] = obs
-        self.act[idx] = act
-        self.ret[idx] = ret
+        self.tgt[idx] = tgt
         self.pos = int((self.pos + n) % self.capacity)
         self.size = min(self.capacity, self.size + n)
 
-    def sample(self, batch: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def sample(self, batch: int) -> tuple[torch.Tensor, torch.Tensor]:
         """Draw a uniform minibatch as tensors (observations back to floats in [0, 1])."""
         idx = self.rng.integers(self.size, size=batch)
         obs = torch.from_numpy(self.obs[idx]).float().mul_(1.0 / 255.0)
-        return obs, torch.from_numpy(self.act[idx]), torch.from_numpy(self.ret[idx])
+        return obs, torch.from_numpy(self.tgt[idx])
+
+
+def q_loss(q: torch.Tensor, tgt: torch.Tensor, level_weight: float) -> torch.Tensor:
+    """Squared error of Q against the targets, split into a relative and a level part.
+
+    Over a decision's labelled actions L, ``sum (q - y)^2 / |L|`` equals the error of the
+    *differences* between actions (each centred on its mean over L) plus the error of the
+    *mean*. Rollout outcomes of one decision share the same hidden cards, so their
+    differences are nearly noise-free while their common level carries all the luck of the
+    deal; ``level_weight`` (applied to decisions with several targets) keeps that luck from
+    drowning what tells the cards apart. With one target the loss is the plain squared error.
+    """
+    mask = ~torch.isnan(tgt)
+    y = torch.nan_to_num(tgt)
+    m = mask.float()
+    n = m.sum(1)
+    q_bar = (q * m).sum(1) / n
+    y_bar = (y * m).sum(1) / n
+    rel = ((((q - q_bar[:, None]) - (y - y_bar[:, None])) ** 2) * m).sum(1) / n
+    level = (q_bar - y_bar) ** 2
+    w = torch.where(n > 1, torch.full_like(n, level_weight), torch.ones_like(n))
+    return (rel + w * level).mean()
 
 
 class TableSimulator:
     """The acting side: tables in lockstep, the acting network and the snapshot pool.
 
-    Finished learner-seat trajectories go to ``sink(obs, actions, targets)``.
+    Labelled decisions go to ``sink(obs, targets)`` (uint8 observation rows, float32 rows of
+    53 per-action targets, NaN where an action has none): a seat's trajectory when its hand
+    ends, a rollout-labelled decision at once.
 
     In single-process mode the trainer's own network is shared with it; in an actor process it
     holds a copy refreshed from the learner.
     """
 
     def __init__(self, cfg: DMCConfig, net: QNetwork, seed: int,
-                 sink: Callable[[np.ndarray, np.ndarray, np.ndarray], None]) -> None:
+                 sink: Callable[[np.ndarray, np.ndarray], None]) -> None:
         self.cfg = cfg
         self.rules = Rules.coerce(cfg.rules)
         self.net = net
@@ -216,14 +249,14 @@ class TableSimulator:
         situation = Situation.from_game(g)
         cards = distinct_cards(g.legal_actions(), situation.unseen)
         zs = self.cfg.reward_mode == "zero_sum"
-        targets = np.empty(len(cards), dtype=np.float32)
-        for j, a in enumerate(cards):
+        targets = np.full((1, NUM_ACTIONS), np.nan, dtype=np.float32)
+        for a in cards:
             c = g.clone()
             c.step(a)
             sc = rollout(c, self._rollout_policy)
-            targets[j] = self._label(zero_sum(sc)[seat] if zs else float(sc[seat]))
-        self.sink(np.repeat(obs[None, :], len(cards), axis=0), np.asarray(cards), targets)
-        self.samples += len(cards)
+            targets[0, a] = self._label(zero_sum(sc)[seat] if zs else float(sc[seat]))
+        self.sink(obs[None, :], targets)
+        self.samples += 1
 
     def _finish(self, t: _Table) -> None:
         """Label every learner seat's samples with its own result and hand them on."""
@@ -235,7 +268,8 @@ class TableSimulator:
                 continue
             targets = lambda_returns(t.traj_val[seat], self._label(res[seat]), c.td_lambda)
             np.clip(targets, -c.reward_clip, c.reward_clip, out=targets)
-            self.sink(np.stack(t.traj_obs[seat]), np.asarray(t.traj_act[seat]), targets)
+            self.sink(np.stack(t.traj_obs[seat]),
+                      action_targets(np.asarray(t.traj_act[seat]), targets))
             self.samples += len(targets)
             self.ret_sum += res[seat]
             self.ret_n += 1
@@ -341,7 +375,7 @@ def _actor_main(cfg_dict: dict[str, Any], actor_id: int, samples: Any, commands:
 
     Messages in: ``("weights", state_dict, run_decisions, budget_fraction)``,
     ``("snapshots", [state_dict])``.
-    Messages out: ``(obs uint8[n, OBS], actions int64[n], returns float32[n], stats dict)``.
+    Messages out: ``(obs uint8[n, OBS], targets float32[n, 53], stats dict)``.
     """
     import os
     import queue
@@ -354,13 +388,11 @@ def _actor_main(cfg_dict: dict[str, Any], actor_id: int, samples: Any, commands:
     seed = cfg.seed * 7919 + 1000 * (actor_id + 1)
     seed_everything(seed)
     box_obs: list[np.ndarray] = []
-    box_act: list[np.ndarray] = []
-    box_ret: list[np.ndarray] = []
+    box_tgt: list[np.ndarray] = []
 
-    def sink(obs: np.ndarray, act: np.ndarray, ret: np.ndarray) -> None:
+    def sink(obs: np.ndarray, tgt: np.ndarray) -> None:
         box_obs.append(obs)
-        box_act.append(act)
-        box_ret.append(ret)
+        box_tgt.append(tgt)
 
     net = QNetwork(OBS_SIZE, NUM_ACTIONS, cfg.hidden).eval()
     sim = TableSimulator(cfg, net, seed, sink)
@@ -381,18 +413,16 @@ def _actor_main(cfg_dict: dict[str, Any], actor_id: int, samples: Any, commands:
             elif msg[0] == "snapshots":
                 sim.set_snapshots([_frozen(sd, cfg.hidden) for sd in msg[1]])
         sim.step_tables()
-        pending = sum(len(a) for a in box_act)
+        pending = sum(len(a) for a in box_tgt)
         if pending >= cfg.actor_chunk:
             stats = {"decisions": sim.decisions - last_dec, "forced": sim.forced - last_forced,
                      "games": sim.games - last_games, "ret_sum": sim.ret_sum,
                      "ret_n": sim.ret_n}
             last_dec, last_forced, last_games = sim.decisions, sim.forced, sim.games
             sim.ret_sum, sim.ret_n = 0.0, 0
-            chunk = (np.concatenate(box_obs), np.concatenate(box_act),
-                     np.concatenate(box_ret), stats)
+            chunk = (np.concatenate(box_obs), np.concatenate(box_tgt), stats)
             box_obs.clear()
-            box_act.clear()
-            box_ret.clear()
+            box_tgt.clear()
             while not stop.is_set():
                 try:
                     samples.put(chunk, timeout=0.5)
@@ -441,10 +471,10 @@ class DMCTrainer:
             self.sim = TableSimulator(cfg, self.net, cfg.seed, self._add)
         self._last_sync = 0.0
 
-    def _add(self, obs: np.ndarray, act: np.ndarray, ret: float | np.ndarray) -> None:
-        self.replay.add(obs, act, ret)
-        self._since_train += len(act)
-        self.samples += len(act)
+    def _add(self, obs: np.ndarray, tgt: np.ndarray) -> None:
+        self.replay.add(obs, tgt)
+        self._since_train += len(tgt)
+        self.samples += len(tgt)
 
     @property
     def progress(self) -> float:
@@ -477,13 +507,13 @@ class DMCTrainer:
         deadline = time.perf_counter() + 300
         while time.perf_counter() < deadline:
             try:
-                obs, act, ret, st = self._samples.get(timeout=1.0)
+                obs, tgt, st = self._samples.get(timeout=1.0)
             except queue.Empty:
                 if not all(p.is_alive() for p in self._procs):
                     raise RuntimeError("an actor process died while starting; see its "
                                        "traceback above") from None
                 continue
-            self._add(obs, act, ret)
+            self._add(obs, tgt)
             self._count(st)
             return
         raise RuntimeError("the actor processes sent no samples within 300 s of starting")
@@ -532,9 +562,9 @@ class DMCTrainer:
         while True:
             try:
                 if block and first:
-                    obs, act, ret, st = self._samples.get(timeout=0.2)
+                    obs, tgt, st = self._samples.get(timeout=0.2)
                 else:
-                    obs, act, ret, st = self._samples.get_nowait()
+                    obs, tgt, st = self._samples.get_nowait()
             except queue.Empty:
                 for p in self._procs:
                     if not p.is_alive():
@@ -542,7 +572,7 @@ class DMCTrainer:
                                            f"{p.exitcode}); see its traceback above") from None
                 return
             first = False
-            self._add(obs, act, ret)
+            self._add(obs, tgt)
             self._count(st)
 
     def _count(self, st: dict[str, Any]) -> None:
@@ -565,10 +595,9 @@ class DMCTrainer:
             self.train_step()
 
     def train_step(self) -> float:
-        """One Adam step on a uniform minibatch: MSE between Q(s, a) and the seat's return."""
-        obs, act, ret = self.replay.sample(self.cfg.batch_size)
-        q = self.net(obs).gather(1, act.unsqueeze(1)).squeeze(1)
-        loss = nn.functional.mse_loss(q, ret)
+        """One Adam step on a uniform minibatch of decisions (``q_loss``)."""
+        obs, tgt = self.replay.sample(self.cfg.batch_size)
+        loss = q_loss(self.net(obs), tgt, self.cfg.rollout_level_weight)
         self.opt.zero_grad(set_to_none=True)
         loss.backward()
         nn.utils.clip_grad_norm_(self.net.parameters(), self.cfg.max_grad_norm)
@@ -696,5 +725,5 @@ def _set_rng_state(rng: np.random.Generator, s: dict[str, Any]) -> None:
     }
 
 
-__all__ = ["DMCTrainer", "ReplayBuffer", "TableSimulator", "lambda_returns",
-           "seed_everything"]
+__all__ = ["DMCTrainer", "ReplayBuffer", "TableSimulator", "action_targets",
+           "lambda_returns", "q_loss", "seed_everything"]
