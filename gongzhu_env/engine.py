@@ -78,6 +78,8 @@ _DECLARE_ACTIONS = {
     for m in (sum(1 << c for i, c in enumerate(EXPOSABLE) if k >> i & 1) for k in range(16))
 }
 _new_tuple = tuple.__new__
+# Card c's bit if it is a scoring card, else 0.
+_SCORING_BIT = tuple(SCORING_MASK & 1 << c for c in range(NUM_CARDS))
 
 # Phase codes used on the hot path; the public ``phase`` property returns ``Phase`` members.
 _DECLARE, _PLAY, _OVER = 0, 1, 2
@@ -414,8 +416,9 @@ class Game:
         if legal < 0:
             legal = self._legal = self._compute_legal()
         suit = self._led_suit
-        if suit >= 0 and not legal & ~self._led_mask:
-            # Following suit (the common case): the legal cards lie in one suit.
+        if suit >= 0 and legal & self._led_mask:
+            # Following suit (the common case): the legal cards lie in the led suit. (A seat
+            # that can follow must; one that cannot holds none of it.)
             return [*SUIT_TABLES[suit][legal >> suit * 13]]
         if legal & _DONE_BIT:
             # Declaring: some of the four exposable cards, then DONE.
@@ -552,7 +555,7 @@ class Game:
                 if self._colour and self._wrong < 0:
                     self._colour_discard(p, action)
         restrict = self._restrict
-        if bit & restrict:
+        if restrict and bit & restrict:
             self._restricted_played(p, action, n)
         if n < NUM_SEATS:
             p = self._current = (p + 1) & 3
@@ -565,17 +568,30 @@ class Game:
             if not legal:
                 self._legal = hand
                 return
-            restricted = legal & restrict
-            if restricted and legal != restricted and not self._suits_led >> self._led_suit & 1:
-                legal ^= restricted
+            if restrict:
+                restricted = legal & restrict
+                if restricted and legal != restricted \
+                        and not self._suits_led >> self._led_suit & 1:
+                    legal ^= restricted
             self._legal = legal
             return
-        # Trick complete: the highest card of the led suit wins (indices order ranks in a suit).
+        # Trick complete: the highest card of the led suit wins. Indices order ranks within a
+        # suit and the led suit's cards are c0's suit's block of 13 indices, so a later card
+        # beats the best so far if it lies above it and still inside that block.
         c0, c1, c2, c3 = trick
-        cards = 1 << c0 | 1 << c1 | 1 << c2 | 1 << c3
+        suit = c0 // 13
+        top = suit * 13 + 13
+        best, w = c0, 0
+        if best < c1 < top:
+            best, w = c1, 1
+        if best < c2 < top:
+            best, w = c2, 2
+        if best < c3 < top:
+            w = 3
         leader = self._trick_leader
-        winner = (leader + trick.index((cards & led).bit_length() - 1)) & 3
-        taken = cards & SCORING_MASK
+        winner = (leader + w) & 3
+        sb = _SCORING_BIT
+        taken = sb[c0] | sb[c1] | sb[c2] | sb[c3]
         wrong = self._wrong
         if taken:
             # Discard colour: the first wrong-colour discarder takes the cards, not the winner.
@@ -585,7 +601,7 @@ class Game:
             self._wrong = -1
         tricks = self._tricks
         tricks.append(_new_tuple(Trick, (leader, (c0, c1, c2, c3), winner)))
-        self._suits_led |= 1 << c0 // 13
+        self._suits_led |= 1 << suit
         self._trick = []
         self._led_suit = -1
         self._led_mask = 0
@@ -597,7 +613,7 @@ class Game:
         # The winner leads: any card, unless it holds a restricted exposed card (or a variant
         # decides), which ``_compute_legal`` handles.
         hand = hands[winner]
-        self._legal = -1 if self._variant or hand & restrict else hand
+        self._legal = -1 if self._variant or restrict and hand & restrict else hand
 
     def _coerce_action(self, action: object) -> int:
         if isinstance(action, (bool, np.bool_)) or action is None:
