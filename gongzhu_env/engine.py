@@ -78,6 +78,8 @@ _DECLARE_ACTIONS = {
     for m in (sum(1 << c for i, c in enumerate(EXPOSABLE) if k >> i & 1) for k in range(16))
 }
 _new_tuple = tuple.__new__
+# Card c's bit, looked up: ``1 << c`` builds a new multi-digit int for most cards.
+_BIT = tuple(1 << c for c in range(NUM_CARDS))
 # Card c's bit if it is a scoring card, else 0.
 _SCORING_BIT = tuple(SCORING_MASK & 1 << c for c in range(NUM_CARDS))
 
@@ -535,7 +537,7 @@ class Game:
         # Play a card. Inlined here, up to the end of the trick, because this is the hottest
         # path of every rollout.
         p = self._current
-        bit = 1 << action
+        bit = _BIT[action]
         hands = self._hand
         hands[p] ^= bit
         self._played_by[p] |= bit
@@ -549,9 +551,10 @@ class Game:
             self._led_mask = led = SUIT_MASKS[suit]
         else:
             led = self._led_mask
-            if not bit & led:
+            suit = self._led_suit
+            if action // 13 != suit:
                 # Not following suit: the seat is now known to be void in the led suit.
-                self._voids[p] |= 1 << self._led_suit
+                self._voids[p] |= 1 << suit
                 if self._colour and self._wrong < 0:
                     self._colour_discard(p, action)
         restrict = self._restrict
@@ -570,8 +573,7 @@ class Game:
                 return
             if restrict:
                 restricted = legal & restrict
-                if restricted and legal != restricted \
-                        and not self._suits_led >> self._led_suit & 1:
+                if restricted and legal != restricted and not self._suits_led >> suit & 1:
                     legal ^= restricted
             self._legal = legal
             return
@@ -610,10 +612,14 @@ class Game:
             self._phase = _OVER
             self._legal = 0
             return
-        # The winner leads: any card, unless it holds a restricted exposed card (or a variant
-        # decides), which ``_compute_legal`` handles.
-        hand = hands[winner]
-        self._legal = -1 if self._variant or restrict and hand & restrict else hand
+        # The winner leads any card, unless it holds a restricted exposed card (or a variant
+        # decides).
+        if self._variant:
+            self._legal = -1
+        elif restrict and hands[winner] & restrict:
+            self._legal = self._lead_legal()
+        else:
+            self._legal = hands[winner]
 
     def _coerce_action(self, action: object) -> int:
         if isinstance(action, (bool, np.bool_)) or action is None:
