@@ -85,13 +85,11 @@ def build_world(view: PlayerView, hands: list[int]) -> Game:
     raise AgentError(f"pimc: a sampled world does not reproduce the view ({error})")
 
 
-def distinct_cards(legal: list[int], unseen: int, prefer: int = -1) -> list[int]:
-    """Keep one card of each run of equivalent legal cards.
+def card_runs(legal: list[int], unseen: int) -> list[list[int]]:
+    """Split the (sorted) legal cards into runs of equivalent cards.
 
     Two cards of the same suit, neither a scoring card, with no unseen card ranked between them
-    win and lose exactly the same tricks, so searching both is wasted work. Each run is
-    represented by ``prefer`` if it belongs to it, else by its highest card (shedding the
-    higher of two equivalent cards is never worse).
+    win and lose exactly the same tricks: playing one or the other leads to the same outcome.
     """
     runs: list[list[int]] = []
     for c in legal:
@@ -103,7 +101,17 @@ def distinct_cards(legal: list[int], unseen: int, prefer: int = -1) -> list[int]
                 runs[-1].append(c)
                 continue
         runs.append([c])
-    return [prefer if prefer in run else run[-1] for run in runs]
+    return runs
+
+
+def distinct_cards(legal: list[int], unseen: int, prefer: int = -1) -> list[int]:
+    """Keep one card of each run of equivalent legal cards (``card_runs``).
+
+    Searching equivalent cards twice is wasted work. Each run is represented by ``prefer`` if
+    it belongs to it, else by its highest card (shedding the higher of two equivalent cards is
+    never worse).
+    """
+    return [prefer if prefer in run else run[-1] for run in card_runs(legal, unseen)]
 
 
 class PimcAgent(Agent):

@@ -53,7 +53,7 @@ from torch import nn
 from agents import make_agent
 from agents.base import Agent
 from agents.knowledge import Situation
-from agents.pimc import ROLLOUTS, distinct_cards, rollout
+from agents.pimc import ROLLOUTS, card_runs, rollout
 from agents.policy import QNetwork
 from gongzhu_env.cards import NUM_ACTIONS
 from gongzhu_env.engine import Game
@@ -240,21 +240,22 @@ class TableSimulator:
         return max(-c.reward_clip, min(c.reward_clip, target / c.reward_scale))
 
     def _rollout_samples(self, g: Game, obs: np.ndarray) -> None:
-        """Label every distinct legal card of the seat to move by a rollout; send the samples.
+        """Label every legal card of the seat to move by a rollout; send the sample.
 
         The copy keeps the real hidden cards: the outcomes are samples of the true
         distribution given the seat's observation, which is what the network averages over.
         """
         seat = g.current_player
         situation = Situation.from_game(g)
-        cards = distinct_cards(g.legal_actions(), situation.unseen)
         zs = self.cfg.reward_mode == "zero_sum"
         targets = np.full((1, NUM_ACTIONS), np.nan, dtype=np.float32)
-        for a in cards:
+        for run in card_runs(g.legal_actions(), situation.unseen):
+            # Equivalent cards lead to the same outcome: one rollout labels the whole run, so
+            # no legal card is left without a target (the greedy policy ranks them all).
             c = g.clone()
-            c.step(a)
+            c.step(run[-1])
             sc = rollout(c, self._rollout_policy)
-            targets[0, a] = self._label(zero_sum(sc)[seat] if zs else float(sc[seat]))
+            targets[0, run] = self._label(zero_sum(sc)[seat] if zs else float(sc[seat]))
         self.sink(obs[None, :], targets)
         self.samples += 1
 
