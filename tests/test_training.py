@@ -225,6 +225,21 @@ def test_lambda_returns_blend_later_values_into_earlier_targets():
     np.testing.assert_allclose(lambda_returns([0.1, 0.2, 0.3], 5.0, 0.0), [0.2, 0.3, 5.0])
 
 
+def test_a_run_can_start_from_a_trained_policy(tmp_path):
+    from training.dmc import DMCTrainer
+
+    net = _tiny_net(2)
+    path = save_policy(tmp_path / "p.pt", net, Rules())
+    cfg = make_config("tiny", "dmc", hidden=(16,), init_policy=str(path))
+    trainer = DMCTrainer(cfg)
+    for name, t in net.state_dict().items():
+        torch.testing.assert_close(trainer.net.state_dict()[name], t)
+    with pytest.raises(PolicyLoadError, match="hidden layers"):
+        DMCTrainer(make_config("tiny", "dmc", hidden=(32,), init_policy=str(path)))
+    with pytest.raises(ConfigError, match="^init_policy:"):
+        make_config("tiny", "dmc", init_policy=str(tmp_path / "missing.pt"))
+
+
 # ---------------------------------------------------------------------------- policy files
 def test_saved_policy_round_trips(tmp_path):
     net = _tiny_net(1)

@@ -114,6 +114,12 @@ class DMCConfig:
     rollout_policy: str = "expert"
     """Policy that finishes the hands of the rollouts (``agents.pimc.ROLLOUTS``)."""
 
+    init_policy: str = ""
+    """Policy file (``policy:`` spec path, or ``"pretrained"``) whose weights start the
+    network instead of a random initialisation: fine-tuning a trained policy, e.g. with
+    rollout labels. Its architecture must match ``hidden`` and its rules ``rules``. Empty:
+    start from scratch."""
+
     rollout_level_weight: float = 0.25
     """Weight of the common level of a rollout-labelled decision's targets in the loss, next
     to their differences (``training.dmc.q_loss``). The outcomes of one decision share the
@@ -190,6 +196,18 @@ class DMCConfig:
                 or not 0.0 <= self.rollout_share_final <= 1.0:
             raise ConfigError(f"rollout_share_final: must be None or a probability in [0, 1]; "
                               f"got {self.rollout_share_final!r}")
+        if not isinstance(self.init_policy, str):
+            raise ConfigError(f"init_policy: must be a policy file path or 'pretrained'; got "
+                              f"{self.init_policy!r}")
+        if self.init_policy:
+            from agents.policy import PolicyLoadError, resolve_policy_path
+
+            try:
+                path = resolve_policy_path(self.init_policy)
+            except PolicyLoadError as e:
+                raise ConfigError(f"init_policy: {e}") from None
+            if not path.is_file():
+                raise ConfigError(f"init_policy: no policy file at {path}")
         from agents.pimc import ROLLOUTS
 
         if self.rollout_policy not in ROLLOUTS:

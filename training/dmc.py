@@ -450,6 +450,8 @@ class DMCTrainer:
         seed_everything(cfg.seed)
         torch.set_num_threads(cfg.torch_threads)
         self.net = QNetwork(OBS_SIZE, NUM_ACTIONS, cfg.hidden)
+        if cfg.init_policy:
+            self._load_init_policy(cfg.init_policy)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr)
         self.replay = ReplayBuffer(cfg.replay_size, np.random.default_rng(cfg.seed + 1))
         self.snapshots: list[QNetwork] = []
@@ -471,6 +473,17 @@ class DMCTrainer:
         if cfg.num_actors == 0:
             self.sim = TableSimulator(cfg, self.net, cfg.seed, self._add)
         self._last_sync = 0.0
+
+    def _load_init_policy(self, spec: str) -> None:
+        """Start from a trained policy's weights (checked for rules and shape)."""
+        from agents.policy import PolicyLoadError, load_policy_file
+
+        net, data = load_policy_file(spec, self.rules)
+        if data.get("kind", "q") != "q" or net.hidden != list(self.cfg.hidden):
+            raise PolicyLoadError(f"init_policy {spec!r}: a {data.get('kind')!r} network with "
+                                  f"hidden layers {net.hidden}; this run needs a 'q' network "
+                                  f"with {list(self.cfg.hidden)}")
+        self.net.load_state_dict(net.state_dict())
 
     def _add(self, obs: np.ndarray, tgt: np.ndarray) -> None:
         self.replay.add(obs, tgt)
