@@ -11,7 +11,7 @@ from agents import AgentError, make_agent
 from agents.base import Agent
 from agents.expert import expert_declare
 from agents.knowledge import Situation, sample_hands
-from agents.pimc import PimcAgent, build_world, distinct_cards
+from agents.pimc import PimcAgent, build_world, card_runs, distinct_cards
 from gongzhu_env.cards import DONE, card_str, mask_of, parse_card, parse_cards
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import PRESETS, Rules
@@ -329,6 +329,9 @@ def test_pimc_searches_equivalent_cards_once():
     assert got == ["C5", "C7", "C10", "CJ", "H2", "H3"]
     # A preferred card represents its run.
     assert card_str(distinct_cards(legal, unseen, prefer=parse_card("C4"))[0]) == "C4"
+    # The runs themselves partition the legal cards, in order.
+    runs = [[card_str(c) for c in run] for run in card_runs(legal, unseen)]
+    assert runs == [["C4", "C5"], ["C7"], ["C10"], ["CJ"], ["H2"], ["H3"]]
 
 
 def test_expert_feeds_its_partner_the_sheep_not_the_pig():
