@@ -7,7 +7,7 @@ short episodes, and a Q network over the 53 actions needs no critic, no advantag
 no on-policy bookkeeping, so samples from many seats and many tables can be pooled freely. It is
 the approach DouZero showed to work for card games with large discrete action sets.
 
-How it runs (single process, two cores):
+How it runs (``num_actors`` actor processes play, the learner process learns):
 
 * ``num_tables`` games are stepped in lockstep. At each step every table's seat to move is
   either the learner (epsilon-greedy on Q), a frozen snapshot of it (greedy on its Q) or a rule
