@@ -90,6 +90,28 @@ def test_dmc_with_an_actor_process_trains_and_resumes(tmp_path):
     assert second["counters"]["train_steps"] > first["counters"]["train_steps"]
 
 
+def test_the_best_late_checkpoint_becomes_the_policy(tmp_path, capsys):
+    from training import select
+
+    out = tmp_path / "run"
+    assert train.main(["--preset", "tiny", "--out", str(out), "--quiet", "--set",
+                       "select_last=3", "--set", "select_deals=3", "--set",
+                       'select_opponent="random"']) == 0
+    data = json.loads((out / "selection.json").read_text())
+    assert data["opponent"] == "random" and data["deals"] == 3 and len(data["candidates"]) == 3
+    best = max(data["candidates"], key=lambda c: c["mean"])
+    assert data["chosen"] == best["file"]
+    chosen = (out / "checkpoints" / best["file"]).read_bytes()
+    assert (out / "policy.pt").read_bytes() == chosen
+    assert (out / "policy_selected.pt").read_bytes() == chosen
+    assert (out / "policy_last.pt").exists()
+    assert "chosen" in (out / "selection.md").read_text()
+    # The command line does the same on a finished run, and refuses a directory without one.
+    assert select.main([str(out), "--last", "2", "--deals", "2", "--opponent", "random"]) == 0
+    assert select.main([str(tmp_path / "empty")]) == 2
+    assert "no periodic policy files" in capsys.readouterr().err
+
+
 def test_resume_from_a_corrupt_checkpoint_fails_clearly(tmp_path, capsys):
     out = tmp_path / "run"
     assert train.main(["--preset", "tiny", "--out", str(out), "--quiet", "--time-budget",
@@ -322,6 +344,8 @@ def test_corrupt_missing_and_foreign_policy_files_are_refused(tmp_path):
     ({"rollout_share": 1.5}, "rollout_share"),
     ({"rollout_share_final": -0.1}, "rollout_share_final"),
     ({"rollout_policy": "oracle"}, "rollout_policy"),
+    ({"select_last": -1}, "select_last"),
+    ({"select_opponent": "nobody"}, "select_opponent"),
 ])
 def test_bad_config_values_are_refused_naming_the_field(overrides, field):
     with pytest.raises(ConfigError, match=f"^{field}:"):

@@ -159,6 +159,18 @@ class DMCConfig:
     final_eval_deals: int = 500
     """Deals per baseline in the evaluation at the end of training (0: skip)."""
 
+    select_last: int = 0
+    """At the end, play the last this-many periodic policies against ``select_opponent`` on
+    held-out deals and keep the best as ``policy.pt`` (``training/select.py``); late
+    checkpoints differ by more than the policy improves between them. 0: keep the final
+    weights."""
+
+    select_deals: int = 1000
+    """Duplicate deals each candidate plays in the selection."""
+
+    select_opponent: str = "expert"
+    """Agent spec the candidates are selected against."""
+
     torch_threads: int = 1
     """Threads torch may use in the learner. 1: on a shared 2-core machine OpenMP threads
     spin-wait against the actor and other processes and run many times slower."""
@@ -182,8 +194,10 @@ class DMCConfig:
                      "torch_threads", "actor_chunk"):
             _positive_int(self, name)
         for name in ("min_replay", "epsilon_decay_decisions", "total_decisions",
-                     "eval_deals", "final_eval_deals", "num_actors"):
+                     "eval_deals", "final_eval_deals", "num_actors", "select_last"):
             _nonneg_int(self, name)
+        _positive_int(self, "select_deals")
+        _check_specs((self.select_opponent,), "select_opponent")
         for name in ("lr", "sample_reuse", "max_grad_norm", "reward_scale", "reward_clip",
                      "snapshot_interval_s", "time_budget_s", "checkpoint_interval_s",
                      "eval_interval_s", "log_interval_s", "sync_interval_s",
@@ -349,7 +363,7 @@ _DMC_PRESETS: dict[str, dict[str, Any]] = {
              "checkpoint_interval_s": 180.0, "epsilon_decay_decisions": 4_000_000,
              "eval_deals": 150, "final_eval_deals": 1000, "hidden": (512, 256), "lr": 1e-3,
              "lr_final_fraction": 0.1, "epsilon_start": 0.05, "epsilon_end": 0.01,
-             "sample_reuse": 1.0, "num_actors": 2,
+             "sample_reuse": 1.0, "num_actors": 2, "select_last": 6, "select_deals": 1000,
              "opponent_mix": {"self": 0.4, "snapshot": 0.15, "expert": 0.3, "greedy": 0.1,
                               "random": 0.05}},
     "tiny": {"time_budget_s": 4.0, "num_tables": 8, "hidden": (32, 32), "batch_size": 64,

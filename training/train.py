@@ -26,6 +26,7 @@ import argparse
 import csv
 import json
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -273,7 +274,29 @@ def train_dmc(cfg: DMCConfig, run: RunDir, resume: bool, quiet: bool = False) ->
     evaluate()
     writer.close()
     save_policy(run.policy, trainer.net, rules, metadata=_meta(cfg, trainer))
+    if cfg.select_last > 0:
+        return _select(cfg, run, rules, quiet)
     return trainer.net
+
+
+def _select(cfg: DMCConfig, run: RunDir, rules: Rules, quiet: bool) -> QNetwork:
+    """Keep the best of the last periodic policies as ``policy.pt`` (``training/select.py``).
+
+    The final weights stay in ``policy_last.pt``.
+    """
+    from agents.policy import load_policy_file
+    from training.select import SELECT_SEED, select_policy, write_selection
+
+    best, cands = select_policy(run.root, cfg.select_last, cfg.select_opponent,
+                                cfg.select_deals, SELECT_SEED, rules)
+    chosen = write_selection(run.root, best, cands, cfg.select_opponent, cfg.select_deals,
+                             SELECT_SEED)
+    shutil.copyfile(run.policy, run.root / "policy_last.pt")
+    shutil.copyfile(chosen, run.policy)
+    if not quiet:
+        print((run.root / "selection.md").read_text(encoding="utf-8"))
+    net, _ = load_policy_file(run.policy, rules)
+    return net
 
 
 def _meta(cfg: Config, trainer: Any) -> dict[str, Any]:
