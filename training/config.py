@@ -171,6 +171,9 @@ class DMCConfig:
     select_opponent: str = "expert"
     """Agent spec the candidates are selected against."""
 
+    select_average: bool = True
+    """Add the mean of the candidates' weights as one more candidate (weight averaging)."""
+
     torch_threads: int = 1
     """Threads torch may use in the learner. 1: on a shared 2-core machine OpenMP threads
     spin-wait against the actor and other processes and run many times slower."""
@@ -210,6 +213,9 @@ class DMCConfig:
                 or not 0.0 <= self.rollout_share_final <= 1.0:
             raise ConfigError(f"rollout_share_final: must be None or a probability in [0, 1]; "
                               f"got {self.rollout_share_final!r}")
+        if type(self.select_average) is not bool:
+            raise ConfigError(f"select_average: must be true or false; got "
+                              f"{self.select_average!r}")
         if not isinstance(self.init_policy, str):
             raise ConfigError(f"init_policy: must be a policy file path or 'pretrained'; got "
                               f"{self.init_policy!r}")

@@ -4,7 +4,10 @@ Late in a run the learning curve wobbles by more than the policy improves: conse
 checkpoints a few minutes apart differ by several points per hand against the same opponent,
 and the last one is not reliably the best. Selection plays each of the last ``last`` periodic
 policy files (``checkpoints/policy_<decisions>.pt``) against one opponent on the same
-``deals`` duplicate deals and keeps the best mean.
+``deals`` duplicate deals and keeps the best mean. With ``average=True`` one more candidate
+joins: the element-wise mean of those files' weights (``policy_average.pt``; averaging nearby
+checkpoints of one run smooths out the last updates' noise, as stochastic weight averaging
+does).
 
 The selection deals (seed ``SELECT_SEED`` by default) are drawn apart from the learning-curve
 deals (``training.train.EVAL_SEED``), the run's final evaluation (``FINAL_EVAL_SEED``) and the
@@ -61,9 +64,27 @@ def periodic_policies(run_dir: str | Path) -> list[Candidate]:
     return sorted(found, key=lambda c: c.decisions)
 
 
+def average_policies(paths: list[Path], out: Path, rules: Rules) -> Path:
+    """Write the policy whose weights are the mean of ``paths``' (same architecture)."""
+    import torch
+
+    from agents.policy import load_policy_file, save_policy
+
+    nets = [load_policy_file(p, rules) for p in paths]
+    net, data = nets[-1]
+    avg = {k: torch.stack([n.state_dict()[k].float() for n, _ in nets]).mean(0)
+           for k in net.state_dict()}
+    merged = type(net)(net.obs_size, net.num_actions, net.hidden)
+    merged.load_state_dict(avg)
+    meta = dict(data.get("metadata") or {})
+    meta["averaged_from"] = [p.name for p in paths]
+    return save_policy(out, merged, rules, kind=data.get("kind", "q"),
+                       trainer=data.get("trainer", "dmc"), metadata=meta)
+
+
 def select_policy(run_dir: str | Path, last: int, opponent: str = "expert", deals: int = 1000,
                   seed: int = SELECT_SEED, rules: Rules | str | None = None,
-                  workers: int = 1) -> tuple[Candidate, list[Candidate]]:
+                  workers: int = 1, average: bool = False) -> tuple[Candidate, list[Candidate]]:
     """Evaluate the last ``last`` periodic policies; return the best and all candidates.
 
     Raises ``ValueError`` when the run has no periodic policy file or ``last``/``deals`` are
@@ -79,6 +100,10 @@ def select_policy(run_dir: str | Path, last: int, opponent: str = "expert", deal
     if not candidates:
         raise ValueError(f"no periodic policy files (checkpoints/policy_*.pt) in {run_dir}")
     rules = Rules.coerce(rules)
+    if average and len(candidates) > 1:
+        avg = average_policies([c.path for c in candidates],
+                               Path(run_dir) / "policy_average.pt", rules)
+        candidates.append(Candidate(avg, candidates[-1].decisions))
     for c in candidates:
         agent = load_policy_agent(c.path, rules=rules)
         r = duplicate_match(agent, opponent, deals, rules=rules, seed=seed, workers=workers)
@@ -122,10 +147,12 @@ def main(argv: list[str] | None = None) -> int:
                    help=f"deal seed ({SELECT_SEED}; keep it apart from evaluation seeds)")
     p.add_argument("--rules", default="standard", help="rules preset of the run (standard)")
     p.add_argument("--workers", type=int, default=1, help="arena worker processes (1)")
+    p.add_argument("--average", action="store_true",
+                   help="also try the mean of the candidates' weights")
     args = p.parse_args(argv)
     try:
         best, cands = select_policy(args.run_dir, args.last, args.opponent, args.deals,
-                                    args.seed, args.rules, args.workers)
+                                    args.seed, args.rules, args.workers, args.average)
     except (ValueError, OSError, AgentError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -288,7 +288,8 @@ def _select(cfg: DMCConfig, run: RunDir, rules: Rules, quiet: bool) -> QNetwork:
     from training.select import SELECT_SEED, select_policy, write_selection
 
     best, cands = select_policy(run.root, cfg.select_last, cfg.select_opponent,
-                                cfg.select_deals, SELECT_SEED, rules)
+                                cfg.select_deals, SELECT_SEED, rules,
+                                average=cfg.select_average)
     chosen = write_selection(run.root, best, cands, cfg.select_opponent, cfg.select_deals,
                              SELECT_SEED)
     shutil.copyfile(run.policy, run.root / "policy_last.pt")
