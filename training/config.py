@@ -369,7 +369,7 @@ _DMC_PRESETS: dict[str, dict[str, Any]] = {
              "checkpoint_interval_s": 180.0, "epsilon_decay_decisions": 4_000_000,
              "eval_deals": 150, "final_eval_deals": 1000, "hidden": (512, 256), "lr": 1e-3,
              "lr_final_fraction": 0.1, "epsilon_start": 0.05, "epsilon_end": 0.01,
-             "sample_reuse": 1.0, "num_actors": 2, "select_last": 6, "select_deals": 1000,
+             "sample_reuse": 1.0, "num_actors": 2,
              "opponent_mix": {"self": 0.4, "snapshot": 0.15, "expert": 0.3, "greedy": 0.1,
                               "random": 0.05}},
     "tiny": {"time_budget_s": 4.0, "num_tables": 8, "hidden": (32, 32), "batch_size": 64,
