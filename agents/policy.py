@@ -11,7 +11,8 @@ version        format version, ``1``
 kind           ``"q"``: the network outputs one value per action (Deep Monte-Carlo), or
                ``"logits"``: masked action logits (an actor of an actor-critic)
 state_dict     the network weights
-architecture   ``{"obs_size": int, "num_actions": int, "hidden": [int, ...]}``
+architecture   ``{"obs_size": int, "num_actions": int, "hidden": [int, ...],
+               "card_features": bool}`` (``card_features`` absent in older files: false)
 rules          ``Rules.to_dict()`` of the rule set the policy was trained for
 obs_size       ``OBS_SIZE`` of the observation it reads (``gongzhu_env.view``)
 trainer        which trainer wrote it (``"dmc"``, ``"sb3-maskable-ppo"``)
@@ -39,6 +40,7 @@ import torch
 from torch import nn
 
 from agents.base import Agent, AgentError
+from agents.card_features import NUM_FEATURES, CardFeatures
 from gongzhu_env.cards import NUM_ACTIONS
 from gongzhu_env.rules import Rules
 from gongzhu_env.view import OBS_SIZE, PlayerView
@@ -59,31 +61,44 @@ class QNetwork(nn.Module):
 
     For the Deep Monte-Carlo trainer the scores are the expected hand results Q(s, a); every
     action shares the trunk, so what is learnt about one card carries over to the others.
+    ``card_features=True`` feeds the trunk the per-card trick features of
+    ``agents.card_features`` next to the observation (computed, not learnt).
     """
 
     def __init__(self, obs_size: int = OBS_SIZE, num_actions: int = NUM_ACTIONS,
-                 hidden: Sequence[int] = (512, 512, 256)) -> None:
+                 hidden: Sequence[int] = (512, 512, 256), card_features: bool = False) -> None:
         super().__init__()
         if not hidden or any(int(h) <= 0 for h in hidden):
             raise ValueError(f"hidden layer sizes must be positive integers; got {list(hidden)}")
         self.obs_size = int(obs_size)
         self.num_actions = int(num_actions)
         self.hidden = [int(h) for h in hidden]
+        self.card_features = bool(card_features)
+        self.features = CardFeatures() if self.card_features else None
         layers: list[nn.Module] = []
-        width = self.obs_size
+        width = self.obs_size + (NUM_FEATURES if self.card_features else 0)
         for h in self.hidden:
             layers += [nn.Linear(width, h), nn.ReLU()]
             width = h
         layers.append(nn.Linear(width, self.num_actions))
         self.net = nn.Sequential(*layers)
 
+    @classmethod
+    def from_architecture(cls, arch: Mapping[str, Any]) -> QNetwork:
+        """Build an untrained network of a stored ``architecture()`` (files from before
+        ``card_features`` existed have none)."""
+        return cls(arch["obs_size"], arch["num_actions"], arch["hidden"],
+                   card_features=bool(arch.get("card_features", False)))
+
     def architecture(self) -> dict[str, Any]:
         """Return the constructor arguments, as stored in a policy file."""
         return {"obs_size": self.obs_size, "num_actions": self.num_actions,
-                "hidden": list(self.hidden)}
+                "hidden": list(self.hidden), "card_features": self.card_features}
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         """Scores of shape ``(batch, num_actions)``."""
+        if self.features is not None:
+            obs = torch.cat([obs, self.features(obs)], dim=1)
         return self.net(obs)
 
 
@@ -207,7 +222,7 @@ def _read_policy(path: Path) -> tuple[QNetwork, dict[str, Any]]:
         raise PolicyLoadError(f"{path}: network shape {arch} does not read {OBS_SIZE} "
                               f"observations into {NUM_ACTIONS} actions")
     try:
-        net = QNetwork(arch["obs_size"], arch["num_actions"], arch["hidden"])
+        net = QNetwork.from_architecture(arch)
         net.load_state_dict(data["state_dict"])
     except (KeyError, TypeError, ValueError, RuntimeError) as e:
         raise PolicyLoadError(f"{path}: weights do not match the stored architecture "

@@ -50,6 +50,11 @@ class DMCConfig:
     hidden: tuple[int, ...] = (512, 512, 256)
     """Hidden layer widths of the Q network (observation -> 53 action values)."""
 
+    card_features: bool = False
+    """Feed the network the per-card trick features of ``agents.card_features`` (which card
+    wins the trick now, which is the highest still out, ...) next to the observation. They are
+    computed from the observation, so the policy still reads only the env's vector."""
+
     num_tables: int = 128
     """Games stepped in lockstep; one batched forward pass scores all their seats to move."""
 

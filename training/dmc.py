@@ -361,8 +361,13 @@ def lambda_returns(values: list[float], final: float, lam: float) -> np.ndarray:
     return y
 
 
-def _frozen(state_dict: dict[str, torch.Tensor], hidden: tuple[int, ...]) -> QNetwork:
-    net = QNetwork(OBS_SIZE, NUM_ACTIONS, hidden)
+def _network(cfg: DMCConfig) -> QNetwork:
+    """A fresh Q network of the config's architecture."""
+    return QNetwork(OBS_SIZE, NUM_ACTIONS, cfg.hidden, card_features=cfg.card_features)
+
+
+def _frozen(state_dict: dict[str, torch.Tensor], cfg: DMCConfig) -> QNetwork:
+    net = _network(cfg)
     net.load_state_dict(state_dict)
     net.eval()
     for p in net.parameters():
@@ -395,7 +400,7 @@ def _actor_main(cfg_dict: dict[str, Any], actor_id: int, samples: Any, commands:
         box_obs.append(obs)
         box_tgt.append(tgt)
 
-    net = QNetwork(OBS_SIZE, NUM_ACTIONS, cfg.hidden).eval()
+    net = _network(cfg).eval()
     sim = TableSimulator(cfg, net, seed, sink)
     pending = 0
     last_dec = last_forced = last_games = 0
@@ -412,7 +417,7 @@ def _actor_main(cfg_dict: dict[str, Any], actor_id: int, samples: Any, commands:
                 sim.global_decisions = int(msg[2])
                 sim.progress = float(msg[3])
             elif msg[0] == "snapshots":
-                sim.set_snapshots([_frozen(sd, cfg.hidden) for sd in msg[1]])
+                sim.set_snapshots([_frozen(sd, cfg) for sd in msg[1]])
         sim.step_tables()
         pending = sum(len(a) for a in box_tgt)
         if pending >= cfg.actor_chunk:
@@ -449,7 +454,7 @@ class DMCTrainer:
         self.rules = Rules.coerce(cfg.rules)
         seed_everything(cfg.seed)
         torch.set_num_threads(cfg.torch_threads)
-        self.net = QNetwork(OBS_SIZE, NUM_ACTIONS, cfg.hidden)
+        self.net = _network(cfg)
         if cfg.init_policy:
             self._load_init_policy(cfg.init_policy)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr)
@@ -479,10 +484,10 @@ class DMCTrainer:
         from agents.policy import PolicyLoadError, load_policy_file
 
         net, data = load_policy_file(spec, self.rules)
-        if data.get("kind", "q") != "q" or net.hidden != list(self.cfg.hidden):
-            raise PolicyLoadError(f"init_policy {spec!r}: a {data.get('kind')!r} network with "
-                                  f"hidden layers {net.hidden}; this run needs a 'q' network "
-                                  f"with {list(self.cfg.hidden)}")
+        want = self.net.architecture()
+        if data.get("kind", "q") != "q" or net.architecture() != want:
+            raise PolicyLoadError(f"init_policy {spec!r}: a {data.get('kind')!r} network "
+                                  f"{net.architecture()}; this run needs a 'q' network {want}")
         self.net.load_state_dict(net.state_dict())
 
     def _add(self, obs: np.ndarray, tgt: np.ndarray) -> None:
@@ -631,7 +636,7 @@ class DMCTrainer:
 
     def add_snapshot(self) -> None:
         """Freeze a copy of the current network into the opponent pool (oldest drops out)."""
-        self.snapshots.append(_frozen(self.net.state_dict(), self.cfg.hidden))
+        self.snapshots.append(_frozen(self.net.state_dict(), self.cfg))
         del self.snapshots[:-self.cfg.snapshot_pool_size]
         self._broadcast_snapshots()
 
@@ -670,7 +675,7 @@ class DMCTrainer:
         """Restore from ``state_dict()`` output."""
         self.net.load_state_dict(state["net"])
         self.opt.load_state_dict(state["opt"])
-        self.snapshots = [_frozen(sd, self.cfg.hidden) for sd in state["snapshots"]]
+        self.snapshots = [_frozen(sd, self.cfg) for sd in state["snapshots"]]
         c = state["counters"]
         self.decisions = int(c["decisions"])
         self.forced = int(c["forced"])

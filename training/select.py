@@ -74,7 +74,7 @@ def average_policies(paths: list[Path], out: Path, rules: Rules) -> Path:
     net, data = nets[-1]
     avg = {k: torch.stack([n.state_dict()[k].float() for n, _ in nets]).mean(0)
            for k in net.state_dict()}
-    merged = type(net)(net.obs_size, net.num_actions, net.hidden)
+    merged = type(net).from_architecture(net.architecture())
     merged.load_state_dict(avg)
     meta = dict(data.get("metadata") or {})
     meta["averaged_from"] = [p.name for p in paths]

@@ -1,0 +1,96 @@
+"""Per-card trick features a Q-network can compute from the observation vector by itself.
+
+The observation (``gongzhu_env.view``) holds raw facts: the hand, every card played, the trick
+in progress. Whether a card would win the trick now, or whether any card that could beat it is
+still out, are *comparisons* between those facts (which of the 52 cards is higher in its suit,
+which is unseen), and a plain MLP needs many samples to discover each of them for each card.
+``CardFeatures`` works them out in a few fixed matrix products, card by card, and a
+``QNetwork(card_features=True)`` reads them next to the observation. Nothing here is learnt
+and nothing is stored in a policy file but the flag: the features follow from the observation
+exactly, so the environment's observation stays the single source of truth.
+
+Feature blocks, 52 values each, in canonical card order:
+
+===============  ===============================================================================
+name             meaning for card ``c``
+===============  ===============================================================================
+unseen           ``c`` is in another seat's hand (not ours, not played)
+higher_unseen    unseen cards of ``c``'s suit ranked above it, / 12
+lower_unseen     unseen cards of ``c``'s suit ranked below it, / 12
+higher_own       our cards of ``c``'s suit ranked above it, / 12
+suit_unseen      unseen cards of ``c``'s suit, / 13
+top_unseen       no unseen card of ``c``'s suit is above it (it cannot be beaten in its suit)
+follows          ``c`` is of the suit led to the trick in progress
+wins_now         ``c`` follows and beats every card played to the trick so far
+wins_surely      ``c`` wins now and either we play last or no unseen card of the suit beats it
+leads_top        we lead and ``c`` is the highest card still out in its suit
+===============  ===============================================================================
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from gongzhu_env.cards import NUM_CARDS, NUM_RANKS
+from gongzhu_env.view import SLICES
+
+FEATURE_NAMES = ("unseen", "higher_unseen", "lower_unseen", "higher_own", "suit_unseen",
+                 "top_unseen", "follows", "wins_now", "wins_surely", "leads_top")
+NUM_FEATURES = len(FEATURE_NAMES) * NUM_CARDS
+_SUITS = NUM_CARDS // NUM_RANKS
+
+
+def _suit_matrices() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``above[i, j]``: card i is of j's suit and ranked above it; ``below`` likewise;
+    ``same[i, j]``: same suit. Multiplying a card mask by them counts per card."""
+    idx = torch.arange(NUM_CARDS)
+    suit, rank = idx // NUM_RANKS, idx % NUM_RANKS
+    same = (suit[:, None] == suit[None, :]).float()
+    above = same * (rank[:, None] > rank[None, :]).float()
+    below = same * (rank[:, None] < rank[None, :]).float()
+    return above, below, same
+
+
+class CardFeatures(nn.Module):
+    """Map observations ``(batch, >= 600)`` to ``(batch, NUM_FEATURES)`` per-card features."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        above, below, same = _suit_matrices()
+        # Constant tables, not weights: kept out of the state dict (persistent=False).
+        self.register_buffer("above", above, persistent=False)
+        self.register_buffer("below", below, persistent=False)
+        self.register_buffer("same", same, persistent=False)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        """Compute every feature block (see the module docstring) for a batch."""
+        b = obs.shape[0]
+        hand = obs[:, SLICES["hand"]]
+        trick = obs[:, SLICES["trick_cards"]].reshape(b, 4, NUM_CARDS)
+        played = obs[:, SLICES["played"]].reshape(b, 4, NUM_CARDS).sum(1)
+        in_trick = trick.sum(1)
+        unseen = (1.0 - hand - torch.clamp(played + in_trick, max=1.0)).clamp(0.0, 1.0)
+        higher_unseen = unseen @ self.above
+        lower_unseen = unseen @ self.below
+        higher_own = hand @ self.above
+        suit_unseen = unseen @ self.same
+        top_unseen = (higher_unseen < 0.5).float()
+        # The led card is the trick leader's card; its suit is the suit every card follows.
+        leader = obs[:, SLICES["trick_leader"]]
+        led = torch.einsum("br,brc->bc", leader, trick)
+        led_suit = led.reshape(b, _SUITS, NUM_RANKS).sum(-1)
+        follows = led_suit.repeat_interleave(NUM_RANKS, dim=1)
+        wins_now = follows * (1.0 - in_trick) * ((in_trick @ self.above) < 0.5).float()
+        n_played = in_trick.sum(1, keepdim=True)
+        last = (n_played > 2.5).float()
+        wins_surely = wins_now * torch.clamp(last + top_unseen, max=1.0)
+        to_play = obs[:, SLICES["to_move"]][:, :1] * obs[:, SLICES["phase"]][:, 1:2]
+        leading = (n_played < 0.5).float() * to_play
+        leads_top = leading * top_unseen * hand
+        return torch.cat([unseen, higher_unseen / 12.0, lower_unseen / 12.0, higher_own / 12.0,
+                          suit_unseen / 13.0, top_unseen, follows, wins_now, wins_surely,
+                          leads_top], dim=1)
+
+
+__all__ = ["CardFeatures", "FEATURE_NAMES", "NUM_FEATURES"]
