@@ -42,8 +42,12 @@ _SUITS = NUM_CARDS // NUM_RANKS
 
 
 def _suit_matrices() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """``above[i, j]``: card i is of j's suit and ranked above it; ``below`` likewise;
-    ``same[i, j]``: same suit. Multiplying a card mask by them counts per card."""
+    """Return the constant card-comparison tables ``above``, ``below`` and ``same``.
+
+    ``above[i, j]``: card i is of j's suit and ranked above it; ``below`` likewise;
+    ``same[i, j]``: same suit. A card mask times one of them counts, for every card, the
+    cards of the mask in that relation to it.
+    """
     idx = torch.arange(NUM_CARDS)
     suit, rank = idx // NUM_RANKS, idx % NUM_RANKS
     same = (suit[:, None] == suit[None, :]).float()

@@ -85,8 +85,10 @@ class QNetwork(nn.Module):
 
     @classmethod
     def from_architecture(cls, arch: Mapping[str, Any]) -> QNetwork:
-        """Build an untrained network of a stored ``architecture()`` (files from before
-        ``card_features`` existed have none)."""
+        """Build an untrained network of a stored ``architecture()``.
+
+        Files written before ``card_features`` existed do not name it: they have none.
+        """
         return cls(arch["obs_size"], arch["num_actions"], arch["hidden"],
                    card_features=bool(arch.get("card_features", False)))
 

@@ -362,7 +362,7 @@ def lambda_returns(values: list[float], final: float, lam: float) -> np.ndarray:
 
 
 def _network(cfg: DMCConfig) -> QNetwork:
-    """A fresh Q network of the config's architecture."""
+    """Build a fresh Q network of the config's architecture."""
     return QNetwork(OBS_SIZE, NUM_ACTIONS, cfg.hidden, card_features=cfg.card_features)
 
 
