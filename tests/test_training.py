@@ -78,9 +78,10 @@ def test_dmc_tiny_run_writes_its_files_and_resumes(tmp_path, capsys):
 
 
 def test_dmc_with_an_actor_process_trains_and_resumes(tmp_path):
+    # With the per-card features too: actors, snapshots and resume all build that network.
     out = tmp_path / "actors"
     args = ["--preset", "tiny", "--out", str(out), "--quiet", "--final-eval-deals", "0",
-            "--set", "num_actors=1"]
+            "--set", "num_actors=1", "--set", "card_features=true"]
     assert train.main([*args, "--time-budget", "3"]) == 0
     first = torch.load(out / "checkpoints/latest.pt", weights_only=True)["trainer"]
     assert first["counters"]["decisions"] > 0 and first["counters"]["train_steps"] > 0
@@ -88,6 +89,8 @@ def test_dmc_with_an_actor_process_trains_and_resumes(tmp_path):
     second = torch.load(out / "checkpoints/latest.pt", weights_only=True)["trainer"]
     assert second["counters"]["decisions"] > first["counters"]["decisions"]
     assert second["counters"]["train_steps"] > first["counters"]["train_steps"]
+    net, data = load_policy_file(out / "policy.pt")
+    assert net.card_features and data["architecture"]["card_features"] is True
 
 
 def test_the_best_late_checkpoint_becomes_the_policy(tmp_path, capsys):

@@ -367,12 +367,14 @@ _DMC_PRESETS: dict[str, dict[str, Any]] = {
               "eval_deals": 60, "final_eval_deals": 300, "min_replay": 4096,
               "hidden": (256, 256), "lr": 1e-3, "epsilon_start": 0.05, "epsilon_end": 0.01,
               "sample_reuse": 1.0},
-    # Two actor processes feed the learner ~22,000 decisions/s on 2 idle cores with this
-    # network (benchmarks/bench_train.py); a third of the seats next to the learner are the
-    # expert, the strongest fast player, so the policy meets its play often.
+    # Two actor processes feed the learner (benchmarks/bench_train.py); a third of the seats
+    # next to the learner are the expert, the strongest fast player, so the policy meets its
+    # play often. The per-card trick features cost about a quarter of the decisions/s and
+    # learn far more per minute (docs/training.md).
     "full": {"time_budget_s": 5400.0, "snapshot_interval_s": 300.0, "eval_interval_s": 600.0,
              "checkpoint_interval_s": 180.0, "epsilon_decay_decisions": 4_000_000,
-             "eval_deals": 150, "final_eval_deals": 1000, "hidden": (512, 256), "lr": 1e-3,
+             "eval_deals": 150, "final_eval_deals": 1000, "hidden": (512, 256),
+             "card_features": True, "lr": 1e-3,
              "lr_final_fraction": 0.1, "epsilon_start": 0.05, "epsilon_end": 0.01,
              "sample_reuse": 1.0, "num_actors": 2,
              "opponent_mix": {"self": 0.4, "snapshot": 0.15, "expert": 0.3, "greedy": 0.1,
