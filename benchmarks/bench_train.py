@@ -90,9 +90,11 @@ def main() -> None:
     views = random_views(20, 0)
     print(f"\npolicy decision latency over {len(views)} views x 3 (torch threads 1):")
     for preset in ("quick", "full"):
-        hidden = make_config(preset).hidden
-        r = bench_latency(PolicyAgent(QNetwork(hidden=hidden)), views)
-        print(f"  {preset:8s} hidden={hidden}: mean {r['mean_ms']:.3f} ms, "
+        cfg = make_config(preset)
+        net = QNetwork(hidden=cfg.hidden, card_features=cfg.card_features)
+        r = bench_latency(PolicyAgent(net), views)
+        print(f"  {preset:8s} hidden={cfg.hidden} card_features={cfg.card_features}: "
+              f"mean {r['mean_ms']:.3f} ms, "
               f"p50 {r['p50_ms']:.3f} ms, p99 {r['p99_ms']:.3f} ms")
     if (PRETRAINED_DIR / PRETRAINED_FILE).exists():
         r = bench_latency(load_policy_agent("pretrained"), views)
