@@ -365,8 +365,8 @@ _DMC_PRESETS: dict[str, dict[str, Any]] = {
     "quick": {"time_budget_s": 210.0, "snapshot_interval_s": 45.0, "eval_interval_s": 70.0,
               "checkpoint_interval_s": 60.0, "epsilon_decay_decisions": 1_000_000,
               "eval_deals": 60, "final_eval_deals": 300, "min_replay": 4096,
-              "hidden": (256, 256), "lr": 1e-3, "epsilon_start": 0.05, "epsilon_end": 0.01,
-              "sample_reuse": 1.0},
+              "hidden": (256, 256), "card_features": True, "lr": 1e-3, "epsilon_start": 0.05,
+              "epsilon_end": 0.01, "sample_reuse": 1.0},
     # Two actor processes feed the learner (benchmarks/bench_train.py); a third of the seats
     # next to the learner are the expert, the strongest fast player, so the policy meets its
     # play often. The per-card trick features cost about a third of the decisions/s and
