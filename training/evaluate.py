@@ -62,6 +62,7 @@ import json
 import math
 import multiprocessing
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -77,6 +78,7 @@ from gongzhu_env.cards import card_str
 from gongzhu_env.engine import Game, IllegalActionError
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import settle
+from training.arena_journal import ArenaJournal, JournalError, journal_name, match_identity
 from training.deals import DealFileError, DealSet, generate_deals, load_deals
 
 __all__ = [
@@ -401,17 +403,18 @@ def _coerce_deals(deals: DealSet | int, seed: int) -> DealSet:
     raise TypeError(f"deals must be a DealSet or a number of deals; got {deals!r}")
 
 
-def _chunks(n: int, workers: int, chunk_size: int | None) -> list[range]:
+def _chunks(indices: Sequence[int], workers: int, chunk_size: int | None) -> list[list[int]]:
     """Split deal indices into chunks of at most 16 deals by default.
 
     Small enough to balance the load and move the progress bar often for slow agents (pimc),
     large enough that the per-task overhead stays negligible for fast ones.
     """
+    n = len(indices)
     if chunk_size is None:
         chunk_size = max(1, min(16, math.ceil(n / (4 * workers))))
     if type(chunk_size) is not int or chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive int; got {chunk_size!r}")
-    return [range(i, min(n, i + chunk_size)) for i in range(0, n, chunk_size)]
+    return [list(indices[i:i + chunk_size]) for i in range(0, n, chunk_size)]
 
 
 def duplicate_match(candidate: AgentLike, opponent: AgentLike, deals: DealSet | int, *,
@@ -419,7 +422,8 @@ def duplicate_match(candidate: AgentLike, opponent: AgentLike, deals: DealSet | 
                     seed: int = 0, workers: int = 1, progress: bool = False,
                     on_game: Callable[[HandRecord], None] | None = None,
                     resamples: int = 2000, chunk_size: int | None = None,
-                    executor: Executor | None = None) -> MatchResult:
+                    executor: Executor | None = None, journal: str | Path | None = None,
+                    resume: bool = False) -> MatchResult:
     """Play ``candidate`` against ``opponent`` on every deal in duplicate and summarize.
 
     ``deals`` is a ``DealSet`` or a number of deals (then drawn with ``generate_deals(n, seed)``).
@@ -427,6 +431,11 @@ def duplicate_match(candidate: AgentLike, opponent: AgentLike, deals: DealSet | 
     share the deals; the result does not depend on it. ``on_game`` receives a ``HandRecord`` for
     every finished hand, in deal then play order, once all deals are played (the hook for hand
     records). ``executor`` lets a caller reuse one pool across matches.
+
+    ``journal`` (a file path; the agents must then be specs) records every finished chunk of
+    deals as it arrives, and ``resume=True`` reads back the deals an interrupted run of the same
+    match left there and plays only the others (``training.arena_journal``); the result is the
+    same as an uninterrupted run's.
     """
     _check_choice("mode", mode, MODES)
     _check_choice("scoring", scoring, SCORINGS)
@@ -439,13 +448,18 @@ def duplicate_match(candidate: AgentLike, opponent: AgentLike, deals: DealSet | 
     dealset = _coerce_deals(deals, seed)
     n = len(dealset)
     record = on_game is not None
-    tasks = [_Task(candidate, opponent, mode, rules, seed, tuple(r),
-                   dealset.hands[r.start:r.stop], record)
-             for r in _chunks(n, workers, chunk_size)]
+    done, book = _open_journal(journal, resume, candidate, opponent, mode, rules, seed,
+                               dealset, record)
+    todo = [d for d in range(n) if d not in done]
+    tasks = [_Task(candidate, opponent, mode, rules, seed, tuple(c), dealset.hands[c], record)
+             for c in _chunks(todo, workers, chunk_size)]
     cand_label, opp_label = label_of(candidate), label_of(opponent)
     start = time.perf_counter()
-    rows = _execute(tasks, workers, executor,
-                    progress_desc=f"{cand_label} vs {opp_label}" if progress else None, total=n)
+    rows = list(done.values()) + _execute(
+        tasks, workers, executor,
+        progress_desc=f"{cand_label} vs {opp_label}" if progress else None, total=n,
+        initial=len(done),
+        on_chunk=None if book is None else (lambda chunk: book.append(chunk, dealset.hands)))
     elapsed = time.perf_counter() - start
     # Every deal must come back exactly once; a silent loss would bias every number below.
     got = sorted(r[0] for r in rows)
@@ -470,21 +484,47 @@ def duplicate_match(candidate: AgentLike, opponent: AgentLike, deals: DealSet | 
                        scores, stats, elapsed, workers)
 
 
+def _open_journal(path: str | Path | None, resume: bool, candidate: AgentLike,
+                  opponent: AgentLike, mode: str, rules: Rules, seed: int, dealset: DealSet,
+                  record: bool) -> tuple[dict[int, Any], ArenaJournal | None]:
+    """Open a match's journal (if asked for); return the deals already played and the journal."""
+    if path is None:
+        if resume:
+            raise ValueError("resume=True needs a journal file to resume from")
+        return {}, None
+    if not (isinstance(candidate, str) and isinstance(opponent, str)):
+        raise ValueError("an arena journal needs agent specs (strings): an agent object's "
+                         "weights and settings cannot be checked when the match is resumed")
+    book = ArenaJournal(path, match_identity(candidate, opponent, mode, rules, seed))
+    done = book.open(dealset.hands, resume=resume)
+    if record and any(actions is None for _, _, actions in done.values()):
+        raise JournalError(f"{path} holds deals without their moves, so no hand record can be "
+                           "written for them; resume without --record, or start afresh")
+    return done, book
+
+
 def _execute(tasks: list[_Task], workers: int, executor: Executor | None,
-             progress_desc: str | None, total: int) -> list:
-    """Run the chunks in this process or a pool, with an optional progress bar over deals."""
+             progress_desc: str | None, total: int, initial: int = 0,
+             on_chunk: Callable[[list], None] | None = None) -> list:
+    """Run the chunks in this process or a pool, with an optional progress bar over deals.
+
+    ``on_chunk`` sees every finished chunk as it arrives (the journal writes it to disk).
+    """
     bar = None
     if progress_desc is not None:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=total, desc=progress_desc, unit="deal", leave=False)
+        bar = tqdm(total=total, initial=initial, desc=progress_desc, unit="deal", leave=False)
     rows: list = []
     try:
         if workers == 1 and executor is None:
             for t in tasks:
-                rows.extend(_run_task(t))
+                chunk = _run_task(t)
+                rows.extend(chunk)
+                if on_chunk is not None:
+                    on_chunk(chunk)
                 if bar is not None:
-                    bar.update(len(t.deal_indices))
+                    bar.update(len(chunk))
             return rows
         own = executor is None
         pool = make_executor(workers) if own else executor
@@ -493,6 +533,8 @@ def _execute(tasks: list[_Task], workers: int, executor: Executor | None,
             for fut in as_completed(futures):
                 chunk = fut.result()  # re-raises a worker's error (e.g. an illegal action)
                 rows.extend(chunk)
+                if on_chunk is not None:
+                    on_chunk(chunk)
                 if bar is not None:
                     bar.update(len(chunk))
         except BaseException:
@@ -608,11 +650,13 @@ class RoundRobinResult:
 def round_robin(agents: Sequence[AgentLike], deals: DealSet | int, *, mode: str = "1v3",
                 scoring: str = "raw", rules: Rules | str | None = None, seed: int = 0,
                 workers: int = 1, progress: bool = False, resamples: int = 2000,
-                prior_ties: float = 1.0) -> RoundRobinResult:
+                prior_ties: float = 1.0, journal_dir: str | Path | None = None,
+                resume: bool = False) -> RoundRobinResult:
     """Play every pair once (the earlier-listed agent as candidate) and fit Bradley–Terry.
 
     Each pair's per-deal outcomes (positive, zero or negative paired difference) are the
     Bradley–Terry games. Ratings are anchored at the first agent (list the baseline first).
+    ``journal_dir`` keeps one journal per pair there (see ``duplicate_match``).
     """
     agents = list(agents)
     names = tuple(label_of(a) for a in agents)
@@ -631,7 +675,9 @@ def round_robin(agents: Sequence[AgentLike], deals: DealSet | int, *, mode: str 
             matches.append(duplicate_match(
                 agents[i], agents[j], dealset, mode=mode, scoring=scoring, rules=rules,
                 seed=seed, workers=workers, progress=progress, resamples=resamples,
-                executor=pool))
+                executor=pool, resume=resume,
+                journal=None if journal_dir is None else journal_path(
+                    journal_dir, agents[i], agents[j], mode)))
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
@@ -640,6 +686,12 @@ def round_robin(agents: Sequence[AgentLike], deals: DealSet | int, *, mode: str 
                for (i, j), m in zip(pairs, matches, strict=True)]
     ratings = fit_bradley_terry(names, results, prior_ties=prior_ties)
     return RoundRobinResult(names, matches, ratings, pairs)
+
+
+def journal_path(directory: str | Path, candidate: AgentLike, opponent: AgentLike,
+                 mode: str) -> Path:
+    """Where a run directory keeps the journal of one match."""
+    return Path(directory) / journal_name(label_of(candidate), label_of(opponent), mode)
 
 
 # ---------------------------------------------------------------------------- output
@@ -738,6 +790,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "(gongzhu_env.records) to PATH")
     p.add_argument("--no-plot", action="store_true", help="write no plot even with --out")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run into the same --out: deals it finished "
+                        "(kept in OUT/journal/ until the results are written) are not played "
+                        "again")
     return p
 
 
@@ -752,6 +808,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.workers < 1:
             raise ValueError(f"--workers must be at least 1; got {args.workers}")
+        if args.resume and not args.out:
+            raise ValueError("--resume continues a run written to --out; give the same --out")
         rules = Rules.coerce(args.rules)
         if args.round_robin:
             specs = split_specs(args.round_robin)
@@ -777,9 +835,10 @@ def main(argv: list[str] | None = None) -> int:
                                   progress=not args.no_progress, resamples=args.resamples)
     if args.record:
         common["on_game"] = _record_writer(Path(args.record), args.seed)
+    journals = out / "journal" if out is not None else None
     try:
         if args.round_robin:
-            rr = round_robin(specs, deals, **common)
+            rr = round_robin(specs, deals, journal_dir=journals, resume=args.resume, **common)
             console.print(match_table(rr.matches, "Round-robin matches"))
             console.print(rating_table(rr))
             if out is not None:
@@ -797,8 +856,10 @@ def main(argv: list[str] | None = None) -> int:
             pool = make_executor(args.workers) if args.workers > 1 else None
             try:
                 for opp in specs[1:]:
-                    results.append(duplicate_match(specs[0], opp, deals, executor=pool,
-                                                   **common))
+                    results.append(duplicate_match(
+                        specs[0], opp, deals, executor=pool, resume=args.resume,
+                        journal=None if journals is None else journal_path(
+                            journals, specs[0], opp, args.mode), **common))
             finally:
                 if pool is not None:
                     pool.shutdown(wait=True, cancel_futures=True)
@@ -814,9 +875,14 @@ def main(argv: list[str] | None = None) -> int:
                     fig = plot_matches(results)
                     fig.savefig(out / "eval.png", dpi=120)
                     console.print(f"wrote {out / 'eval.png'}")
+    except JournalError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     except (AgentError, ArenaError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
+    if journals is not None:  # the results file now holds every deal; the journals served
+        shutil.rmtree(journals, ignore_errors=True)
     return 0
 
 
