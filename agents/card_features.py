@@ -56,6 +56,15 @@ def _suit_matrices() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     return above, below, same
 
 
+def unseen_cards(obs: torch.Tensor) -> torch.Tensor:
+    """``(batch, 52)``: 1 for each card in another seat's hand (neither ours nor played)."""
+    b = obs.shape[0]
+    hand = obs[:, SLICES["hand"]]
+    played = obs[:, SLICES["played"]].reshape(b, 4, NUM_CARDS).sum(1)
+    in_trick = obs[:, SLICES["trick_cards"]].reshape(b, 4, NUM_CARDS).sum(1)
+    return (1.0 - hand - torch.clamp(played + in_trick, max=1.0)).clamp(0.0, 1.0)
+
+
 class CardFeatures(nn.Module):
     """Map observations ``(batch, >= 600)`` to ``(batch, NUM_FEATURES)`` per-card features."""
 
@@ -72,9 +81,8 @@ class CardFeatures(nn.Module):
         b = obs.shape[0]
         hand = obs[:, SLICES["hand"]]
         trick = obs[:, SLICES["trick_cards"]].reshape(b, 4, NUM_CARDS)
-        played = obs[:, SLICES["played"]].reshape(b, 4, NUM_CARDS).sum(1)
         in_trick = trick.sum(1)
-        unseen = (1.0 - hand - torch.clamp(played + in_trick, max=1.0)).clamp(0.0, 1.0)
+        unseen = unseen_cards(obs)
         higher_unseen = unseen @ self.above
         lower_unseen = unseen @ self.below
         higher_own = hand @ self.above
@@ -97,4 +105,4 @@ class CardFeatures(nn.Module):
                           leads_top], dim=1)
 
 
-__all__ = ["CardFeatures", "FEATURE_NAMES", "NUM_FEATURES"]
+__all__ = ["CardFeatures", "FEATURE_NAMES", "NUM_FEATURES", "unseen_cards"]

@@ -12,7 +12,8 @@ kind           ``"q"``: the network outputs one value per action (Deep Monte-Car
                ``"logits"``: masked action logits (an actor of an actor-critic)
 state_dict     the network weights
 architecture   ``{"obs_size": int, "num_actions": int, "hidden": [int, ...],
-               "card_features": bool}`` (``card_features`` absent in older files: false)
+               "card_features": bool, "holder_features": bool}`` (a flag absent in older
+               files: false)
 rules          ``Rules.to_dict()`` of the rule set the policy was trained for
 obs_size       ``OBS_SIZE`` of the observation it reads (``gongzhu_env.view``)
 trainer        which trainer wrote it (``"dmc"``, ``"sb3-maskable-ppo"``)
@@ -41,6 +42,7 @@ from torch import nn
 
 from agents.base import Agent, AgentError
 from agents.card_features import NUM_FEATURES, CardFeatures
+from agents.holder_features import NUM_HOLDER_FEATURES, HolderFeatures
 from gongzhu_env.cards import NUM_ACTIONS
 from gongzhu_env.rules import Rules
 from gongzhu_env.view import OBS_SIZE, PlayerView
@@ -62,11 +64,14 @@ class QNetwork(nn.Module):
     For the Deep Monte-Carlo trainer the scores are the expected hand results Q(s, a); every
     action shares the trunk, so what is learnt about one card carries over to the others.
     ``card_features=True`` feeds the trunk the per-card trick features of
-    ``agents.card_features`` next to the observation (computed, not learnt).
+    ``agents.card_features`` next to the observation, and ``holder_features=True`` the
+    per-seat "who may hold each card" features of ``agents.holder_features`` (both computed,
+    not learnt).
     """
 
     def __init__(self, obs_size: int = OBS_SIZE, num_actions: int = NUM_ACTIONS,
-                 hidden: Sequence[int] = (512, 512, 256), card_features: bool = False) -> None:
+                 hidden: Sequence[int] = (512, 512, 256), card_features: bool = False,
+                 holder_features: bool = False) -> None:
         super().__init__()
         if not hidden or any(int(h) <= 0 for h in hidden):
             raise ValueError(f"hidden layer sizes must be positive integers; got {list(hidden)}")
@@ -74,9 +79,12 @@ class QNetwork(nn.Module):
         self.num_actions = int(num_actions)
         self.hidden = [int(h) for h in hidden]
         self.card_features = bool(card_features)
+        self.holder_features = bool(holder_features)
         self.features = CardFeatures() if self.card_features else None
+        self.holders = HolderFeatures() if self.holder_features else None
         layers: list[nn.Module] = []
-        width = self.obs_size + (NUM_FEATURES if self.card_features else 0)
+        width = (self.obs_size + (NUM_FEATURES if self.card_features else 0)
+                 + (NUM_HOLDER_FEATURES if self.holder_features else 0))
         for h in self.hidden:
             layers += [nn.Linear(width, h), nn.ReLU()]
             width = h
@@ -87,21 +95,26 @@ class QNetwork(nn.Module):
     def from_architecture(cls, arch: Mapping[str, Any]) -> QNetwork:
         """Build an untrained network of a stored ``architecture()``.
 
-        Files written before ``card_features`` existed do not name it: they have none.
+        Files written before a feature flag existed do not name it: they have none.
         """
         return cls(arch["obs_size"], arch["num_actions"], arch["hidden"],
-                   card_features=bool(arch.get("card_features", False)))
+                   card_features=bool(arch.get("card_features", False)),
+                   holder_features=bool(arch.get("holder_features", False)))
 
     def architecture(self) -> dict[str, Any]:
         """Return the constructor arguments, as stored in a policy file."""
         return {"obs_size": self.obs_size, "num_actions": self.num_actions,
-                "hidden": list(self.hidden), "card_features": self.card_features}
+                "hidden": list(self.hidden), "card_features": self.card_features,
+                "holder_features": self.holder_features}
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         """Scores of shape ``(batch, num_actions)``."""
+        parts = [obs]
         if self.features is not None:
-            obs = torch.cat([obs, self.features(obs)], dim=1)
-        return self.net(obs)
+            parts.append(self.features(obs))
+        if self.holders is not None:
+            parts.append(self.holders(obs))
+        return self.net(torch.cat(parts, dim=1) if len(parts) > 1 else obs)
 
 
 def policy_dict(net: QNetwork, rules: Rules, *, kind: str = "q", trainer: str = "dmc",

@@ -91,7 +91,8 @@ def main() -> None:
     print(f"\npolicy decision latency over {len(views)} views x 3 (torch threads 1):")
     for preset in ("quick", "full"):
         cfg = make_config(preset)
-        net = QNetwork(hidden=cfg.hidden, card_features=cfg.card_features)
+        net = QNetwork(hidden=cfg.hidden, card_features=cfg.card_features,
+                       holder_features=cfg.holder_features)
         r = bench_latency(PolicyAgent(net), views)
         print(f"  {preset:8s} hidden={cfg.hidden} card_features={cfg.card_features}: "
               f"mean {r['mean_ms']:.3f} ms, "

@@ -55,6 +55,11 @@ class DMCConfig:
     wins the trick now, which is the highest still out, ...) next to the observation. They are
     computed from the observation, so the policy still reads only the env's vector."""
 
+    holder_features: bool = False
+    """Also feed it, for each other seat and card, whether that seat may still hold the card
+    and whether it is the only one that may (``agents.holder_features``: from shown voids and
+    exposed cards). Computed from the observation like ``card_features``."""
+
     num_tables: int = 128
     """Games stepped in lockstep; one batched forward pass scores all their seats to move."""
 

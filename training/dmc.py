@@ -363,7 +363,8 @@ def lambda_returns(values: list[float], final: float, lam: float) -> np.ndarray:
 
 def _network(cfg: DMCConfig) -> QNetwork:
     """Build a fresh Q network of the config's architecture."""
-    return QNetwork(OBS_SIZE, NUM_ACTIONS, cfg.hidden, card_features=cfg.card_features)
+    return QNetwork(OBS_SIZE, NUM_ACTIONS, cfg.hidden, card_features=cfg.card_features,
+                    holder_features=cfg.holder_features)
 
 
 def _frozen(state_dict: dict[str, torch.Tensor], cfg: DMCConfig) -> QNetwork:
