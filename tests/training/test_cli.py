@@ -14,10 +14,10 @@ import pytest
 from gongzhu_env.cards import SUIT_SYMBOLS, card_str, parse_card
 from gongzhu_env.engine import Game
 from gongzhu_env.records import load_records, record_hand, replay_record, save_records
-from tests.conftest import random_playout
+from tests.helpers import random_playout
 from training import cli
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8", "COLUMNS": "200"}
 
 
@@ -335,7 +335,7 @@ def test_default_opponent_falls_back_with_one_notice(monkeypatch, tmp_path):
 
 def test_refusals_are_named_after_the_rule():
     from gongzhu_env.cards import DONE
-    from tests.conftest import make_deal
+    from tests.helpers import make_deal
     from training.play import parse_choice, why_illegal
 
     deal = make_deal("C2 C3 HA H3 S4", "H5 D2 CA", "C4", "C5")

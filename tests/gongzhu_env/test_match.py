@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import random_playout
 
 from gongzhu_env import Rules, raw_env
 from gongzhu_env.cards import C2, SQ
 from gongzhu_env.match import Match, match_result
 from gongzhu_env.view import OBS_SIZE, decode, obs_size
+from tests.helpers import random_playout
 
 
 def play_match(match: Match, seed: int) -> list:

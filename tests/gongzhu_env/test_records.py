@@ -14,7 +14,7 @@ from gongzhu_env.records import (
     sq_taker,
 )
 from gongzhu_env.rules import PRESETS, Rules
-from tests.conftest import random_playout
+from tests.helpers import random_playout
 
 
 def _random_hands(n: int, seed: int) -> list[Game]:

@@ -1,4 +1,4 @@
-"""Shared helpers for the test suite: scripted deals, seeded random play-outs and state snapshots.
+"""Shared test helpers: scripted deals, seeded random play-outs and state snapshots.
 
 The helpers only build inputs and drive the engine through its public API; every rule decision
 (legality, trick winners, scores) stays in ``gongzhu_env``.

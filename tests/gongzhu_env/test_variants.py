@@ -10,13 +10,13 @@ import dataclasses
 
 import numpy as np
 import pytest
-from conftest import finish_declaration, make_deal, random_playout
 
 from gongzhu_env import Game, IllegalActionError, Rules
 from gongzhu_env.cards import DONE, parse_cards
 from gongzhu_env.rules import PRESETS
 from gongzhu_env.scoring import score_hand, settle, team_results
 from gongzhu_env.view import HIDDEN_ACTION, OBS_SIZE, decode, obs_size
+from tests.helpers import finish_declaration, make_deal, random_playout
 
 
 def c(text: str) -> int:

@@ -6,11 +6,11 @@ import math
 
 import numpy as np
 import pytest
-from conftest import finish_declaration, make_deal, random_playout
 
 from gongzhu_env import Game, IllegalActionError
 from gongzhu_env.cards import DONE, EXPOSABLE, parse_cards
 from gongzhu_env.view import LAYOUT, OBS_SIZE, SLICES, PlayerView, decode
+from tests.helpers import finish_declaration, make_deal, random_playout
 
 D1 = make_deal(
     "C2 C3 C4 C5 C6 C7 C8 C9 D2 D3 D4 D5 D6",

@@ -6,7 +6,7 @@ import pytest
 from gongzhu_env.cards import SUIT_SYMBOLS, parse_card
 from gongzhu_env.engine import Game
 from gongzhu_env.html import card_html, game_html, view_html
-from tests.conftest import random_playout
+from tests.helpers import random_playout
 
 _VOID = {"br", "hr", "img", "meta", "input", "wbr"}
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import finish_declaration, make_deal, random_playout, snapshot
 
 from gongzhu_env import Game, IllegalActionError, Rules
 from gongzhu_env.cards import DONE, card_str, parse_cards
 from gongzhu_env.scoring import score_hand
+from tests.helpers import finish_declaration, make_deal, random_playout, snapshot
 
 
 def cards(text: str) -> list[int]:

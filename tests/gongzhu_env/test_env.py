@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import make_deal
 from pettingzoo.test import api_test, seed_test
 
 from gongzhu_env import IllegalActionError, Rules, env, raw_env
 from gongzhu_env.cards import DONE, parse_cards
 from gongzhu_env.scoring import zero_sum
 from gongzhu_env.view import OBS_SIZE, SLICES
+from tests.helpers import make_deal
 
 D1 = make_deal(
     "C2 C3 C4 C5 C6 C7 C8 C9 D2 D3 D4 D5 D6",
