@@ -36,8 +36,8 @@ from gongzhu_env.cards import (
 from gongzhu_env.scoring import score_masks
 
 if TYPE_CHECKING:
-    from gongzhu_env.engine import Game
     from gongzhu_env.rules import Rules
+    from gongzhu_env.state import GameState
     from gongzhu_env.view import PlayerView
 
 SQ_BIT, DJ_BIT, C10_BIT, HA_BIT = 1 << SQ, 1 << DJ, 1 << C10, 1 << HA
@@ -113,51 +113,47 @@ class Situation:
     @classmethod
     def from_view(cls, view: PlayerView) -> Situation:
         """Snapshot of a seat's view (the seat must be the one to move)."""
-        s = cls.__new__(cls)
-        s.seat = view.seat
-        s.rules = view.rules
-        s.hand = view.hand_mask
-        s.legal = view.legal_mask
-        s.trick = view.current_trick
-        s.leader = view.trick_leader
-        pb = view.played_masks
-        s.played_by = pb
-        s.played = pb[0] | pb[1] | pb[2] | pb[3]
-        s.voids = view.void_masks
-        ex = view.exposed_masks
-        s.exposed_by = ex
-        s.exposed = ex[0] | ex[1] | ex[2] | ex[3]
-        s.captured = view.captured_masks
-        s.n_tricks = len(view.tricks)
-        s.unseen = FULL_DECK & ~s.hand & ~s.played
-        s.partners = getattr(view, "partners", ())
-        return s
+        return cls._of(view.seat, view.rules, view.hand_mask, view.legal_mask,
+                       view.current_trick, view.trick_leader, view.played_masks, view.void_masks,
+                       view.exposed_masks, view.captured_masks, len(view.tricks),
+                       getattr(view, "partners", ()))
 
     @classmethod
-    def from_game(cls, game: Game) -> Situation:
+    def from_game(cls, game: GameState) -> Situation:
         """Snapshot for the seat to move in ``game``, read without building a ``PlayerView``.
 
         Used by search rollouts, where a view per step would dominate the cost. It reads the
         same public facts a view carries, plus that seat's own hand, and nothing else.
         """
+        seat = game.current_player
+        rules = game.rules
+        return cls._of(seat, rules, game.hand_masks[seat], game.legal_mask(), game.trick_cards,
+                       game.trick_leader, game.played_masks, game.void_masks,
+                       game.exposed_masks, game.captured_masks, game.tricks_played,
+                       game.partners(seat) if rules.has_teams else ())
+
+    @classmethod
+    def _of(cls, seat: int, rules: Rules, hand: int, legal: int, trick: tuple[int, ...],
+            leader: int, played_by: tuple[int, ...], voids: tuple[int, ...],
+            exposed_by: tuple[int, ...], captured: tuple[int, ...], n_tricks: int,
+            partners: tuple[int, ...]) -> Situation:
+        """Build a snapshot from the facts both sources give; the derived masks are made here."""
         s = cls.__new__(cls)
-        seat = game._current
         s.seat = seat
-        s.rules = game.rules
-        s.hand = game._hand[seat]
-        s.legal = game.legal_mask()
-        s.trick = game._trick
-        s.leader = game._trick_leader
-        pb = game._played_by
-        s.played_by = pb
-        s.played = pb[0] | pb[1] | pb[2] | pb[3]
-        s.voids = game._voids
-        s.exposed_by = game._exposed
-        s.exposed = game._exposed_all
-        s.captured = game._captured
-        s.n_tricks = len(game._tricks)
-        s.unseen = FULL_DECK & ~s.hand & ~s.played
-        s.partners = game.partners(seat) if game.rules.has_teams else ()
+        s.rules = rules
+        s.hand = hand
+        s.legal = legal
+        s.trick = trick
+        s.leader = leader
+        s.played_by = played_by
+        s.played = played = played_by[0] | played_by[1] | played_by[2] | played_by[3]
+        s.voids = voids
+        s.exposed_by = exposed_by
+        s.exposed = exposed_by[0] | exposed_by[1] | exposed_by[2] | exposed_by[3]
+        s.captured = captured
+        s.n_tricks = n_tricks
+        s.unseen = FULL_DECK & ~hand & ~played
+        s.partners = partners
         return s
 
     # ------------------------------------------------------------------ derived facts

@@ -3,8 +3,8 @@
 Run: ``python -m benchmarks.check_presets --games 2000 --seed 0``. Each hand is played with
 seeded uniformly random legal actions; after every step the observation of the seat to move is
 checked against the engine's legal set, and each finished hand against the facts of RULES.md
-that its public record lets one verify (``check_hand``). ``tests/test_presets.py`` runs the same
-checks on fewer games. Exit status 1 if any invariant fails.
+that its public record lets one verify. The checks are ``gongzhu_env.checks``, which
+``tests/gongzhu_env/test_checks.py`` runs on fewer games. Exit status 1 if any invariant fails.
 """
 
 from __future__ import annotations
@@ -15,133 +15,9 @@ import time
 
 import numpy as np
 
-from gongzhu_env import Game, Rules
-from gongzhu_env.cards import C2, C10, DJ, EXPOSABLE, HA, NUM_CARDS, SCORING_MASK, SQ
+from gongzhu_env import Rules
+from gongzhu_env.checks import check_rules, random_rules
 from gongzhu_env.rules import PRESETS
-from gongzhu_env.scoring import score_masks
-from gongzhu_env.view import obs_size
-
-_FORCED = {"all": set(EXPOSABLE), "all_but_sheep": {SQ, C10, HA}, "none": set()}
-_OPTION_VALUES: dict[str, tuple] = {
-    "exposed_may_lead": (False, True), "strict_exposure": (False, True),
-    "first_lead": ("club2", "any"), "declaration": ("free", "none", "all_but_sheep", "all"),
-    "auto_expose": (True, False), "hidden_exposure": (False, True),
-    "first_drawn_exposure": (False, True), "self_capture_double": (False, True),
-    "discard_colour": (False, True), "hearts_table": ("standard", "book", "positive"),
-    "pig_sheep_swap": (False, True), "team_play": (False, True),
-    "pig_sheep_team": (False, True), "double_pig": (False, True),
-}
-
-
-def random_rules(rng: np.random.Generator) -> Rules:
-    """A random valid combination of options: draw each option, redraw on a contradiction."""
-    while True:
-        opts = {k: v[int(rng.integers(len(v)))] for k, v in _OPTION_VALUES.items()}
-        try:
-            return Rules(**opts)
-        except ValueError:
-            continue
-
-
-def play_checked(game: Game, rng: np.random.Generator) -> None:
-    """Play random legal actions, checking each observation and mask against the engine."""
-    size = obs_size(game.rules, game._context is not None)
-    while not game.is_over():
-        seat = game.current_player
-        legal = game.legal_actions()
-        if not legal:
-            raise AssertionError("a seat to move has no legal action")
-        obs, mask = game.view(seat).observation()
-        if obs.shape != (size,) or obs.min() < 0 or obs.max() > 1:
-            raise AssertionError(f"bad observation shape {obs.shape} or range")
-        if list(np.flatnonzero(mask)) != legal:
-            raise AssertionError("action mask differs from the legal actions")
-        game.step(legal[int(rng.integers(len(legal)))])
-
-
-def check_hand(g: Game) -> None:
-    """Every invariant of a finished hand that the public record lets one verify."""
-    rules = g.rules
-    assert g.is_over() and len(g.tricks) == 13 and g.legal_actions() == []
-    played = [c for t in g.tricks for c in t.cards]
-    assert sorted(played) == list(range(NUM_CARDS)), "each card is played exactly once"
-    exposed = [sum(1 << c for c in e) for e in g.exposed]
-    exposed_all = exposed[0] | exposed[1] | exposed[2] | exposed[3]
-    for seat, card in g.declarations:
-        assert card in g.deal[seat] and card in EXPOSABLE, "a seat exposes only its own cards"
-    if rules.declaration != "free":
-        assert {c for e in g.exposed for c in e} == _FORCED[rules.declaration]
-    elif rules.auto_expose:
-        assert bin(exposed_all).count("1") != 3, "three exposed cards expose the fourth"
-    if g.first_leader == next(s for s in range(4) if C2 in g.deal[s]) \
-            and rules.first_lead == "club2" and g._context is None:
-        assert g.tricks[0].cards[0] == C2, "the first trick is led with C2"
-    assert g.tricks[0].leader == g.first_leader
-    hands = [set(h) for h in g.deal]
-    captured = [0, 0, 0, 0]
-    suits_led = set()
-    doubled = sum(1 << c for c in g.doubled)
-    restricted = 0 if rules.hidden_exposure else exposed_all & ~doubled
-    for i, t in enumerate(g.tricks):
-        led = t.cards[0] // 13
-        best = max(c for c in t.cards if c // 13 == led)
-        assert t.winner == (t.leader + t.cards.index(best)) % 4, "highest card of the led suit"
-        if i + 1 < 13:
-            assert g.tricks[i + 1].leader == t.winner, "the winner leads next"
-        for k, card in enumerate(t.cards):
-            seat = (t.leader + k) % 4
-            hand = hands[seat]
-            assert card in hand, "a card comes from the hand of the seat to play"
-            suit_cards = {x for x in hand if x // 13 == card // 13}
-            is_restricted = restricted >> card & 1 and card // 13 not in suits_led
-            if k > 0 and led in {x // 13 for x in hand}:
-                assert card // 13 == led, "followers follow suit"
-                if is_restricted and card // 13 == led:
-                    assert suit_cards == {card}, "an exposed card is held back on its suit's lead"
-            if k == 0 and is_restricted and not rules.exposed_may_lead:
-                if rules.strict_exposure:
-                    assert all(restricted >> x & 1 and x // 13 not in suits_led for x in hand)
-                else:
-                    assert suit_cards == {card}, "an exposed card opens its suit only if alone"
-            if k > 0 and card // 13 != led and is_restricted and rules.strict_exposure:
-                assert all(restricted >> x & 1 and x // 13 not in suits_led for x in hand), \
-                    "strict exposure: no discard of an exposed card before its suit is led"
-            hand.discard(card)
-        suits_led.add(led)
-        taken = sum(1 << c for c in t.cards) & SCORING_MASK
-        takers = [s for s in range(4) if g.captured[s] and all(
-            (1 << c) & taken == 0 or c in g.captured[s] for c in t.cards)]
-        if taken:
-            if not rules.discard_colour:
-                assert t.winner in takers, "the winner takes the scoring cards"
-            else:
-                discarders = {(t.leader + k) % 4 for k, c in enumerate(t.cards) if c // 13 != led}
-                assert set(takers) & (discarders | {t.winner})
-            for s in takers[:1]:
-                captured[s] |= taken
-    assert captured[0] | captured[1] | captured[2] | captured[3] == SCORING_MASK
-    assert [sum(1 << c for c in cap) for cap in g.captured] == captured
-    expected = [score_masks(captured[s], exposed_all, rules, own_exposed=exposed[s],
-                            doubled=doubled) for s in range(4)]
-    assert g.scores() == expected, "scores are the scoring of what was captured"
-    if rules.team_play:
-        assert g.teams == ((0, 2), (1, 3))
-    elif rules.pig_sheep_team:
-        pig = next(s for s in range(4) if SQ in g.deal[s])
-        sheep = next(s for s in range(4) if DJ in g.deal[s])
-        assert set(g.teams[0]) == {pig, sheep} and not g.exposed[0] + g.exposed[1]
-    else:
-        assert g.teams is None
-
-
-def check_rules(rules: Rules, games: int, seed: int) -> int:
-    """Play and check ``games`` random hands; return how many were checked."""
-    rng = np.random.default_rng(seed)
-    for _ in range(games):
-        g = Game(rules, rng=rng)
-        play_checked(g, rng)
-        check_hand(g)
-    return games
 
 
 def main(argv: list[str] | None = None) -> int:

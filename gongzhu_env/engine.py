@@ -20,17 +20,19 @@ Phases and actions (one flat action space of 53):
 * ``"over"``: ``scores()`` gives the four raw hand scores.
 
 Rule variants (``gongzhu_env.rules``) are decided once, in ``_setup``: which exposed cards are
-restricted in play (``_restrict``), whether a non-standard legality function is needed
-(``_variant``), whether discards are checked for colour (``_colour``) and how hands are scored.
-A standard game runs the same code as before the variants existed.
+restricted in play (``_restrict``), whether strict exposure or exposed leads apply (``_strict``,
+``_may_lead``), whether discards are checked for colour (``_colour``) and how hands are scored.
+Legality is one function per phase (``_declare_legal``, ``_play_legal``); ``step`` checks every
+action against it.
+
+Outside this module a game is read only through its public surface (``gongzhu_env.state``
+describes it: ``GameState``); the private slots below are free to change.
 """
 
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Sequence
-from enum import Enum
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -53,11 +55,12 @@ from gongzhu_env.cards import (
     cards_of,
     parse_card,
 )
+from gongzhu_env.html import game_html
+from gongzhu_env.render import render_game
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import score_masks
-
-if TYPE_CHECKING:
-    from gongzhu_env.view import PlayerView
+from gongzhu_env.state import PHASES, Phase, Trick
+from gongzhu_env.view import PlayerView
 
 __all__ = ["Game", "IllegalActionError", "Phase", "Trick", "DONE"]
 
@@ -85,32 +88,13 @@ _SCORING_BIT = tuple(SCORING_MASK & 1 << c for c in range(NUM_CARDS))
 
 # Phase codes used on the hot path; the public ``phase`` property returns ``Phase`` members.
 _DECLARE, _PLAY, _OVER = 0, 1, 2
-
-
-class Phase(str, Enum):
-    """Phase of a hand. Members compare equal to their strings (``Phase.PLAY == "play"``)."""
-
-    DECLARE = "declare"
-    PLAY = "play"
-    OVER = "over"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-_PHASES = (Phase.DECLARE, Phase.PLAY, Phase.OVER)
+# ``_DECLARED[first][turns]``: mask of the seats whose declaration turn is over.
+_DECLARED = tuple(tuple(sum(1 << ((first + i) & 3) for i in range(turns)) for turns in range(5))
+                  for first in range(NUM_SEATS))
 
 
 class IllegalActionError(ValueError):
     """An action that is malformed or not legal in the current state. The state is unchanged."""
-
-
-class Trick(NamedTuple):
-    """A completed trick: who led, the four cards in play order (leader first), who took it."""
-
-    leader: int
-    cards: tuple[int, ...]
-    winner: int
 
 
 def _legal_text(mask: int) -> str:
@@ -134,8 +118,8 @@ class Game:
         "_phase", "_current", "_first_leader", "_free_first_lead", "_declare_turns",
         "_declarations", "_trick", "_trick_leader", "_led_suit", "_led_mask", "_suits_led",
         "_tricks", "_actions", "_legal", "_deal", "_prov",
-        "_restrict", "_restrictable", "_variant", "_colour", "_wrong", "_first_drawn",
-        "_doubled", "_teams", "_context",
+        "_restrict", "_restrictable", "_strict", "_may_lead", "_colour", "_wrong",
+        "_first_drawn", "_doubled", "_teams",
     )
 
     def __init__(self, rules: Rules | str | None = None, seed: int | None = None, *,
@@ -228,14 +212,13 @@ class Game:
         self._actions: list[int] = []
         self._legal = -1
         self._prov: list[int] | None = None
-        self._context: object = None
         self._restrict = 0
         self._doubled = 0
         self._wrong = -1
         self._first_drawn = first_drawn
         if rules.is_standard:
             self._restrictable = EXPOSABLE_MASK
-            self._variant = self._colour = False
+            self._strict = self._may_lead = self._colour = False
             self._teams = None
             return
         self._setup_variants(rules, hands, first_drawn)
@@ -250,7 +233,8 @@ class Game:
             for c in first_drawn:
                 restrictable &= ~(1 << c)
         self._restrictable = restrictable
-        self._variant = rules.exposed_may_lead or rules.strict_exposure
+        self._strict = rules.strict_exposure
+        self._may_lead = rules.exposed_may_lead
         self._colour = rules.discard_colour
         self._teams: tuple[tuple[int, ...], tuple[int, ...]] | None = None
         if rules.team_play:
@@ -285,7 +269,7 @@ class Game:
     @property
     def phase(self) -> Phase:
         """``Phase.DECLARE``, ``Phase.PLAY`` or ``Phase.OVER`` (each equal to its string)."""
-        return _PHASES[self._phase]
+        return PHASES[self._phase]
 
     @property
     def current_player(self) -> int:
@@ -296,6 +280,15 @@ class Game:
     def first_leader(self) -> int:
         """The seat that declares first and leads the first trick."""
         return self._first_leader
+
+    @property
+    def free_first_lead(self) -> bool:
+        """Whether the first trick may be led with any card, not only C2.
+
+        True under ``first_lead="any"`` and for a later hand of a match, which the previous
+        hand's pig taker leads.
+        """
+        return self._free_first_lead
 
     @property
     def hands(self) -> tuple[tuple[int, ...], ...]:
@@ -377,6 +370,61 @@ class Game:
         """
         return tuple(frozenset(s for s in range(4) if v >> s & 1) for v in self._voids)
 
+    # The same facts as card masks (bit c is card c), for the views, search and encoders,
+    # which read them at every step. Each returns a fresh tuple or an int: nothing that could
+    # change the game.
+    @property
+    def hand_masks(self) -> tuple[int, ...]:
+        """Each seat's remaining cards as a mask."""
+        return tuple(self._hand)
+
+    @property
+    def exposed_masks(self) -> tuple[int, ...]:
+        """The cards each seat exposed, as masks."""
+        return tuple(self._exposed)
+
+    @property
+    def captured_masks(self) -> tuple[int, ...]:
+        """The scoring cards each seat has taken, as masks."""
+        return tuple(self._captured)
+
+    @property
+    def played_masks(self) -> tuple[int, ...]:
+        """Every card each seat has played this hand, as masks."""
+        return tuple(self._played_by)
+
+    @property
+    def void_masks(self) -> tuple[int, ...]:
+        """The suits of ``voids`` as masks (bit ``s`` for suit ``s``)."""
+        return tuple(self._voids)
+
+    @property
+    def doubled_mask(self) -> int:
+        """``doubled`` as a mask."""
+        return self._doubled
+
+    @property
+    def declared_seats(self) -> int:
+        """Mask of the seats whose declaration turn is over (all four once play starts)."""
+        if self._phase:
+            return 0b1111
+        return _DECLARED[self._first_leader][self._declare_turns]
+
+    @property
+    def trick_leader(self) -> int:
+        """The seat that led (or is to lead) the trick in progress."""
+        return self._trick_leader
+
+    @property
+    def trick_cards(self) -> tuple[int, ...]:
+        """The cards played to the trick in progress, in play order."""
+        return tuple(self._trick)
+
+    @property
+    def tricks_played(self) -> int:
+        """How many tricks are complete."""
+        return len(self._tricks)
+
     def is_over(self) -> bool:
         """Whether all thirteen tricks have been played."""
         return self._phase == _OVER
@@ -405,6 +453,8 @@ class Game:
         return prov[:]
 
     # ------------------------------------------------------------------ legality
+    # Legality is decided here and nowhere else: ``step`` checks an action against the same
+    # mask that ``legal_actions`` lists, and each rule of play is one clause of ``_play_legal``.
     def legal_mask(self) -> int:
         """Legal actions of the seat to move as a 53-bit mask (bit 52 is DONE)."""
         legal = self._legal
@@ -429,24 +479,10 @@ class Game:
                 *_T3[legal >> 39]]
 
     def _compute_legal(self) -> int:
+        """Work out the legal mask of the seat to move, by phase (cached until the next step)."""
         phase = self._phase
         if phase == _PLAY:
-            if self._variant:
-                return self._variant_legal()
-            if self._trick:
-                # Follow suit if possible, else discard anything. An exposed card may not be
-                # played to the first trick led in its suit unless it is the only card of that
-                # suit in hand (each suit holds at most one exposable card).
-                hand = self._hand[self._current]
-                legal = hand & self._led_mask
-                if not legal:
-                    return hand
-                restricted = legal & self._restrict
-                if restricted and legal != restricted \
-                        and not self._suits_led >> self._led_suit & 1:
-                    legal ^= restricted
-                return legal
-            return self._lead_legal()
+            return self._play_legal()
         if phase == _DECLARE:
             return self._declare_legal()
         return 0
@@ -455,44 +491,46 @@ class Game:
         """Expose any exposable card still held and unexposed, or end the turn."""
         return (self._hand[self._current] & EXPOSABLE_MASK & ~self._exposed_all) | _DONE_BIT
 
-    def _lead_legal(self) -> int:
-        hand = self._hand[self._current]
-        # The first trick of the hand is led with C2, unless this hand's leader leads freely.
-        if not self._tricks and not self._free_first_lead:
-            return 1 << C2
-        legal = hand
-        # An exposed card may not open the first trick of its suit, unless it is the only
-        # card of its suit in hand.
-        restricted = hand & self._restrict
-        while restricted:
-            bit = restricted & -restricted
-            restricted ^= bit
-            suit = (bit.bit_length() - 1) // 13
-            if not self._suits_led >> suit & 1 and hand & SUIT_MASKS[suit] != bit:
-                legal ^= bit
-        return legal
+    def _play_legal(self) -> int:
+        """Apply the rules of play for the seat to move, clause by clause; each clause returns.
 
-    def _variant_legal(self) -> int:
-        """Play legality under ``exposed_may_lead`` or ``strict_exposure`` (see rules.py)."""
+        ``_restrict`` holds the exposed cards under the play restriction (none under hidden
+        exposure or for a first-drawn card); ``_strict`` and ``_may_lead`` are the two variants
+        that change it (``Rules.strict_exposure``, ``Rules.exposed_may_lead``).
+        """
         hand = self._hand[self._current]
-        if not self._trick:
-            if not self._tricks and not self._free_first_lead:
-                return 1 << C2
-            if self.rules.exposed_may_lead:
-                return hand
-            # Strict: no exposed card opens its suit, whatever else is in hand.
-            legal = hand & ~self._unled_restricted(hand)
-            return legal or hand
-        legal = hand & self._led_mask
-        if not legal:
-            if self.rules.strict_exposure:
-                # Strict: nor is it discarded before its suit has been led.
-                legal = hand & ~self._unled_restricted(hand)
-                return legal or hand
+        if self._trick:
+            # Follow suit if possible.
+            legal = hand & self._led_mask
+            if legal:
+                # An exposed card may not be played to the first trick led in its suit unless
+                # it is its holder's only card of that suit (a suit holds one exposable card).
+                restricted = legal & self._restrict
+                if restricted and legal != restricted \
+                        and not self._suits_led >> self._led_suit & 1:
+                    legal ^= restricted
+                return legal
+            # Void in the led suit: discard anything; under strict exposure no exposed card
+            # whose suit has not been led, unless nothing else is left.
+            if self._strict:
+                return hand & ~self._unled_restricted(hand) or hand
             return hand
-        restricted = legal & self._restrict
-        if restricted and legal != restricted and not self._suits_led >> self._led_suit & 1:
-            legal ^= restricted
+        # Leading. The hand's first trick is led with C2, unless this hand's leader leads freely.
+        if not self._tricks and not self._free_first_lead:
+            return _C2_BIT
+        unled = self._unled_restricted(hand) if hand & self._restrict else 0
+        if not unled or self._may_lead:
+            return hand
+        if self._strict:
+            # Strict: no exposed card opens its suit while anything else is in hand.
+            return hand & ~unled or hand
+        # An exposed card may not open its suit unless it is the only card of that suit in hand.
+        legal = hand
+        while unled:
+            bit = unled & -unled
+            unled ^= bit
+            if hand & SUIT_MASKS[(bit.bit_length() - 1) // 13] != bit:
+                legal ^= bit
         return legal
 
     def _unled_restricted(self, hand: int) -> int:
@@ -508,7 +546,11 @@ class Game:
 
     # ------------------------------------------------------------------ acting
     def step(self, action: int) -> None:
-        """Apply the action of the seat to move. Raises ``IllegalActionError`` if not legal."""
+        """Apply the action of the seat to move. Raises ``IllegalActionError`` if not legal.
+
+        The action is checked against ``legal_mask()``; the next seat's legal set is worked
+        out when it is first asked for.
+        """
         if type(action) is not int:
             action = self._coerce_action(action)
         legal = self._legal
@@ -518,28 +560,15 @@ class Game:
         if action < 0 or not legal >> action & 1:
             raise self._illegal(action, legal)
         self._actions.append(action)
-        # Every path below leaves ``_legal`` as the next seat's legal set, or -1 (not computed
-        # yet: ``_compute_legal`` will). Standard legality of the next play is worked out here,
-        # inline, as it is needed next in any case.
+        self._legal = -1
         if not self._phase:
             # Declaration (no action is legal once the hand is over, so the phase is not OVER).
-            p = self._current
-            if action == DONE:
-                turns = self._declare_turns = self._declare_turns + 1
-                if turns == NUM_SEATS:
-                    self._end_declaration()
-                    return
-                p = self._current = (p + 1) & 3
-            else:
-                self._expose(p, action)
-            self._legal = (self._hand[p] & EXPOSABLE_MASK & ~self._exposed_all) | _DONE_BIT
+            self._declare(action)
             return
-        # Play a card. Inlined here, up to the end of the trick, because this is the hottest
-        # path of every rollout.
+        # Play a card. Inlined here, because this is the hottest path of every rollout.
         p = self._current
         bit = _BIT[action]
-        hands = self._hand
-        hands[p] ^= bit
+        self._hand[p] ^= bit
         self._played_by[p] |= bit
         trick = self._trick
         trick.append(action)
@@ -548,39 +577,36 @@ class Game:
             # A lead: its suit is the led suit of this trick.
             self._trick_leader = p
             self._led_suit = suit = action // 13
-            self._led_mask = led = SUIT_MASKS[suit]
-        else:
-            led = self._led_mask
-            suit = self._led_suit
-            if action // 13 != suit:
-                # Not following suit: the seat is now known to be void in the led suit.
-                self._voids[p] |= 1 << suit
-                if self._colour and self._wrong < 0:
-                    self._colour_discard(p, action)
-        restrict = self._restrict
-        if restrict and bit & restrict:
+            self._led_mask = SUIT_MASKS[suit]
+        elif action // 13 != self._led_suit:
+            # Not following suit: the seat is now known to be void in the led suit.
+            self._voids[p] |= 1 << self._led_suit
+            if self._colour and self._wrong < 0:
+                self._colour_discard(p, action)
+        if bit & self._restrict:
             self._restricted_played(p, action, n)
         if n < NUM_SEATS:
-            p = self._current = (p + 1) & 3
-            if self._variant:
-                self._legal = -1
-                return
-            # The next seat follows suit (as in ``_compute_legal``).
-            hand = hands[p]
-            legal = hand & led
-            if not legal:
-                self._legal = hand
-                return
-            if restrict:
-                restricted = legal & restrict
-                if restricted and legal != restricted and not self._suits_led >> suit & 1:
-                    legal ^= restricted
-            self._legal = legal
+            self._current = (p + 1) & 3
+        else:
+            self._end_trick()
+
+    def _declare(self, action: int) -> None:
+        """Expose a card for the seat to move, or end its declaration turn with DONE."""
+        if action != DONE:
+            self._expose(self._current, action)
             return
-        # Trick complete: the highest card of the led suit wins. Indices order ranks within a
-        # suit and the led suit's cards are c0's suit's block of 13 indices, so a later card
-        # beats the best so far if it lies above it and still inside that block.
-        c0, c1, c2, c3 = trick
+        self._declare_turns += 1
+        if self._declare_turns == NUM_SEATS:
+            self._end_declaration()
+        else:
+            self._current = (self._current + 1) & 3
+
+    def _end_trick(self) -> None:
+        """Give the complete trick to its taker, who leads next (or end the hand)."""
+        # The highest card of the led suit wins. Indices order ranks within a suit and the led
+        # suit's cards are c0's suit's block of 13 indices, so a later card beats the best so
+        # far if it lies above it and still inside that block.
+        c0, c1, c2, c3 = self._trick
         suit = c0 // 13
         top = suit * 13 + 13
         best, w = c0, 0
@@ -610,16 +636,6 @@ class Game:
         self._current = self._trick_leader = winner
         if len(tricks) == NUM_TRICKS:
             self._phase = _OVER
-            self._legal = 0
-            return
-        # The winner leads any card, unless it holds a restricted exposed card (or a variant
-        # decides).
-        if self._variant:
-            self._legal = -1
-        elif restrict and hands[winner] & restrict:
-            self._legal = self._lead_legal()
-        else:
-            self._legal = hands[winner]
 
     def _coerce_action(self, action: object) -> int:
         if isinstance(action, (bool, np.bool_)) or action is None:
@@ -635,7 +651,7 @@ class Game:
             return IllegalActionError(
                 f"the hand is over: no action is legal (got {action!r}); start a new hand"
             )
-        phase = _PHASES[self._phase].value
+        phase = PHASES[self._phase].value
         if type(action) is not int or not 0 <= action < NUM_ACTIONS:
             what = (f"{action!r} (type {type(action).__name__}) is not an action; expected an "
                     "int in 0..52 (0..51 a card index, 52 DONE)")
@@ -660,7 +676,6 @@ class Game:
             self._expose(holder, missing.bit_length() - 1)
         self._phase = _PLAY
         self._current = self._first_leader
-        self._legal = -1
 
     def _colour_discard(self, p: int, c: int) -> None:
         """Under discard colour, note whether seat ``p``'s discard ``c`` is of the wrong colour.
@@ -727,23 +742,18 @@ class Game:
         g._prov = self._prov
         g._restrict = self._restrict
         g._restrictable = self._restrictable
-        g._variant = self._variant
+        g._strict = self._strict
+        g._may_lead = self._may_lead
         g._colour = self._colour
         g._wrong = self._wrong
         g._first_drawn = self._first_drawn
         g._doubled = self._doubled
         g._teams = self._teams
-        g._context = self._context
         return g
 
     def view(self, seat: int) -> PlayerView:
         """Return what ``seat`` may know of this hand, and nothing more."""
-        global _from_game
-        if _from_game is None:  # view.py imports this module, so bind it on first use
-            from gongzhu_env.view import PlayerView
-
-            _from_game = PlayerView.from_game
-        return _from_game(self, seat)
+        return PlayerView.from_game(self, seat)
 
     def __repr__(self) -> str:
         return (f"Game(phase={self.phase.value!r}, current_player={self._current}, "
@@ -751,19 +761,11 @@ class Game:
 
     def render(self, seat: int | None = None) -> str:
         """Return a readable table of the hand; ``seat`` shows only that seat's cards."""
-        from gongzhu_env.render import render_game
-
         return render_game(self, seat)
 
     def _repr_html_(self) -> str:
         """Jupyter's rich display: a spectator's HTML table (``gongzhu_env.html``)."""
-        from gongzhu_env.html import game_html
-
         return game_html(self)
-
-
-_from_game: Callable[[Game, int], PlayerView] | None = None
-"""``PlayerView.from_game``, bound by ``Game.view`` on its first call."""
 
 
 def _validate_hands(hands: Sequence[Sequence[int | str]]) -> list[int]:

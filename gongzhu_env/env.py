@@ -177,7 +177,8 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """Return the agent's observation vector and action mask."""
-        obs, mask = observe(self.game, self._seat[agent])
+        match = None if self.match is None else self.match.context
+        obs, mask = observe(self.game, self._seat[agent], match)
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
@@ -190,11 +191,11 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
             self._step_match(agent, action)
             return
         game = self.game
-        before = game._phase
+        before = game.phase
         game.step(action)  # validates; on error nothing has changed
         self._cumulative_rewards[agent] = 0.0
-        self.agent_selection = AGENTS[game._current]
-        if game._phase == before:
+        self.agent_selection = AGENTS[game.current_player]
+        if game.phase is before:
             # The common case: mid-phase, every reward is still zero and the infos are current,
             # so there is nothing to accumulate or rewrite.
             pass
@@ -250,7 +251,7 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
                     self.terminations = dict.fromkeys(AGENTS, True)
             self.infos = {a: dict(info) for a in AGENTS}
             self._accumulate_rewards()
-        self.agent_selection = AGENTS[self.game._current]
+        self.agent_selection = AGENTS[self.game.current_player]
         if self.render_mode == "human":
             self.render()
 

@@ -12,13 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
-from typing import TYPE_CHECKING
 
-from gongzhu_env.cards import DONE, SUIT_SYMBOLS, card_symbol, cards_of, mask_of
-
-if TYPE_CHECKING:
-    from gongzhu_env.engine import Game, Trick
-    from gongzhu_env.view import PlayerView
+from gongzhu_env.cards import DONE, SUIT_SYMBOLS, card_symbol, cards_of
+from gongzhu_env.state import GameState, SeatView, Trick
 
 __all__ = ["card_html", "game_html", "view_html"]
 
@@ -138,7 +134,7 @@ def _render(t: _Table) -> str:
     return "".join(parts)
 
 
-def game_html(game: Game, seat: int | None = None, names: Sequence[str] | None = None) -> str:
+def game_html(game: GameState, seat: int | None = None, names: Sequence[str] | None = None) -> str:
     """HTML table of a hand: every hand (a spectator), or what ``seat`` knows when given.
 
     ``names`` labels the four seats (escaped); the default is ``seat 0`` .. ``seat 3``.
@@ -148,20 +144,19 @@ def game_html(game: Game, seat: int | None = None, names: Sequence[str] | None =
     if seat is not None:
         # One seat's table is exactly its view: whatever the rules hide, the view hides.
         return view_html(game.view(seat), names)
-    hands = game.hands
-    leader, trick = game.current_trick
+    hands = game.hand_masks
     over = game.is_over()
     return _render(_Table(
         phase=game.phase.value,
         current_player=game.current_player,
-        hands=[mask_of(h) for h in hands],
-        hand_sizes=[len(h) for h in hands],
-        exposed=[mask_of(c) for c in game.exposed],
-        captured=[mask_of(c) for c in game.captured],
+        hands=list(hands),
+        hand_sizes=[h.bit_count() for h in hands],
+        exposed=game.exposed_masks,
+        captured=game.captured_masks,
         scores=game.scores() if over else game.provisional_scores(),
         final=over,
-        trick_leader=leader,
-        trick=trick,
+        trick_leader=game.trick_leader,
+        trick=game.trick_cards,
         tricks=game.tricks,
         legal=game.legal_mask(),
         observer=None,
@@ -169,7 +164,7 @@ def game_html(game: Game, seat: int | None = None, names: Sequence[str] | None =
     ))
 
 
-def view_html(view: PlayerView, names: Sequence[str] | None = None) -> str:
+def view_html(view: SeatView, names: Sequence[str] | None = None) -> str:
     """HTML table of what one seat knows: its own hand, the others' card counts, the public rest.
 
     The observer's legal actions are highlighted when it is its turn.

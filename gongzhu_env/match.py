@@ -7,9 +7,10 @@ when a cumulative score is at or below ``rules.match_threshold``. The highest cu
 wins (``team_play``: the team with the higher cumulative sum; ``double_pig``: the lowest and the
 highest both lose and the two others win).
 
-``Match`` drives ``Game`` objects and adds nothing to the rules of a hand; each hand's game
-carries the match state (cumulative scores before the hand, hands already played, the result
-once over) so that its views and observations can show it.
+``Match`` drives ``Game`` objects and adds nothing to the rules of a hand. What the match adds
+to a seat's knowledge (cumulative scores before the hand, hands already played, the result once
+over) is its ``context``, which ``Match.view`` hands to the view; the game itself knows nothing
+of the match.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import numpy as np
 from gongzhu_env.cards import SQ
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
+from gongzhu_env.view import MatchContext, PlayerView
 
 __all__ = ["Match", "match_result"]
 
@@ -90,9 +92,22 @@ class Match:
         self._start(game)
 
     def _start(self, game: Game) -> None:
-        game._context = (tuple(self.cumulative), len(self.hand_scores), None)
         self.leaders.append(game.first_leader)
         self.game = game
+
+    @property
+    def context(self) -> MatchContext:
+        """What the match adds to a view of its current hand.
+
+        During a hand: the cumulative scores before it and the hands played before it (a
+        finished hand is followed at once by the next, unless the match is over). Once the
+        match is over, the last hand's views show the final totals and the result.
+        """
+        return MatchContext(tuple(self.cumulative), len(self.hand_scores), self.result)
+
+    def view(self, seat: int) -> PlayerView:
+        """``seat``'s view of the current hand, with the match state it may know."""
+        return PlayerView.from_game(self.game, seat, self.context)
 
     @property
     def hand_number(self) -> int:
@@ -122,10 +137,9 @@ class Match:
                 or len(self.hand_scores) >= self.max_hands:
             self.truncated = min(self.cumulative) > self.rules.match_threshold
             self.result = match_result(self.cumulative, self.rules)
-            game._context = (tuple(self.cumulative), len(self.hand_scores), self.result)
             return scores
         # Whoever took the pig leads the next hand with any card.
-        pig_taker = next(s for s in range(4) if game._captured[s] >> SQ & 1)
+        pig_taker = next(s for s, m in enumerate(game.captured_masks) if m >> SQ & 1)
         self._start(Game(self.rules, rng=self._rng, leader=pig_taker))
         return scores
 

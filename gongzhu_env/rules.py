@@ -208,6 +208,21 @@ class Rules:
         return {name: meaning for name, (_, _, meaning) in _OPTIONS.items()}
 
     @classmethod
+    def choices(cls) -> dict[str, tuple[Any, ...]]:
+        """Every option with a finite set of values, the default first (for sweeps and checks).
+
+        Numeric options (the settlement multiplier, the match threshold) are left out.
+        """
+        defaults = {f.name: f.default for f in dataclasses.fields(cls)}
+        out: dict[str, tuple[Any, ...]] = {}
+        for name, (kind, allowed, _) in _OPTIONS.items():
+            if kind is bool:
+                out[name] = (defaults[name], not defaults[name])
+            elif allowed is not None:
+                out[name] = allowed
+        return out
+
+    @classmethod
     def from_dict(cls, options: Mapping[str, Any]) -> Rules:
         """Build rules from a mapping, rejecting unknown option names with the valid ones."""
         unknown = sorted(set(options) - set(_OPTIONS))

@@ -68,7 +68,7 @@ exposures the observer knows (its own).
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 import numpy as np
 
@@ -83,12 +83,10 @@ from gongzhu_env.cards import (
     SQ,
     cards_of,
 )
-from gongzhu_env.engine import _PHASES
+from gongzhu_env.html import view_html
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import score_masks
-
-if TYPE_CHECKING:
-    from gongzhu_env.engine import Game, Phase, Trick
+from gongzhu_env.state import PHASES, GameState, Phase, Trick
 
 # (name, shape, meaning) in vector order; the single description of the layout.
 LAYOUT: tuple[tuple[str, tuple[int, ...], str], ...] = (
@@ -129,12 +127,9 @@ _HAND, _TO_MOVE, _TRICK_LEADER, _TRICK_CARDS, _PLAYED, _EXPOSED, _CAPTURED, _VOI
     _O["hand"], _O["to_move"], _O["trick_leader"], _O["trick_cards"], _O["played"],
     _O["exposed"], _O["captured"], _O["voids"])
 _DECLARED_OFF, _FIRST_LEADER, _TRICK_NUMBER = _O["declared"], _O["first_leader"], _O["trick_number"]
-_PHASE_INDEX = {"declare": 0, "play": 1, "over": 2}
+_PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 _ORDER = tuple(tuple((me + r) & 3 for r in range(4)) for me in range(4))
 """``_ORDER[me][r]``: the absolute seat at relative position ``r`` from observer ``me``."""
-_DECLARED = tuple(tuple(sum(1 << ((first + i) & 3) for i in range(turns)) for turns in range(5))
-                  for first in range(4))
-"""``_DECLARED[first][turns]``: mask of seats whose declaration turn is over."""
 _SQUASHED: dict[int, float] = {}
 HIDDEN_ACTION = -1
 """Stands in ``PlayerView.actions`` for another seat's hidden exposure (``hidden_exposure``)."""
@@ -300,28 +295,37 @@ def _unpack(x: int, legal: int, scores: np.ndarray) -> tuple[np.ndarray, np.ndar
     return out, bits[OBS_SIZE:].view(np.int8)
 
 
-def observe(game: Game, seat: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(encode(), action_mask())`` of ``game.view(seat)``, without building the view.
+class MatchContext(NamedTuple):
+    """What a match adds to the view of one of its hands (``gongzhu_env.match.Match``)."""
+
+    scores: tuple[int, ...]
+    """Cumulative raw score of each seat before this hand."""
+    hand_number: int
+    """Hands already played before this one."""
+    result: tuple[tuple[int, ...], tuple[int, ...]] | None
+    """``(winners, losers)`` once the match is over, else ``None``."""
+
+
+def observe(game: GameState, seat: int, match: MatchContext | None = None
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """``(encode(), action_mask())`` of ``seat``'s view, without building the view.
 
     The env calls this at every step. It reads exactly the public state and the seat's own
     hand that ``PlayerView.from_game`` copies, and encodes them with the same ``_obs_bits``.
+    ``match`` is the match the hand belongs to, if any.
     """
-    if game._context is not None or not game.rules.is_standard:
+    rules = game.rules
+    if match is not None or not rules.is_standard:
         # A variant rule set or a match: the view knows what is hidden and what is added.
-        return game.view(seat).observation()
-    phase = game._phase
-    first = game._first_leader
-    current = game._current
-    prov = game._prov
-    if prov is None:
-        prov = game.provisional_scores()
+        return PlayerView.from_game(game, seat, match).observation()
+    phase = _PHASE_INDEX[game.phase]
+    current = game.current_player
     return _unpack(
-        _obs_bits(seat, phase, current, game._hand[seat], game._trick_leader, game._trick,
-                  len(game._tricks), game._played_by, game._exposed, game._captured,
-                  game._voids, _DECLARED[first][game._declare_turns if phase == 0 else 4],
-                  first),
+        _obs_bits(seat, phase, current, game.hand_masks[seat], game.trick_leader,
+                  game.trick_cards, game.tricks_played, game.played_masks, game.exposed_masks,
+                  game.captured_masks, game.void_masks, game.declared_seats, game.first_leader),
         game.legal_mask() if current == seat else 0,
-        _score_row(seat, prov),
+        _score_row(seat, game.provisional_scores()),
     )
 
 
@@ -375,49 +379,45 @@ class PlayerView:
     """In a finished match: ``(winners, losers)``; else ``None``."""
 
     @classmethod
-    def from_game(cls, game: Game, seat: int) -> PlayerView:
-        """Copy out of ``game`` what ``seat`` may see."""
+    def from_game(cls, game: GameState, seat: int, match: MatchContext | None = None
+                  ) -> PlayerView:
+        """Copy out of ``game`` what ``seat`` may see (and ``match``, the hand's match)."""
         if type(seat) is not int or not 0 <= seat < 4:
             raise ValueError(f"seat must be 0..3, got {seat!r}")
         v = cls.__new__(cls)
         v.seat = seat
-        v.rules = game.rules
-        phase = game._phase
-        v.phase = _PHASES[phase]
-        current = v.current_player = game._current
-        first = v.first_leader = game._first_leader
-        v.hand_mask = game._hand[seat]
+        rules = v.rules = game.rules
+        v.phase = game.phase
+        current = v.current_player = game.current_player
+        v.first_leader = game.first_leader
+        v.hand_mask = game.hand_masks[seat]
         v.legal_mask = game.legal_mask() if current == seat else 0
-        v.trick_leader = game._trick_leader
-        v.current_trick = tuple(game._trick)
-        v.tricks = tuple(game._tricks)
-        v.exposed_masks = tuple(game._exposed)
-        v.captured_masks = tuple(game._captured)
-        v.played_masks = tuple(game._played_by)
-        v.void_masks = tuple(game._voids)
-        v.declared_seats = _DECLARED[first][game._declare_turns if phase == 0 else 4]
-        v.actions = tuple(game._actions)
-        prov = game._prov
-        v.scores = tuple(prov) if prov is not None else tuple(game.provisional_scores())
-        ex = v.exposed_masks
+        v.trick_leader = game.trick_leader
+        v.current_trick = game.trick_cards
+        v.tricks = game.tricks
+        ex = v.exposed_masks = game.exposed_masks
+        v.captured_masks = game.captured_masks
+        v.played_masks = game.played_masks
+        v.void_masks = game.void_masks
+        v.declared_seats = game.declared_seats
+        v.actions = game.actions
+        v.scores = tuple(game.provisional_scores())
         v.exposed_counts = (ex[0].bit_count(), ex[1].bit_count(), ex[2].bit_count(),
                             ex[3].bit_count())
-        v.first_drawn = None
-        v.doubled_mask = game._doubled
-        teams = v.teams = game._teams
+        v.doubled_mask = game.doubled_mask
+        teams = v.teams = game.teams
         v.partners = () if teams is None else game.partners(seat)
-        ctx = game._context
-        if ctx is None:
+        if match is None:
             v.match_scores, v.hand_number, v.match_result = None, 0, None
         else:
-            v.match_scores, v.hand_number, v.match_result = ctx
-        if game._first_drawn is not None:
-            v.first_drawn = game._first_drawn[seat]
-        if game.rules.hidden_exposure:
-            v._hide_exposures(game)
+            v.match_scores, v.hand_number, v.match_result = match
+        first = game.first_drawn
+        v.first_drawn = None if first is None else first[seat]
+        if rules.hidden_exposure:
+            v._hide_exposures()
         return v
 
-    def _hide_exposures(self, game: Game) -> None:
+    def _hide_exposures(self) -> None:
         """Hide which cards the other seats exposed: counts stay, cards and actions do not."""
         seat = self.seat
         own = self.exposed_masks[seat]
@@ -425,7 +425,7 @@ class PlayerView:
         self.doubled_mask &= own
         actions = list(self.actions)
         # Walk the declaration phase: a card is an exposure by the seat whose turn it is.
-        turn, i = game._first_leader, 0
+        turn, i = self.first_leader, 0
         done = 0
         while i < len(actions) and done < 4:
             a = actions[i]
@@ -436,7 +436,7 @@ class PlayerView:
                 actions[i] = HIDDEN_ACTION
             i += 1
         self.actions = tuple(actions)
-        rules = game.rules
+        rules = self.rules
         self.scores = tuple(
             score_masks(c, own, rules, own_exposed=own if s == seat else 0,
                         doubled=self.doubled_mask)
@@ -589,10 +589,8 @@ class PlayerView:
 
     def _repr_html_(self) -> str:
         """Jupyter's rich display: this seat's HTML table (``gongzhu_env.html``)."""
-        from gongzhu_env.html import view_html
-
         return view_html(self)
 
 
-__all__ = ["PlayerView", "LAYOUT", "SLICES", "OBS_SIZE", "decode", "EXPOSABLE", "HIDDEN_ACTION",
-           "layout", "obs_size"]
+__all__ = ["PlayerView", "MatchContext", "observe", "LAYOUT", "SLICES", "OBS_SIZE", "decode",
+           "EXPOSABLE", "HIDDEN_ACTION", "layout", "obs_size"]

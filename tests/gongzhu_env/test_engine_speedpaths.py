@@ -1,10 +1,11 @@
 """The engine's fast paths agree with its reference paths, and seeded games stay the same.
 
-``Game.step`` works out the next seat's legal set inline (standard rules) and closes a trick
-inline; ``legal_actions`` builds its list from per-suit tables; ``Game(seed=...)`` deals with
-one numpy call. These tests compare each shortcut with the plain computation it replaces, on
-many random hands under every rules preset and several single options, and pin the hands a few
-seeds produce so that a later speed-up cannot change them unnoticed.
+``legal_actions`` builds its list from per-suit tables, ``step`` accepts exactly the actions of
+``legal_mask()`` (one legality computation serves both) and closes a trick inline;
+``Game(seed=...)`` deals with one numpy call. These tests compare each shortcut with the plain
+computation it replaces, on many random hands under every rules preset and several single
+options, and pin the hands a few seeds produce so that a later speed-up cannot change them
+unnoticed.
 """
 
 from __future__ import annotations
@@ -36,16 +37,24 @@ def _actions_of(mask: int) -> list[int]:
 
 
 def _play(game: Game, rng: np.random.Generator, check: bool = True) -> Game:
-    """Play ``game`` out at random, checking each fast legal set against the reference one."""
+    """Play ``game`` out at random, checking that ``step`` accepts exactly the listed actions.
+
+    Every legal action and a few illegal ones are tried on copies of the game.
+    """
     while True:
         legal = game.legal_actions()
         if check:
-            cached = game._legal
-            game._legal = -1
-            reference = game._compute_legal()
-            game._legal = cached
-            assert cached in (-1, reference)
-            assert legal == _actions_of(reference) == _actions_of(game.legal_mask())
+            assert legal == _actions_of(game.legal_mask())
+            illegal = [a for a in range(DONE + 1) if a not in legal]
+            for a in legal + illegal[int(rng.integers(len(illegal) or 1))::17]:
+                copy = game.clone()
+                if a in legal:
+                    copy.step(a)
+                    assert copy.actions == (*game.actions, a)
+                else:
+                    with pytest.raises(IllegalActionError):
+                        copy.step(a)
+                    assert copy.actions == game.actions
         if game.is_over():
             assert legal == []
             return game
@@ -53,7 +62,7 @@ def _play(game: Game, rng: np.random.Generator, check: bool = True) -> Game:
 
 
 @pytest.mark.parametrize("rules", RULE_SETS, ids=lambda r: str(sorted(r.to_dict().items())))
-def test_inline_legal_sets_match_the_reference(rules: Rules) -> None:
+def test_step_accepts_exactly_the_legal_actions(rules: Rules) -> None:
     for seed in range(40):
         leader = None if seed % 4 else seed % 3
         g = _play(Game(rules, seed=seed, leader=leader), np.random.default_rng(seed))

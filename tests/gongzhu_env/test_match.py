@@ -70,7 +70,7 @@ def test_results_of_each_kind() -> None:
 
 def test_views_carry_the_match_state() -> None:
     m = Match(seed=11)
-    v = m.game.view(0)
+    v = m.view(0)
     assert v.match_scores == (0, 0, 0, 0) and v.hand_number == 0 and v.match_result is None
     assert v.encode().shape == (obs_size(None, True),) == (OBS_SIZE + 5,)
     rng = np.random.default_rng(0)
@@ -78,7 +78,7 @@ def test_views_carry_the_match_state() -> None:
     while m.game is first:
         legal = m.game.legal_actions()
         m.step(legal[int(rng.integers(len(legal)))])
-    v = m.game.view(2)
+    v = m.view(2)
     assert v.match_scores == tuple(m.cumulative) and v.hand_number == 1
     blocks = decode(v.encode(), Rules(), match=True)
     rel = [m.cumulative[(2 + r) & 3] for r in range(4)]

@@ -13,6 +13,7 @@ import pytest
 
 from gongzhu_env import Game, IllegalActionError, Rules
 from gongzhu_env.cards import DONE, parse_cards
+from gongzhu_env.match import Match
 from gongzhu_env.rules import PRESETS
 from gongzhu_env.scoring import score_hand, settle, team_results
 from gongzhu_env.view import HIDDEN_ACTION, OBS_SIZE, decode, obs_size
@@ -421,7 +422,5 @@ def test_env_observation_hides_other_seats_hidden_exposures() -> None:
 def test_documented_observation_sizes(rules: Rules | str, match: bool, extra: int) -> None:
     # partners 4, exposed_count 4, first_drawn 52 + doubled 4, match_scores 4 + hand_number 1.
     assert obs_size(rules, match) == OBS_SIZE + extra == 600 + extra
-    g = Game(rules, seed=0)
-    if match:
-        g._context = ((0, 0, 0, 0), 0, None)
-    assert g.view(1).encode().shape == (OBS_SIZE + extra,)
+    view = Match(rules, seed=0).view(1) if match else Game(rules, seed=0).view(1)
+    assert view.encode().shape == (OBS_SIZE + extra,)

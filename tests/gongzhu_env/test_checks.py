@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from benchmarks.check_presets import check_hand, check_rules, play_checked, random_rules
 from gongzhu_env import Game, Rules, env
+from gongzhu_env.checks import check_hand, check_rules, play_checked, random_rules
 from gongzhu_env.match import Match
 from gongzhu_env.rules import PRESETS
 from gongzhu_env.view import obs_size
