@@ -146,18 +146,31 @@ class GameState(Protocol):
 
 
 class SeatView(Protocol):
-    """What the renderers read of a seat's view (``gongzhu_env.view.PlayerView`` is one)."""
+    """The core of what one seat knows, as the renderers read it.
+
+    ``gongzhu_env.view.PlayerView`` derives from it and adds the rest (the rules, voids,
+    history, variant and match facts) and the observation encoding.
+    """
+
+    __slots__ = ()
 
     seat: int
+    """The observer."""
     phase: Phase
     current_player: int
     hand_mask: int
+    """The observer's own cards."""
     legal_mask: int
+    """The observer's legal actions (0 when it is not the observer's turn)."""
     trick_leader: int
     current_trick: tuple[int, ...]
+    """Cards played to the trick in progress, in play order."""
     tricks: tuple[Trick, ...]
     exposed_masks: tuple[int, ...]
+    """Cards each seat exposed (another seat's hidden exposures are not shown)."""
     exposed_counts: tuple[int, ...]
+    """How many cards each seat exposed (public even when exposures are hidden)."""
     captured_masks: tuple[int, ...]
     played_masks: tuple[int, ...]
     scores: tuple[int, ...]
+    """Provisional score of each seat, as far as the observer can tell."""

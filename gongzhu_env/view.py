@@ -86,7 +86,7 @@ from gongzhu_env.cards import (
 from gongzhu_env.html import view_html
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import score_masks
-from gongzhu_env.state import PHASES, GameState, Phase, Trick
+from gongzhu_env.state import PHASES, GameState, SeatView
 
 # (name, shape, meaning) in vector order; the single description of the layout.
 LAYOUT: tuple[tuple[str, tuple[int, ...], str], ...] = (
@@ -329,11 +329,13 @@ def observe(game: GameState, seat: int, match: MatchContext | None = None
     )
 
 
-class PlayerView:
+class PlayerView(SeatView):
     """What one seat knows. Seat-indexed fields are by absolute seat (0..3).
 
     Attributes hold plain ints, tuples and the rules; card sets are available both as sorted
     tuples (``hand``, ``exposed``, ``captured``) and as 52-bit masks (``*_mask``) for speed.
+    The fields every renderer reads are declared on ``SeatView`` (``gongzhu_env.state``);
+    the rest are declared here.
     """
 
     __slots__ = (
@@ -344,25 +346,11 @@ class PlayerView:
         "match_scores", "hand_number", "match_result",
     )
 
-    seat: int
     rules: Rules
-    phase: Phase
-    current_player: int
     first_leader: int
-    hand_mask: int
-    legal_mask: int
-    trick_leader: int
-    current_trick: tuple[int, ...]
-    tricks: tuple[Trick, ...]
-    exposed_masks: tuple[int, ...]
-    captured_masks: tuple[int, ...]
-    played_masks: tuple[int, ...]
     void_masks: tuple[int, ...]
     declared_seats: int
     actions: tuple[int, ...]
-    scores: tuple[int, ...]
-    exposed_counts: tuple[int, ...]
-    """How many cards each seat exposed (public even when exposures are hidden)."""
     first_drawn: int | None
     """The observer's own first dealt card (``first_drawn_exposure`` only), else ``None``."""
     doubled_mask: int
