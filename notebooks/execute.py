@@ -13,7 +13,8 @@ Each notebook runs in a fresh kernel with the notebooks directory as working dir
 checkout first on ``PYTHONPATH`` (so the checkout's code runs even if the package is installed
 from elsewhere). A cell that raises stops the script and leaves that notebook untouched. The
 result is normalised before it is written: no execution timestamps, no kernel details beyond the
-kernelspec, and the file layout nbformat writes.
+kernelspec, consecutive writes to a stream joined into one output, and the layout nbformat
+writes.
 
 ``--check`` executes and reports the notebooks whose stored content differs from a fresh run
 (exit status 1), without writing anything.
@@ -56,10 +57,28 @@ def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         cell.metadata.pop("scrolled", None)
         if cell.cell_type != "code":
             continue
+        cell.outputs = _merge_streams(cell.outputs)
         for out in cell.outputs:
             if "metadata" in out:
                 out.metadata.pop("execution", None)
     return nb
+
+
+def _merge_streams(outputs: list) -> list:
+    """Join consecutive writes to the same stream into one output.
+
+    How the kernel splits a cell's printing into messages depends on timing (a busy machine
+    flushes in the middle of a line); a reader sees the same text either way.
+    """
+    merged: list = []
+    for out in outputs:
+        prev = merged[-1] if merged else None
+        if (out.output_type == "stream" and prev is not None
+                and prev.output_type == "stream" and prev.name == out.name):
+            prev.text += out.text
+        else:
+            merged.append(out)
+    return merged
 
 
 def execute(path: Path) -> str:

@@ -74,6 +74,11 @@ def test_metadata_is_normalised(path):
     assert set(nb["metadata"]) == {"kernelspec"}, f"{path.name}: {sorted(nb['metadata'])}"
     for cell in nb["cells"]:
         assert "execution" not in cell["metadata"], f"{path.name}: timestamps in a cell"
+        streams = [o.get("name") if o["output_type"] == "stream" else None
+                   for o in cell.get("outputs", [])]
+        assert not any(a is not None and a == b
+                       for a, b in zip(streams, streams[1:], strict=False)), (
+            f"{path.name}: consecutive writes to one stream are not joined")
 
 
 def test_sizes():
