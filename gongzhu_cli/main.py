@@ -1,6 +1,7 @@
 """The ``gongzhu`` command: play, replay, demo, and thin fronts for eval, train and bench.
 
-``gongzhu play`` and ``gongzhu replay`` live in ``training.play``. ``gongzhu eval``,
+``gongzhu play`` and ``gongzhu replay`` live in ``gongzhu_cli.play`` and ``gongzhu_cli.replay``.
+``gongzhu eval``,
 ``gongzhu train`` and ``gongzhu bench`` forward every argument unchanged to the ``main(argv)``
 of the arena (``training.evaluate``), the trainer (``training.train``) and the benchmark
 (``benchmarks/bench_env.py``), so each keeps its own ``--help``. Those modules are imported only
@@ -44,7 +45,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Play against three agents in the terminal."""
-    from training.play import run_play, use_colour
+    from gongzhu_cli.play import run_play
+    from gongzhu_cli.terminal import use_colour
 
     rules = Rules.coerce(args.rules)
     threshold = args.threshold
@@ -61,7 +63,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Step through the hands of a hand-record file."""
-    from training.play import run_replay, use_colour
+    from gongzhu_cli.replay import run_replay
+    from gongzhu_cli.terminal import use_colour
 
     return run_replay(args.file, hand=args.hand, show_all=args.all,
                       colour=use_colour(args.no_color, sys.stdout))
@@ -95,9 +98,7 @@ def _run_main(command: str, main_fn: Callable[[list[str]], int | None] | None,
 
 def bench_script() -> Path:
     """Where ``benchmarks/bench_env.py`` is for a source checkout (an editable install)."""
-    import training
-
-    return Path(training.__file__).resolve().parent.parent / "benchmarks" / "bench_env.py"
+    return Path(__file__).resolve().parent.parent / "benchmarks" / "bench_env.py"
 
 
 def bench(argv: list[str]) -> int:
