@@ -136,13 +136,9 @@ def main(argv: list[str] | None = None) -> int:
             console.print(match_table(rr.matches, "Round-robin matches"))
             console.print(rating_table(rr))
             if out is not None:
-                path = write_json({**rr.to_dict(), "command": _command(argv)},
-                                  out / "round_robin.json")
-                console.print(f"wrote {path}")
-                if not args.no_plot:
-                    fig = plot_ratings(rr)
-                    fig.savefig(out / "round_robin.png", dpi=120)
-                    console.print(f"wrote {out / 'round_robin.png'}")
+                _write_results(console, out / "round_robin",
+                               {**rr.to_dict(), "command": _command(argv)},
+                               None if args.no_plot else lambda: plot_ratings(rr))
         else:
             results = []
             pool = make_executor(args.workers) if args.workers > 1 else None
@@ -157,14 +153,10 @@ def main(argv: list[str] | None = None) -> int:
                     pool.shutdown(wait=True, cancel_futures=True)
             console.print(match_table(results))
             if out is not None:
-                path = write_json({"command": _command(argv),
-                                   "results": [r.to_dict() for r in results]},
-                                  out / "eval.json")
-                console.print(f"wrote {path}")
-                if not args.no_plot:
-                    fig = plot_matches(results)
-                    fig.savefig(out / "eval.png", dpi=120)
-                    console.print(f"wrote {out / 'eval.png'}")
+                _write_results(console, out / "eval",
+                               {"command": _command(argv),
+                                "results": [r.to_dict() for r in results]},
+                               None if args.no_plot else lambda: plot_matches(results))
     except JournalError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -174,6 +166,17 @@ def main(argv: list[str] | None = None) -> int:
     if journals is not None:  # the results file now holds every deal; the journals served
         shutil.rmtree(journals, ignore_errors=True)
     return 0
+
+
+def _write_results(console: Any, stem: Path, doc: dict[str, Any],
+                   plot: Callable[[], Any] | None) -> None:
+    """Write ``stem.json`` and, unless ``plot`` is None, the figure it draws as ``stem.png``."""
+    path = write_json(doc, stem.with_suffix(".json"))
+    console.print(f"wrote {path}")
+    if plot is not None:
+        png = stem.with_suffix(".png")
+        plot().savefig(png, dpi=120)
+        console.print(f"wrote {png}")
 
 
 def _record_writer(path: Path, seed: int) -> Callable[[HandRecord], None]:
