@@ -2,7 +2,8 @@
 
 An agent sees only a ``PlayerView`` and returns an action of the env's action space
 (``0..51`` a card, ``52`` DONE). ``reset(seat, rules)`` is called at the start of each hand so
-that agents with memory can clear it; stateless agents inherit the no-op.
+that agents with memory can clear it; stateless agents inherit the no-op. ``reseed(seed)``
+re-seeds an agent that is reused for another deal (see ``Agent.reseed``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,21 @@ class Agent(ABC):
     name: str = "agent"
 
     def __init__(self, seed: int | None = None) -> None:
+        # The base's own seeded state, set by the same code that re-seeds it; an override of
+        # ``reseed`` is not called here, as the subclass is not built yet.
+        Agent.reseed(self, seed)
+
+    def reseed(self, seed: int | None) -> None:
+        """Re-seed for a new deal or episode, as if this agent had been built with ``seed``.
+
+        The arena and the single-seat env reuse one agent object across hands (a deep copy per
+        seat) instead of building a new one for each, and re-seed it so a hand's play depends
+        only on its seed. After ``reseed(s)`` the agent must act exactly as a fresh agent of the
+        same kind and options built with ``seed=s``. Here that is the ``seed`` attribute and
+        the generator ``rng``: the only seeded state of the shipped agents. A subclass that
+        derives further state from the seed (a second generator, a seeded cache) overrides
+        this and calls ``super().reseed(seed)``.
+        """
         self.seed = seed
         self.rng = np.random.default_rng(seed)
 

@@ -29,9 +29,12 @@ Each pool entry is an agent object (anything with ``reset(seat, rules)`` and
 learner's own current policy), or an agent spec string such as ``"greedy"`` when a ``factory``
 (``agents.make_agent``) is given to build it; ``gongzhu_env`` itself never imports ``agents``
 or torch. Agent objects are copied once per (pool entry, seat), so two seats never share one
-agent's memory, and every copy is re-seeded from the env's generator at each reset, so the same
-seed gives the same episode. ``set_opponents(pool)`` replaces the pool between episodes (the
-SB3 trainer adds frozen snapshots this way, also through ``VecEnv.env_method``).
+agent's memory, and every copy is re-seeded from the env's generator at each reset (its
+``reseed(seed)`` if it has one, else its ``seed`` and ``rng`` attributes), so the same seed
+gives the same episode. The opponents play through ``gongzhu_env.players.play_turns`` with the
+learner's seat left empty; an illegal opponent action raises ``IllegalPlayerActionError``.
+``set_opponents(pool)`` replaces the pool between episodes (the SB3 trainer adds frozen
+snapshots this way, also through ``VecEnv.env_method``).
 
 Rewards
 -------
@@ -74,6 +77,7 @@ from gymnasium import spaces
 
 from gongzhu_env.cards import NUM_ACTIONS
 from gongzhu_env.engine import Game
+from gongzhu_env.players import Player, play_turns, start_hand
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import zero_sum
 from gongzhu_env.view import OBS_SIZE, PlayerView
@@ -82,11 +86,29 @@ REWARD_MODES = ("zero_sum", "raw")
 OpponentLike = Any  # a spec string, an ``agents.base.Agent`` or a callable view -> action
 
 
+def _reseed(agent: Any, seed: int) -> None:
+    """Re-seed a copied opponent so that the same env seed always gives the same episode.
+
+    Agents re-seed themselves (``agents.base.Agent.reseed``: the seed, the generator and any
+    further seeded state). An object that only has ``act``/``reset`` gets what this env gave
+    such objects before ``reseed`` existed: its ``seed`` and ``rng`` attributes replaced, which
+    is enough for players that draw from ``self.rng``.
+    """
+    reseed = getattr(agent, "reseed", None)
+    if reseed is not None:
+        reseed(seed)
+    else:
+        agent.seed = seed
+        agent.rng = np.random.default_rng(seed)
+
+
 class _CallableOpponent:
     """Adapts ``f(view) -> action`` to the agent protocol (``reset``/``act``)."""
 
     def __init__(self, fn: Callable[[PlayerView], int]) -> None:
         self.fn = fn
+        # How errors name this seat's player (``gongzhu_env.players.player_label``).
+        self.name = getattr(fn, "__qualname__", None) or repr(fn)
 
     def reset(self, seat: int, rules: Rules) -> None:
         """Nothing to clear: the callable owns its own state."""
@@ -151,7 +173,7 @@ class SingleSeatEnv(gym.Env):
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.game: Game | None = None
         self.seat = 0
-        self.players: list[Any] = [None] * 4
+        self.players: list[Player | None] = [None] * 4
         self._mask = np.zeros(NUM_ACTIONS, dtype=bool)
 
     # ------------------------------------------------------------------ opponents
@@ -169,9 +191,7 @@ class SingleSeatEnv(gym.Env):
             agent = self._copies.get((index, seat))
             if agent is None:
                 agent = self._copies[(index, seat)] = copy.deepcopy(entry)
-            # Re-seed so the same env seed always gives the same episode.
-            agent.seed = seed
-            agent.rng = np.random.default_rng(seed)
+            _reseed(agent, seed)
             return agent
         return _CallableOpponent(entry)
 
@@ -190,10 +210,9 @@ class SingleSeatEnv(gym.Env):
             if s == self.seat:
                 continue
             index = int(rng.integers(len(self.pool)))
-            player = self._build(index, s, int(rng.integers(2**31)))
-            player.reset(s, self.rules)
-            self.players[s] = player
-        self._play_opponents()
+            self.players[s] = self._build(index, s, int(rng.integers(2**31)))
+        start_hand(self.players, self.rules)
+        play_turns(self.game, self.players)
         return self._obs(), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -211,7 +230,7 @@ class SingleSeatEnv(gym.Env):
             self.game = None
             return obs, self.illegal_reward, True, False, info
         game.step(a)
-        self._play_opponents()
+        play_turns(game, self.players)
         if game.is_over():
             raw = game.scores()
             res = zero_sum(raw) if self.reward_mode == "zero_sum" else raw
@@ -239,13 +258,6 @@ class SingleSeatEnv(gym.Env):
         return self.game.render(self.seat)
 
     # ------------------------------------------------------------------ internals
-    def _play_opponents(self) -> None:
-        game = self.game
-        assert game is not None
-        while not game.is_over() and game.current_player != self.seat:
-            seat = game.current_player
-            game.step(self.players[seat].act(game.view(seat)))
-
     def _obs(self) -> np.ndarray:
         assert self.game is not None
         return self.game.view(self.seat).encode()

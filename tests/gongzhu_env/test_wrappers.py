@@ -8,7 +8,9 @@ from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from agents import make_agent
+from agents.base import Agent
 from gongzhu_env.cards import DONE
+from gongzhu_env.players import IllegalPlayerActionError
 from gongzhu_env.scoring import zero_sum
 from gongzhu_env.view import decode
 from gongzhu_env.wrappers import SingleSeatEnv
@@ -73,6 +75,75 @@ def test_same_seed_same_episode_even_with_stochastic_opponents():
     for x, y in zip(a[0], b[0], strict=True):
         np.testing.assert_array_equal(x, y)
     assert a[1] == b[1]
+
+
+class _TwoGenerators(Agent):
+    """Plays from a second generator that only its own ``reseed`` knows how to re-seed."""
+
+    name = "two-generators"
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self.other = np.random.default_rng([seed or 0, 1])
+
+    def reseed(self, seed: int | None) -> None:
+        super().reseed(seed)
+        self.other = np.random.default_rng([seed or 0, 1])
+
+    def act(self, view) -> int:
+        legal = view.legal_actions
+        return legal[int(self.other.integers(len(legal)))]
+
+
+class _Duck:
+    """An opponent with only ``reset``/``act`` that draws from ``self.rng``, as agents do."""
+
+    def __init__(self) -> None:
+        self.rng = np.random.default_rng(0)
+
+    def reset(self, seat, rules) -> None:
+        pass
+
+    def act(self, view) -> int:
+        legal = view.legal_actions
+        return legal[int(self.rng.integers(len(legal)))]
+
+
+def _same_episode_after_another(opponent) -> bool:
+    """Whether an env replays seed 3 exactly after its opponents played another episode."""
+    env = SingleSeatEnv([opponent], seat=0)
+    first = _play(env, 3, np.random.default_rng(7))[0]
+    _play(env, 11, np.random.default_rng(8))
+    again = _play(env, 3, np.random.default_rng(7))[0]
+    return len(first) == len(again) and all(
+        np.array_equal(x, y) for x, y in zip(first, again, strict=True))
+
+
+def test_opponents_are_reseeded_through_their_own_reseed(monkeypatch):
+    assert _same_episode_after_another(_TwoGenerators(5))
+    # Guard: re-seeding only the base generator leaves the second one running on, and the
+    # check above notices.
+    monkeypatch.setattr(_TwoGenerators, "reseed", Agent.reseed)
+    assert not _same_episode_after_another(_TwoGenerators(5))
+
+
+def test_opponents_without_reseed_get_their_seed_and_rng_replaced(monkeypatch):
+    assert _same_episode_after_another(_Duck())
+    # Guard: left alone, the copy's generator runs on from the previous episode.
+    import gongzhu_env.wrappers as wrappers
+
+    monkeypatch.setattr(wrappers, "_reseed", lambda agent, seed: None)
+    assert not _same_episode_after_another(_Duck())
+
+
+def test_an_illegal_opponent_action_is_an_error_naming_the_opponent():
+    def stubborn(view):
+        return 99
+
+    env = SingleSeatEnv([stubborn], seat=0)
+    with pytest.raises(IllegalPlayerActionError, match=r"'.*stubborn' in seat [123]"):
+        env.reset(seed=0)
+        env.step(DONE)
 
 
 def test_seat_is_drawn_per_episode_or_fixed():

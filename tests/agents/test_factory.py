@@ -1,0 +1,54 @@
+"""``make_agent``: specs parsed into agents, bad specs refused with a reason."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from agents import AgentError, make_agent
+from agents.pimc import PimcAgent
+
+
+def test_make_agent_parses_specs():
+    assert make_agent("greedy").name == "greedy"
+    assert make_agent("expert").name == "expert"
+    p = make_agent("pimc:worlds=8,rollout=greedy", seed=1)
+    assert isinstance(p, PimcAgent)
+    assert (p.worlds, p.rollout_name, p.objective) == (8, "greedy", "zero_sum")
+    q = make_agent(" pimc : worlds = 5 , objective = raw ")
+    assert (q.worlds, q.objective) == (5, "raw")
+    d = make_agent("pimc")
+    assert d.worlds >= 1 and d.rollout_name == "expert"
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("alphazero", ["unknown agent", "alphazero", "expert"]),
+    ("", ["non-empty"]),
+    ("pimc:depth=3", ["bad option", "depth"]),
+    ("pimc:worlds=0", ["worlds", "positive"]),
+    ("pimc:worlds=many", ["worlds", "positive"]),
+    ("pimc:rollout=minimax", ["rollout", "minimax", "greedy"]),
+    ("pimc:objective=win", ["objective", "win"]),
+    ("pimc:worlds", ["key=value"]),
+    ("greedy:level=2", ["bad option", "level"]),
+    ("policy:", ["checkpoint path"]),
+])
+def test_make_agent_rejects_bad_specs(spec, words):
+    with pytest.raises(AgentError) as e:
+        make_agent(spec)
+    for w in words:
+        assert w in str(e.value)
+
+
+def test_policy_spec_without_policy_module_says_so(monkeypatch):
+    monkeypatch.setitem(sys.modules, "agents.policy", None)
+    with pytest.raises(AgentError, match="agents.policy"):
+        make_agent("policy:some/file.pt")
+
+
+def test_policy_spec_with_missing_file_fails_clearly(tmp_path):
+    missing = tmp_path / "nope.pt"
+    with pytest.raises(Exception) as e:
+        make_agent(f"policy:{missing}")
+    assert "nope.pt" in str(e.value)
