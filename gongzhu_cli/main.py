@@ -19,6 +19,7 @@ from pathlib import Path
 
 from agents import make_agent
 from gongzhu_env.engine import Game
+from gongzhu_env.players import play_turns, start_hand
 from gongzhu_env.rules import Rules
 
 # command -> (module, what it is, extra that provides its dependencies)
@@ -33,11 +34,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     rules = Rules.coerce(args.rules)
     game = Game(rules, seed=args.seed)
     players = [make_agent(args.agent, seed=args.seed * 4 + s) for s in range(4)]
-    for s, p in enumerate(players):
-        p.reset(s, rules)
-    while not game.is_over():
-        seat = game.current_player
-        game.step(players[seat].act(game.view(seat)))
+    start_hand(players, rules)
+    play_turns(game, players)
     print(game.render())
     print("raw scores:", game.scores())
     return 0

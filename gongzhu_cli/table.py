@@ -16,6 +16,7 @@ from agents.base import Agent
 from gongzhu_cli.terminal import HELP_WORDS, Console, Style, parse_choice, why_illegal
 from gongzhu_env.cards import DONE, card_symbol, parse_card
 from gongzhu_env.engine import Game
+from gongzhu_env.players import play_turns, start_hand
 from gongzhu_env.records import record_hand
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import settle
@@ -166,25 +167,31 @@ class Table:
                 self.show_options(options, declaring)
 
     def play_hand(self, game: Game) -> None:
-        """Play ``game`` to the end, agents and person in turn."""
+        """Play ``game`` to the end, agents and person in turn.
+
+        The agents' turns go through the shared loop (``gongzhu_env.players.play_turns``),
+        which stops at the person's seat; every action, theirs or the person's, is then shown
+        with what the engine did after it.
+        """
         self.game = game
-        for s, p in enumerate(self.players):
-            if p is not None:
-                p.reset(s, self.rules)
-        while not game.is_over():
-            seat = game.current_player
-            tricks, decls = len(game.tricks), len(game.declarations)
-            if seat == self.human:
-                action = self.human_action(game)
-            else:
-                agent = self.players[seat]
-                assert agent is not None
-                action = agent.act(game.view(seat))
-            phase = game.phase
-            game.step(action)
+        start_hand(self.players, self.rules)
+        before = _moment(game)
+
+        def show(seat: int, action: int) -> None:
+            nonlocal before
+            phase, tricks, decls = before
             self.console.say(self.describe(phase, seat, action,
                                            self.sees_exposure(game, seat, action)))
             self.announce_after(game, tricks, decls, seat, action)
+            before = _moment(game)
+
+        while True:
+            play_turns(game, self.players, on_action=show)
+            if game.is_over():
+                return
+            action = self.human_action(game)
+            game.step(action)
+            show(self.human, action)
 
     def summary(self, game: Game, totals: bool = True) -> None:
         """Print the result of a finished hand, and (``totals``) the match totals."""
@@ -206,3 +213,8 @@ class Table:
         meta = dict(self.meta, hand=self.hand_number, players=self.labels,
                     human_seat=self.human)
         return record_hand(game, leader=self.leader, meta=meta)
+
+
+def _moment(game: Game) -> tuple[str, int, int]:
+    """Return the phase and the counts of tricks and declarations, to describe the next action."""
+    return game.phase, len(game.tricks), len(game.declarations)

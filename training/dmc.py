@@ -57,6 +57,7 @@ from agents.pimc import ROLLOUTS, card_runs, rollout
 from agents.policy import QNetwork
 from gongzhu_env.cards import NUM_ACTIONS
 from gongzhu_env.engine import Game
+from gongzhu_env.players import play_turn
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import zero_sum
 from gongzhu_env.view import OBS_SIZE
@@ -285,7 +286,7 @@ class TableSimulator:
                 continue
             kind = t.kinds[seat]
             if kind == _AGENT:
-                g.step(t.refs[seat].act(g.view(seat)))
+                play_turn(g, t.refs[seat])
                 continue
             g.view(seat).encode(out=obs[i])
             mask[i] = False

@@ -20,7 +20,8 @@ import numpy as np
 
 from agents import Agent, AgentError, make_agent
 from gongzhu_env.cards import card_str
-from gongzhu_env.engine import Game, IllegalActionError
+from gongzhu_env.engine import Game
+from gongzhu_env.players import IllegalPlayerActionError, play_turns, start_hand
 from gongzhu_env.rules import Rules
 
 AgentLike = str | Agent
@@ -58,53 +59,55 @@ def play_hand(deal: Sequence[Sequence[int]], players: Sequence[Agent], rules: Ru
               labels: Sequence[str] | None = None) -> Game:
     """Play one hand of ``deal`` with ``players[seat]`` in each seat and return the finished game.
 
-    Each agent is ``reset`` first. An illegal action raises ``IllegalAgentActionError`` naming the
-    agent, the deal index, the play, the seat and the action, with the legal set; an exception
-    inside an agent's ``act`` is re-raised as an ``AgentError`` naming the same hand.
+    The hand is played by the shared loop (``gongzhu_env.players``); each agent is ``reset``
+    first. An illegal action raises ``IllegalAgentActionError`` naming the agent, the deal
+    index, the play, the seat and the action, with the legal set; an exception inside an
+    agent's ``act`` is re-raised as an ``AgentError`` naming the same hand.
     """
     labels = list(labels) if labels is not None else [label_of(p) for p in players]
     game = Game.from_hands(deal, rules)
-    for seat, p in enumerate(players):
-        p.reset(seat, rules)
-    while not game.is_over():
+    start_hand(players, rules)
+    try:
+        play_turns(game, players)
+    except IllegalPlayerActionError as e:
+        raise IllegalAgentActionError(
+            f"agent {labels[e.seat]!r} returned the illegal action {_shown(e.action)} "
+            f"({e.action!r}) in deal {deal_index} (play {play}), seat {e.seat}, "
+            f"{game.phase.value} phase: {e.reason}"
+        ) from None
+    except Exception as e:
+        # The loop lets an agent's own failure through with the game as it was before the
+        # call. Name the hand so the failure can be replayed: the agents' seeds follow from it.
         seat = game.current_player
-        try:
-            action = players[seat].act(game.view(seat))
-        except Exception as e:
-            # Name the hand so the failure can be replayed: the agents' seeds follow from it.
-            raise AgentError(
-                f"agent {labels[seat]!r} failed in deal {deal_index} (play {play}), seat {seat}, "
-                f"after {len(game.actions)} actions: {type(e).__name__}: {e}"
-            ) from e
-        try:
-            game.step(action)
-        except IllegalActionError as e:
-            try:
-                shown = card_str(int(action))
-            except (TypeError, ValueError):
-                shown = repr(action)
-            raise IllegalAgentActionError(
-                f"agent {labels[seat]!r} returned the illegal action {shown} ({action!r}) in deal "
-                f"{deal_index} (play {play}), seat {seat}, {game.phase.value} phase: {e}"
-            ) from None
+        raise AgentError(
+            f"agent {labels[seat]!r} failed in deal {deal_index} (play {play}), seat {seat}, "
+            f"after {len(game.actions)} actions: {type(e).__name__}: {e}"
+        ) from e
     return game
+
+
+def _shown(action: object) -> str:
+    """Show an illegal action as the arena always has: as a card if it converts to one."""
+    try:
+        return card_str(int(action))  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return repr(action)
 
 
 def seat_agent(proto: AgentLike, seed: int, copies: dict[int, Agent], seat: int) -> Agent:
     """Return the agent for one seat of one hand, seeded from ``agent_seed``.
 
     A spec is built afresh by the factory. An ``Agent`` instance is deep-copied once per seat
-    and worker and re-seeded for every hand (its ``seed`` and base-class ``rng`` replaced), so
-    instances follow the same split-independent seeding as specs as long as they keep no
-    memory across hands other than what ``reset`` clears.
+    and worker and re-seeded for every hand with its own ``reseed``, so instances follow the
+    same split-independent seeding as specs as long as they keep no memory across hands other
+    than what ``reset`` clears.
     """
     if isinstance(proto, str):
         return make_agent(proto, seed=seed)
     agent = copies.get(seat)
     if agent is None:
         agent = copies[seat] = copy.deepcopy(proto)
-    agent.seed = seed
-    agent.rng = np.random.default_rng(seed)
+    agent.reseed(seed)
     return agent
 
 

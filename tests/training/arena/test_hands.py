@@ -1,4 +1,4 @@
-"""One hand at an arena table: errors that name the agent and the hand (training.arena.hands)."""
+"""One hand at an arena table: seeding, and errors that name the hand (training.arena.hands)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,7 @@ import pytest
 from agents import Agent, AgentError
 from gongzhu_env.view import PlayerView
 from tests.training.arena.scripted_agents import Cheater
-from training.arena import (
-    IllegalAgentActionError,
-    duplicate_match,
-)
+from training.arena import IllegalAgentActionError, agent_seed, duplicate_match
 
 
 def test_illegal_action_names_agent_deal_seat_and_action():
@@ -37,3 +34,25 @@ class Crasher(Agent):
 def test_agent_exception_names_the_hand():
     with pytest.raises(AgentError, match=r"'crasher' failed in deal 0 \(play 0\), seat 0.*boom"):
         duplicate_match(Crasher(), "random", 2, seed=0)
+
+
+class SeedRecorder(Agent):
+    """Plays the first legal action and records every seed it is re-seeded with."""
+
+    name = "recorder"
+    seen: list[int | None] = []  # class-level: the arena plays deep copies of the instance
+
+    def reseed(self, seed: int | None) -> None:
+        super().reseed(seed)
+        SeedRecorder.seen.append(seed)
+
+    def act(self, view: PlayerView) -> int:
+        return view.legal_actions[0]
+
+
+def test_an_agent_instance_is_reseeded_for_every_hand_with_its_own_reseed():
+    SeedRecorder.seen.clear()
+    duplicate_match(SeedRecorder(), "random", 2, seed=5)
+    # One hand per play, the candidate in seat ``play``: the seed is that seat's agent_seed.
+    assert SeedRecorder.seen == [agent_seed(5, d, play, play) for d in range(2)
+                                 for play in range(4)]
