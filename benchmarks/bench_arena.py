@@ -6,7 +6,7 @@ Run from the repository root::
 
 For each agent spec, a duplicate 1-vs-3 match of that agent against itself is played on
 ``--deals`` seeded deals (4 hands per deal) with each worker count, exactly as
-``training.evaluate.duplicate_match`` runs it: fresh seeded agents per hand, views built for
+``training.arena.duplicate_match`` runs it: fresh seeded agents per hand, views built for
 every decision, legality checked by the engine, the bootstrap included. The wall time covers
 the whole call, pool start-up too, so it is what a user waits for. The bar of issue 3 is
 >= 500 hands/s with rule agents on 2 cores. The machine may be shared: compare within one run.
@@ -20,8 +20,8 @@ import os
 import sys
 import time
 
-from training.deals import generate_deals
-from training.evaluate import duplicate_match, split_specs
+from training.arena import duplicate_match, generate_deals
+from training.arena.cli import split_specs
 
 
 def run(agents: list[str], workers: list[int], deals: int, seed: int) -> list[dict]:

@@ -1,4 +1,4 @@
-"""Shared test helpers: scripted deals, seeded random play-outs and state snapshots.
+"""Shared test helpers: scripted deals, seeded random play-outs, views and state snapshots.
 
 The helpers only build inputs and drive the engine through its public API; every rule decision
 (legality, trick winners, scores) stays in ``gongzhu_env``.
@@ -7,11 +7,16 @@ The helpers only build inputs and drive the engine through its public API; every
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gongzhu_env.cards import NUM_CARDS, parse_cards
 from gongzhu_env.engine import Game
+from gongzhu_env.view import PlayerView
+
+if TYPE_CHECKING:
+    from agents.policy import QNetwork
 
 
 def make_deal(*seats: str) -> list[list[int]]:
@@ -64,3 +69,26 @@ def finish_declaration(game: Game, exposures: Sequence[str] = ()) -> Game:
             game.step(52)
     assert not wanted, f"these cards were never exposable on their holder's turn: {wanted}"
     return game
+
+
+def random_views(n_games: int, seed: int) -> list[PlayerView]:
+    """Views of the seat to move at every decision of a few random hands."""
+    rng = np.random.default_rng(seed)
+    views = []
+    for _ in range(n_games):
+        g = Game(rng=rng)
+        while not g.is_over():
+            views.append(g.view(g.current_player))
+            legal = g.legal_actions()
+            g.step(legal[int(rng.integers(len(legal)))])
+    return views
+
+
+def tiny_q_network(seed: int = 0) -> QNetwork:
+    """A freshly initialised one-layer Q network (torch is imported only when called)."""
+    import torch
+
+    from agents.policy import QNetwork
+
+    torch.manual_seed(seed)
+    return QNetwork(hidden=(16,))

@@ -1,18 +1,21 @@
 """Training configurations: one documented dataclass per trainer, named presets, validation.
 
-Every field carries a docstring saying what it does and why its default is what it is. A config
-is validated as a whole before any work starts (``validate()``), so a negative size, an unknown
-preset or an opponent spec that names no agent fails at once with the field's name, never an
-hour into a run. ``to_dict``/``from_dict`` round-trip through the run directory's
-``config.json`` (resume reads it back).
+Every field carries a docstring saying what it does and why its default is what it is; the
+defaults *are* the ``quick`` run, so the docstrings describe a run people actually train. A
+config is validated as a whole before any work starts (``validate()``), so a negative size, an
+unknown preset or an opponent spec that names no agent fails at once with the field's name,
+never an hour into a run. ``to_dict``/``config_from_dict`` round-trip through the run
+directory's ``config.json`` (resume reads it back with ``load_config``).
 
-Presets (``make_config("quick" | "full", trainer=...)``):
+Presets (``make_config("quick" | "full" | "tiny", trainer=...)``), each written as the fields it
+changes from the defaults:
 
-* ``quick``: about 4 minutes of Deep Monte-Carlo on 2 cores; enough to beat ``random`` and
-  ``greedy`` clearly. What the README's first command runs.
+* ``quick``: the defaults. About 4 minutes of Deep Monte-Carlo on 2 cores; enough to beat
+  ``random`` and ``greedy`` clearly. What the README's first command runs.
 * ``full``: the shipped policy: 90 minutes of training (wall clock, evaluations excluded) on
   2 cores; the issue allows up to two hours, the session that trained the shipped weights had
   about one and a half.
+* ``tiny``: a few seconds in one process, for tests and smoke runs.
 """
 
 from __future__ import annotations
@@ -36,8 +39,14 @@ class ConfigError(ValueError):
 
 @dataclass
 class DMCConfig:
-    """Deep Monte-Carlo self-play (``training/dmc.py``): all seats share one Q network."""
+    """Deep Monte-Carlo self-play (``training.dmc``): all seats share one Q network.
 
+    The defaults are the ``quick`` preset: about four minutes on two cores, the run the README's
+    first command trains. Fields are grouped by what they decide; a group's fields only make
+    sense together, and the first field of each group says how.
+    """
+
+    # ------------------------------------------------------------------ identity
     preset: str = "quick"
     """Name of the preset this config started from (recorded in the run directory)."""
 
@@ -47,67 +56,65 @@ class DMCConfig:
     rules: str = "standard"
     """Rules preset the policy is trained for (``gongzhu_env.rules.PRESETS``)."""
 
-    hidden: tuple[int, ...] = (512, 512, 256)
-    """Hidden layer widths of the Q network (observation -> 53 action values)."""
+    # ------------------------------------------------------------------ network
+    hidden: tuple[int, ...] = (256, 256)
+    """Hidden layer widths of the Q network (observation -> 53 action values). In the
+    quick-preset measurements (docs/training.md, q2 and q6) the bigger 512-256 net trained
+    about 30 % fewer decisions in the same minutes and was not better; the full preset's 90
+    minutes use (512, 256)."""
 
-    card_features: bool = False
+    card_features: bool = True
     """Feed the network the per-card trick features of ``agents.card_features`` (which card
     wins the trick now, which is the highest still out, ...) next to the observation. They are
-    computed from the observation, so the policy still reads only the env's vector."""
+    computed from the observation, so the policy still reads only the env's vector. They cost
+    about a third of the decisions/s and learn more per minute (docs/training.md)."""
 
     holder_features: bool = False
     """Also feed it, for each other seat and card, whether that seat may still hold the card
     and whether it is the only one that may (``agents.holder_features``: from shown voids and
-    exposed cards). Computed from the observation like ``card_features``."""
+    exposed cards). Computed from the observation like ``card_features``; off until it is
+    measured to help (docs/training.md)."""
 
+    init_policy: str = ""
+    """Policy file (``policy:`` spec path, or ``"pretrained"``) whose weights start the
+    network instead of a random initialisation: fine-tuning a trained policy, e.g. with
+    rollout labels. Its architecture must match ``hidden``, ``card_features`` and
+    ``holder_features``, and its rules ``rules``. Empty: start from scratch."""
+
+    # ------------------------------------------------------------------ acting
     num_tables: int = 128
     """Games stepped in lockstep; one batched forward pass scores all their seats to move."""
 
-    lr: float = 3e-4
-    """Adam learning rate at the start."""
+    epsilon_start: float = 0.05
+    """Exploration rate of the learner seats at the start (uniform legal action). With
+    ``epsilon_end`` and ``epsilon_decay_decisions`` it makes one linear schedule. The quick
+    measurements moved from 0.2 -> 0.02 to 0.05 -> 0.01 together with the smaller network and
+    the higher learning rate, and learnt faster (docs/training.md, q1 -> q2)."""
 
-    lr_final_fraction: float = 1.0
-    """The learning rate decays linearly to ``lr * lr_final_fraction`` over the time budget
-    (1: constant). Late, smaller steps average out the noise of Monte-Carlo targets."""
-
-    batch_size: int = 1024
-    """Samples (state, action, return) per gradient step."""
-
-    replay_size: int = 131_072
-    """Most recent samples kept; minibatches are drawn uniformly from them."""
-
-    sample_reuse: float = 2.0
-    """Average number of gradient steps each sample takes part in (sets the update rate)."""
-
-    min_replay: int = 8192
-    """Samples collected before the first gradient step."""
-
-    max_grad_norm: float = 10.0
-    """Gradient-norm clip; guards against the rare huge returns (slams)."""
-
-    epsilon_start: float = 0.2
-    """Exploration rate of the learner seats at the start (uniform legal action)."""
-
-    epsilon_end: float = 0.02
+    epsilon_end: float = 0.01
     """Exploration rate after ``epsilon_decay_decisions``."""
 
-    epsilon_decay_decisions: int = 2_000_000
-    """Learner decisions over which epsilon decays linearly."""
+    epsilon_decay_decisions: int = 1_000_000
+    """Learner decisions over which epsilon decays linearly (about a third of a quick run)."""
 
+    # ------------------------------------------------------------------ targets
     reward_mode: str = "zero_sum"
-    """``"zero_sum"``: own raw score minus the others' mean; ``"raw"``: own raw score."""
+    """``"zero_sum"``: own raw score minus the others' mean; ``"raw"``: own raw score. With
+    ``reward_scale`` and ``reward_clip`` it fixes the targets' unit: a target is the result in
+    this mode, divided by the scale and clipped."""
 
     reward_scale: float = 400.0
     """Returns are divided by this (typical |zero-sum| is 100-400 points)."""
+
+    reward_clip: float = 4.0
+    """Scaled returns are clipped to [-clip, clip] (slams would otherwise dominate the loss)."""
 
     td_lambda: float = 0.8
     """Lambda of the targets over a seat's own decisions: 1 = pure Monte-Carlo (the hand
     result, DouZero's target); below 1 mixes in the network's own value of the seat's next
     decision. 0.8 learnt clearly faster than 1.0 in the quick preset (docs/training.md)."""
 
-    reward_clip: float = 4.0
-    """Scaled returns are clipped to [-clip, clip] (slams would otherwise dominate the loss)."""
-
+    # ------------------------------------------------------------------ rollout labels
     rollout_share: float = 0.0
     """Share of the learner's decisions labelled by *rollouts* instead of by the hand's
     result: every distinct legal card is tried on a copy of the real table and the hand is
@@ -115,7 +122,8 @@ class DMCConfig:
     This teaches Q(s, a) of every card at once, with far less noise than one Monte-Carlo return
     (the rest of the hand is played by a fixed, decent policy), and the greedy policy on it is
     a one-step improvement over ``rollout_policy`` (what ``pimc`` does by search, learnt).
-    0 is pure self-play Deep Monte-Carlo. See ``rollout_share_final`` for a schedule."""
+    0 is pure self-play Deep Monte-Carlo, and then the other three fields of this group are
+    unused. See ``rollout_share_final`` for a schedule."""
 
     rollout_share_final: float | None = None
     """``rollout_share`` moves linearly to this value over the time budget (None: constant), so
@@ -124,56 +132,91 @@ class DMCConfig:
     rollout_policy: str = "expert"
     """Policy that finishes the hands of the rollouts (``agents.pimc.ROLLOUTS``)."""
 
-    init_policy: str = ""
-    """Policy file (``policy:`` spec path, or ``"pretrained"``) whose weights start the
-    network instead of a random initialisation: fine-tuning a trained policy, e.g. with
-    rollout labels. Its architecture must match ``hidden`` and its rules ``rules``. Empty:
-    start from scratch."""
-
     rollout_level_weight: float = 0.25
     """Weight of the common level of a rollout-labelled decision's targets in the loss, next
     to their differences (``training.dmc.q_loss``). The outcomes of one decision share the
     deal, so their level is noisy and their differences are not; below 1 the network spends
     its capacity on telling the cards apart."""
 
+    # ------------------------------------------------------------------ learning
+    lr: float = 1e-3
+    """Adam learning rate at the start (3e-4 -> 1e-3 was part of the q1 -> q2 step of the
+    quick measurements in docs/training.md). See ``lr_final_fraction`` for its decay."""
+
+    lr_final_fraction: float = 1.0
+    """The learning rate decays linearly to ``lr * lr_final_fraction`` over the time budget
+    (1: constant). Late, smaller steps average out the noise of Monte-Carlo targets; worth it
+    in a long run (the full preset's 0.1), not in four minutes."""
+
+    batch_size: int = 1024
+    """Samples (state, action, return) per gradient step. With ``sample_reuse`` it sets how
+    many new samples pay for one step (``batch_size / sample_reuse``)."""
+
+    replay_size: int = 131_072
+    """Most recent samples kept; minibatches are drawn uniformly from them. Must hold at
+    least ``batch_size`` and ``min_replay``."""
+
+    sample_reuse: float = 1.0
+    """Average number of gradient steps each sample takes part in (sets the update rate)."""
+
+    min_replay: int = 4096
+    """Samples collected before the first gradient step (four batches)."""
+
+    max_grad_norm: float = 10.0
+    """Gradient-norm clip; guards against the rare huge returns (slams)."""
+
+    # ------------------------------------------------------------------ opponents
     opponent_mix: dict[str, float] = field(default_factory=lambda: {
         "self": 0.55, "snapshot": 0.2, "random": 0.05, "greedy": 0.1, "expert": 0.1})
     """Who fills the three seats next to the learner's own seat each game, by weight:
     ``"self"`` (the learner, which then learns from that seat too), ``"snapshot"`` (a frozen
-    earlier copy), or any agent spec for ``agents.make_agent`` (e.g. ``"greedy"``)."""
+    earlier copy, see ``snapshot_interval_s``), or any agent spec for ``agents.make_agent``
+    (e.g. ``"greedy"``)."""
 
-    snapshot_interval_s: float = 120.0
-    """Wall-clock seconds between frozen snapshots added to the opponent pool."""
+    snapshot_interval_s: float = 45.0
+    """Wall-clock seconds between frozen snapshots added to the opponent pool (used only when
+    ``opponent_mix`` names ``"snapshot"``; before the first one those seats are the learner).
+    About four snapshots in a quick run."""
 
     snapshot_pool_size: int = 8
     """Most recent snapshots kept in the pool."""
 
-    time_budget_s: float = 240.0
-    """Wall-clock training budget in seconds (evaluations excluded); the run stops after it."""
+    # ------------------------------------------------------------------ budget and schedule
+    time_budget_s: float = 210.0
+    """Wall-clock training budget in seconds (evaluations excluded); the run stops after it.
+    The interval fields below are wall-clock seconds of the same budget."""
 
     total_decisions: int = 0
     """Stop after this many learner decisions (0: only the time budget stops the run)."""
 
     checkpoint_interval_s: float = 60.0
-    """Wall-clock seconds between checkpoints (``checkpoint_latest.pt``, periodic copies)."""
+    """Wall-clock seconds between checkpoints (``checkpoints/latest.pt`` for resume and a
+    periodic ``policy_<decisions>.pt``): an interruption loses at most this much training."""
 
-    eval_interval_s: float = 60.0
-    """Wall-clock seconds between quick arena evaluations for the learning curve."""
+    log_interval_s: float = 10.0
+    """Seconds between rows of ``metrics.csv`` / TensorBoard scalars."""
 
-    eval_deals: int = 100
+    # ------------------------------------------------------------------ evaluation
+    eval_interval_s: float = 70.0
+    """Wall-clock seconds between quick arena evaluations for the learning curve (two in a
+    quick run between the first and the last). Each costs ``eval_deals`` deals per opponent
+    in ``eval_opponents``, outside the training budget."""
+
+    eval_deals: int = 60
     """Deals per baseline in each periodic evaluation (duplicate: 4 seats each)."""
 
     eval_opponents: tuple[str, ...] = ("random", "greedy", "expert")
     """Baselines of the periodic and final evaluations (agent specs)."""
 
-    final_eval_deals: int = 500
+    final_eval_deals: int = 300
     """Deals per baseline in the evaluation at the end of training (0: skip)."""
 
+    # ------------------------------------------------------------------ checkpoint selection
     select_last: int = 0
     """At the end, play the last this-many periodic policies against ``select_opponent`` on
-    held-out deals and keep the best as ``policy.pt`` (``training/select.py``); late
+    held-out deals and keep the best as ``policy.pt`` (``training.select``); late
     checkpoints differ by more than the policy improves between them. 0: keep the final
-    weights."""
+    weights, and the other ``select_*`` fields are unused."""
 
     select_deals: int = 1000
     """Duplicate deals each candidate plays in the selection."""
@@ -184,12 +227,11 @@ class DMCConfig:
     select_average: bool = True
     """Add the mean of the candidates' weights as one more candidate (weight averaging)."""
 
-    torch_threads: int = 1
-    """Threads torch may use in the learner. 1: on a shared 2-core machine OpenMP threads
-    spin-wait against the actor and other processes and run many times slower."""
-
+    # ------------------------------------------------------------------ processes
     num_actors: int = 1
-    """Actor processes playing the tables (0: play in the learner's process, deterministic)."""
+    """Actor processes playing the tables (0: play in the learner's process, deterministic).
+    With ``sync_interval_s`` and ``actor_chunk`` it sets how actors and learner talk; one actor
+    and the learner fill two cores."""
 
     sync_interval_s: float = 1.0
     """Seconds between weight updates sent from the learner to the actors."""
@@ -197,8 +239,9 @@ class DMCConfig:
     actor_chunk: int = 1024
     """Samples an actor gathers before sending them to the learner."""
 
-    log_interval_s: float = 10.0
-    """Seconds between rows of ``metrics.csv`` / TensorBoard scalars."""
+    torch_threads: int = 1
+    """Threads torch may use in the learner. 1: on a shared 2-core machine OpenMP threads
+    spin-wait against the actor and other processes and run many times slower."""
 
     def validate(self) -> None:
         """Raise ``ConfigError`` naming the first invalid field."""
@@ -263,7 +306,10 @@ class DMCConfig:
 
 @dataclass
 class SB3Config:
-    """MaskablePPO (sb3-contrib) on the single-seat env, against an opponent pool."""
+    """MaskablePPO (sb3-contrib) on the single-seat env, against an opponent pool.
+
+    The defaults are the ``quick`` preset, like ``DMCConfig``'s.
+    """
 
     preset: str = "quick"
     """Name of the preset this config started from (recorded in the run directory)."""
@@ -318,8 +364,8 @@ class SB3Config:
     snapshot_pool_size: int = 5
     """Most recent snapshots kept."""
 
-    total_timesteps: int = 200_000
-    """Learner steps to train for."""
+    total_timesteps: int = 300_000
+    """Learner steps to train for (the time budget usually stops a quick run first)."""
 
     time_budget_s: float = 240.0
     """Wall-clock budget; training stops at the first rollout boundary past it."""
@@ -366,33 +412,31 @@ class SB3Config:
 
 Config = DMCConfig | SB3Config
 
+# The quick preset is the dataclass defaults; every other preset names only what it changes.
 _DMC_PRESETS: dict[str, dict[str, Any]] = {
-    "quick": {"time_budget_s": 210.0, "snapshot_interval_s": 45.0, "eval_interval_s": 70.0,
-              "checkpoint_interval_s": 60.0, "epsilon_decay_decisions": 1_000_000,
-              "eval_deals": 60, "final_eval_deals": 300, "min_replay": 4096,
-              "hidden": (256, 256), "card_features": True, "lr": 1e-3, "epsilon_start": 0.05,
-              "epsilon_end": 0.01, "sample_reuse": 1.0},
-    # Two actor processes feed the learner (benchmarks/bench_train.py); a third of the seats
-    # next to the learner are the expert, the strongest fast player, so the policy meets its
-    # play often. The per-card trick features cost about a third of the decisions/s and
-    # learn more per minute: +5 to +9 points/hand vs expert at equal time (docs/training.md).
-    "full": {"time_budget_s": 5400.0, "snapshot_interval_s": 300.0, "eval_interval_s": 600.0,
-             "checkpoint_interval_s": 180.0, "epsilon_decay_decisions": 4_000_000,
-             "eval_deals": 150, "final_eval_deals": 1000, "hidden": (512, 256),
-             "card_features": True, "lr": 1e-3,
-             "lr_final_fraction": 0.1, "epsilon_start": 0.05, "epsilon_end": 0.01,
-             "sample_reuse": 1.0, "num_actors": 2,
+    "quick": {},
+    # 90 minutes instead of 3.5: a bigger network, a learning rate that decays to a tenth,
+    # slower exploration decay, and sparser snapshots, checkpoints and evaluations. Two actor
+    # processes feed the learner (benchmarks/bench_train.py); a third of the seats next to the
+    # learner are the expert, the strongest fast player, so the policy meets its play often.
+    "full": {"time_budget_s": 5400.0, "hidden": (512, 256), "lr_final_fraction": 0.1,
+             "min_replay": 8192, "epsilon_decay_decisions": 4_000_000, "num_actors": 2,
              "opponent_mix": {"self": 0.4, "snapshot": 0.15, "expert": 0.3, "greedy": 0.1,
-                              "random": 0.05}},
-    "tiny": {"time_budget_s": 4.0, "num_tables": 8, "hidden": (32, 32), "batch_size": 64,
-             "replay_size": 2048, "min_replay": 128, "snapshot_interval_s": 1.0,
-             "eval_interval_s": 2.0, "checkpoint_interval_s": 1.0, "log_interval_s": 0.5,
-             "eval_deals": 2, "final_eval_deals": 2, "eval_opponents": ("random",),
+                              "random": 0.05},
+             "snapshot_interval_s": 300.0, "checkpoint_interval_s": 180.0,
+             "eval_interval_s": 600.0, "eval_deals": 150, "final_eval_deals": 1000},
+    # A few seconds in one process, for tests and smoke runs: small everything, no features.
+    "tiny": {"time_budget_s": 4.0, "hidden": (32, 32), "card_features": False,
+             "num_tables": 8, "num_actors": 0, "actor_chunk": 64, "lr": 3e-4,
+             "batch_size": 64, "replay_size": 2048, "min_replay": 128, "sample_reuse": 2.0,
+             "epsilon_start": 0.2, "epsilon_end": 0.02, "epsilon_decay_decisions": 1000,
              "opponent_mix": {"self": 0.5, "snapshot": 0.25, "random": 0.25},
-             "epsilon_decay_decisions": 1000, "num_actors": 0, "actor_chunk": 64},
+             "snapshot_interval_s": 1.0, "checkpoint_interval_s": 1.0, "log_interval_s": 0.5,
+             "eval_interval_s": 2.0, "eval_deals": 2, "eval_opponents": ("random",),
+             "final_eval_deals": 2},
 }
 _SB3_PRESETS: dict[str, dict[str, Any]] = {
-    "quick": {"total_timesteps": 300_000, "time_budget_s": 240.0},
+    "quick": {},
     "full": {"total_timesteps": 5_000_000, "time_budget_s": 3600.0, "n_envs": 16},
     "tiny": {"total_timesteps": 256, "n_envs": 2, "n_steps": 64, "batch_size": 64,
              "n_epochs": 1, "hidden": (32,), "snapshot_interval_steps": 128,
@@ -400,6 +444,17 @@ _SB3_PRESETS: dict[str, dict[str, Any]] = {
              "final_eval_deals": 2, "eval_opponents": ("random",), "time_budget_s": 60.0,
              "opponent_mix": {"self": 0.5, "snapshot": 0.25, "random": 0.25}},
 }
+
+_FORMER_DMC_DEFAULTS: dict[str, Any] = {
+    "hidden": (512, 512, 256), "card_features": False, "lr": 3e-4, "sample_reuse": 2.0,
+    "min_replay": 8192, "epsilon_start": 0.2, "epsilon_end": 0.02,
+    "epsilon_decay_decisions": 2_000_000, "snapshot_interval_s": 120.0,
+    "time_budget_s": 240.0, "eval_interval_s": 60.0, "eval_deals": 100, "final_eval_deals": 500,
+}
+"""``DMCConfig`` defaults before they became the quick preset. A ``config.json`` written before
+one of these fields existed meant this value, so ``load_config`` fills it in."""
+_FORMER_SB3_DEFAULTS: dict[str, Any] = {"total_timesteps": 200_000}
+"""``SB3Config`` defaults before they became the quick preset (see ``_FORMER_DMC_DEFAULTS``)."""
 
 
 def make_config(preset: str = "quick", trainer: str = "dmc", **overrides: Any) -> Config:
@@ -440,9 +495,15 @@ def save_config(cfg: Config, path: str) -> None:
 
 
 def load_config(path: str) -> Config:
-    """Read a run's ``config.json``."""
+    """Read a run's ``config.json``.
+
+    A field the file lacks (it was written before the field existed) takes the value that file
+    meant: the default of that time, which for a few fields is not today's default.
+    """
     with open(path, encoding="utf-8") as f:
-        return config_from_dict(json.load(f))
+        data = json.load(f)
+    former = _FORMER_SB3_DEFAULTS if data.get("trainer") == "sb3" else _FORMER_DMC_DEFAULTS
+    return config_from_dict({**former, **data})
 
 
 # ---------------------------------------------------------------------------- checks

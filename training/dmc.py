@@ -34,13 +34,13 @@ How it runs (``num_actors`` actor processes play, the learner process learns):
   take over as the share decays.
 
 The trainer is a class with small methods so the tests can drive it for a few seconds;
-``training/train.py`` owns the run directory, the evaluations and the command line.
+``training.train_dmc`` runs it through a time budget, and the run directory, seeding and logs are
+the shared ones of ``training.run``.
 """
 
 from __future__ import annotations
 
 import math
-import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -57,19 +57,14 @@ from agents.pimc import ROLLOUTS, card_runs, rollout
 from agents.policy import QNetwork
 from gongzhu_env.cards import NUM_ACTIONS
 from gongzhu_env.engine import Game
+from gongzhu_env.players import play_turn
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import zero_sum
 from gongzhu_env.view import OBS_SIZE
-from training.config import DMCConfig
+from training.config import DMCConfig, config_from_dict
+from training.run import seed_everything
 
 _LEARNER, _SNAPSHOT, _AGENT = 0, 1, 2
-
-
-def seed_everything(seed: int) -> None:
-    """Seed everything in one block: Python's ``random``, numpy's global state and torch."""
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
 
 
 @dataclass
@@ -291,7 +286,7 @@ class TableSimulator:
                 continue
             kind = t.kinds[seat]
             if kind == _AGENT:
-                g.step(t.refs[seat].act(g.view(seat)))
+                play_turn(g, t.refs[seat])
                 continue
             g.view(seat).encode(out=obs[i])
             mask[i] = False
@@ -386,8 +381,6 @@ def _actor_main(cfg_dict: dict[str, Any], actor_id: int, samples: Any, commands:
     """
     import os
     import queue
-
-    from training.config import config_from_dict
 
     torch.set_num_threads(1)
     parent = os.getppid()
@@ -746,4 +739,4 @@ def _set_rng_state(rng: np.random.Generator, s: dict[str, Any]) -> None:
 
 
 __all__ = ["DMCTrainer", "ReplayBuffer", "TableSimulator", "action_targets",
-           "lambda_returns", "q_loss", "seed_everything"]
+           "lambda_returns", "q_loss"]

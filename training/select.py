@@ -10,7 +10,7 @@ checkpoints of one run smooths out the last updates' noise, as stochastic weight
 does).
 
 The selection deals (seed ``SELECT_SEED`` by default) are drawn apart from the learning-curve
-deals (``training.train.EVAL_SEED``), the run's final evaluation (``FINAL_EVAL_SEED``) and the
+deals (``training.run.EVAL_SEED``), the run's final evaluation (``FINAL_EVAL_SEED``) and the
 README's arena (seed 1), so a policy's reported strength is never measured on the deals that
 chose it (the best of several noisy scores overstates the winner on its own deals).
 
@@ -25,21 +25,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import torch
+
 from agents.base import AgentError
-from agents.policy import load_policy_agent
+from agents.policy import load_policy_agent, load_policy_file, save_policy
 from gongzhu_env.rules import Rules
-
-SELECT_SEED = 777
-"""Deal seed of the selection matches (see the module docstring)."""
-
-_POLICY_FILE = re.compile(r"policy_(\d+)\.pt$")
+from training.arena import duplicate_match
+from training.run import PERIODIC_POLICY, SELECT_SEED, RunDir
 
 
 @dataclass
@@ -55,10 +53,10 @@ class Candidate:
 
 def periodic_policies(run_dir: str | Path) -> list[Candidate]:
     """List the run's periodic policy files, oldest first (by learner decisions)."""
-    folder = Path(run_dir) / "checkpoints"
+    folder = RunDir(run_dir).checkpoints
     found = []
     for p in folder.glob("policy_*.pt") if folder.is_dir() else ():
-        m = _POLICY_FILE.search(p.name)
+        m = PERIODIC_POLICY.search(p.name)
         if m:
             found.append(Candidate(p, int(m.group(1))))
     return sorted(found, key=lambda c: c.decisions)
@@ -66,10 +64,6 @@ def periodic_policies(run_dir: str | Path) -> list[Candidate]:
 
 def average_policies(paths: list[Path], out: Path, rules: Rules) -> Path:
     """Write the policy whose weights are the mean of ``paths``' (same architecture)."""
-    import torch
-
-    from agents.policy import load_policy_file, save_policy
-
     nets = [load_policy_file(p, rules) for p in paths]
     net, data = nets[-1]
     avg = {k: torch.stack([n.state_dict()[k].float() for n, _ in nets]).mean(0)
@@ -90,8 +84,6 @@ def select_policy(run_dir: str | Path, last: int, opponent: str = "expert", deal
     Raises ``ValueError`` when the run has no periodic policy file or ``last``/``deals`` are
     not positive, ``PolicyLoadError`` when a file does not load for ``rules``.
     """
-    from training.evaluate import duplicate_match
-
     if type(last) is not int or last < 1:
         raise ValueError(f"last must be a positive integer; got {last!r}")
     if type(deals) is not int or deals < 1:

@@ -15,7 +15,8 @@ subprocess cannot see the live weights). Before the first snapshot both fall bac
 
 The actor uses ReLU MLPs so its weights copy one-to-one into ``agents.policy.QNetwork``: the
 saved ``policy.pt`` is the same file format as the DMC trainer's and plays through
-``make_agent("policy:PATH")``.
+``make_agent("policy:PATH")``. The run directory, its logs and their names are the shared ones of
+``training.run``; SB3's own TensorBoard events (losses, rollout statistics) go to ``tb/sb3_*``.
 """
 
 from __future__ import annotations
@@ -34,12 +35,14 @@ from gongzhu_env.rules import Rules
 from gongzhu_env.view import OBS_SIZE, PlayerView
 from gongzhu_env.wrappers import SingleSeatEnv
 from training.config import SB3Config
-from training.dmc import seed_everything
-from training.train import (
+from training.run import (
     EVAL_SEED,
     RunDir,
+    RunLog,
     TrainingError,
     evaluate_policy,
+    policy_metadata,
+    seed_everything,
 )
 
 _POOL_SLOTS = 20
@@ -154,6 +157,7 @@ def train_sb3(cfg: SB3Config, run: RunDir, resume: bool, quiet: bool = False) ->
                            "activation_fn": nn.ReLU})
     if live is not None:
         live.model = model
+    log = RunLog(run)
 
     class Hooks(BaseCallback):
         """Snapshots, checkpoints, evaluations, metrics and the wall-clock budget."""
@@ -194,11 +198,8 @@ def train_sb3(cfg: SB3Config, run: RunDir, resume: bool, quiet: bool = False) ->
             now = time.perf_counter()
             sps = (self.num_timesteps - self.rollout_steps) / max(1e-9, now - self.rollout_t)
             self.rollout_t, self.rollout_steps = now, self.num_timesteps
-            run.append_csv(run.metrics, {"train_s": round(self.elapsed(), 1),
-                                         "decisions": self.num_timesteps,
-                                         "decisions_per_s": round(sps, 1),
-                                         "snapshots": len(snapshots)})
-            self.logger.record("charts/decisions_per_s", sps)
+            log.metrics({"train_s": self.elapsed(), "decisions": self.num_timesteps,
+                         "decisions_per_s": sps, "snapshots": len(snapshots)})
             if not quiet:
                 print(f"[{self.elapsed() / 60:6.1f} min] steps {self.num_timesteps:>9,d} "
                       f"({sps:,.0f}/s)  snapshots {len(snapshots)}", flush=True)
@@ -210,15 +211,11 @@ def train_sb3(cfg: SB3Config, run: RunDir, resume: bool, quiet: bool = False) ->
 
         def evaluate(self) -> None:
             net = actor_network(model, cfg.hidden)
-            for r in evaluate_policy(net, rules, cfg.eval_opponents, cfg.eval_deals, EVAL_SEED):
-                s = r.stats
-                run.append_csv(run.evals, {
-                    "train_minutes": round(self.elapsed() / 60, 3),
-                    "decisions": self.num_timesteps, "opponent": r.opponent,
-                    "mean": round(s.mean, 3), "ci_low": round(s.ci_low, 3),
-                    "ci_high": round(s.ci_high, 3), "deals": s.n})
-                if not quiet:
-                    print(f"[eval] vs {r.opponent}: {s.mean:+.1f}", flush=True)
+            results = evaluate_policy(net, rules, cfg.eval_opponents, cfg.eval_deals, EVAL_SEED)
+            log.evaluations(results, self.elapsed(), self.num_timesteps)
+            if not quiet:
+                for r in results:
+                    print(f"[eval] vs {r.opponent}: {r.stats.mean:+.1f}", flush=True)
 
     hooks = Hooks()
     if not resume:
@@ -232,12 +229,10 @@ def train_sb3(cfg: SB3Config, run: RunDir, resume: bool, quiet: bool = False) ->
         hooks.checkpoint()
         venv.close()
     hooks.evaluate()
+    log.close()
     net = actor_network(model, cfg.hidden)
     save_policy(run.policy, net, rules, kind="logits", trainer="sb3-maskable-ppo",
-                metadata={"preset": cfg.preset, "seed": cfg.seed,
-                          "decisions": int(model.num_timesteps),
-                          "train_seconds": round(hooks.elapsed(), 1),
-                          "hidden": list(cfg.hidden)})
+                metadata=policy_metadata(cfg, model.num_timesteps, hooks.elapsed()))
     return net
 
 

@@ -1,6 +1,7 @@
 """The ``gongzhu`` command: play, replay, demo, and thin fronts for eval, train and bench.
 
-``gongzhu play`` and ``gongzhu replay`` live in ``training.play``. ``gongzhu eval``,
+``gongzhu play`` and ``gongzhu replay`` live in ``gongzhu_cli.play`` and ``gongzhu_cli.replay``.
+``gongzhu eval``,
 ``gongzhu train`` and ``gongzhu bench`` forward every argument unchanged to the ``main(argv)``
 of the arena (``training.evaluate``), the trainer (``training.train``) and the benchmark
 (``benchmarks/bench_env.py``), so each keeps its own ``--help``. Those modules are imported only
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from agents import make_agent
 from gongzhu_env.engine import Game
+from gongzhu_env.players import play_turns, start_hand
 from gongzhu_env.rules import Rules
 
 # command -> (module, what it is, extra that provides its dependencies)
@@ -32,11 +34,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     rules = Rules.coerce(args.rules)
     game = Game(rules, seed=args.seed)
     players = [make_agent(args.agent, seed=args.seed * 4 + s) for s in range(4)]
-    for s, p in enumerate(players):
-        p.reset(s, rules)
-    while not game.is_over():
-        seat = game.current_player
-        game.step(players[seat].act(game.view(seat)))
+    start_hand(players, rules)
+    play_turns(game, players)
     print(game.render())
     print("raw scores:", game.scores())
     return 0
@@ -44,7 +43,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Play against three agents in the terminal."""
-    from training.play import run_play, use_colour
+    from gongzhu_cli.play import run_play
+    from gongzhu_cli.terminal import use_colour
 
     rules = Rules.coerce(args.rules)
     threshold = args.threshold
@@ -61,7 +61,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Step through the hands of a hand-record file."""
-    from training.play import run_replay, use_colour
+    from gongzhu_cli.replay import run_replay
+    from gongzhu_cli.terminal import use_colour
 
     return run_replay(args.file, hand=args.hand, show_all=args.all,
                       colour=use_colour(args.no_color, sys.stdout))
@@ -95,9 +96,7 @@ def _run_main(command: str, main_fn: Callable[[list[str]], int | None] | None,
 
 def bench_script() -> Path:
     """Where ``benchmarks/bench_env.py`` is for a source checkout (an editable install)."""
-    import training
-
-    return Path(training.__file__).resolve().parent.parent / "benchmarks" / "bench_env.py"
+    return Path(__file__).resolve().parent.parent / "benchmarks" / "bench_env.py"
 
 
 def bench(argv: list[str]) -> int:

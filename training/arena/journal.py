@@ -4,7 +4,7 @@ A match against a search player is long (4,000 deals against ``pimc`` take over 
 cores) and a stopped process used to lose every deal it had played. With a journal, each chunk
 of deals a worker finishes is appended to a JSON-lines file; a later run of the *same* match
 with ``resume=True`` reads those deals back and plays only the rest. The arena seeds every
-agent per deal, seat and play (``training.evaluate.agent_seed``), so a resumed match gives the
+agent per deal, seat and play (``training.arena.hands.agent_seed``), so a resumed match gives the
 numbers of an uninterrupted one, deal for deal.
 
 "Same match" is checked, not assumed: the first line of the file records the candidate and

@@ -1,4 +1,4 @@
-"""Resuming interrupted arena matches from their journal (training.arena_journal)."""
+"""Resuming interrupted arena matches from their journal (training.arena.journal)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ import json
 import numpy as np
 import pytest
 
-import training.evaluate as ev
-from training.arena_journal import JournalError, spec_fingerprint
-from training.deals import generate_deals
-from training.evaluate import duplicate_match, main
+import training.arena.duplicate as ev
+from training.arena.cli import main
+from training.arena.deals import generate_deals
+from training.arena.duplicate import duplicate_match
+from training.arena.journal import JournalError, spec_fingerprint
 
 
 class Interrupt(Exception):

@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from training.evaluate import MatchResult, RoundRobinResult
+    from training.arena.duplicate import MatchResult
+    from training.arena.round_robin import RoundRobinResult
 
 
-def _figure(**kwargs: Any) -> Any:
+def new_figure(**kwargs: Any) -> Any:
     """Return a new matplotlib ``Figure``, or explain which extra installs matplotlib."""
     try:
         from matplotlib.figure import Figure
@@ -33,7 +34,7 @@ def plot_matches(results: Sequence[MatchResult]) -> Any:
     """Mean paired difference with its CI per match (left) and per-deal distributions (right)."""
     if not results:
         raise ValueError("plot_matches needs at least one match result")
-    fig = _figure(figsize=(11, 4.2), layout="constrained")
+    fig = new_figure(figsize=(11, 4.2), layout="constrained")
     ax_bar, ax_hist = fig.subplots(1, 2)
     labels = [f"{r.candidate}\nvs {r.opponent}" for r in results]
     means = np.array([r.stats.mean for r in results])
@@ -64,7 +65,7 @@ def plot_matches(results: Sequence[MatchResult]) -> Any:
 
 def plot_ratings(rr: RoundRobinResult) -> Any:
     """Bradley–Terry ratings (left) and the matrix of pairwise mean differences (right)."""
-    fig = _figure(figsize=(11, 4.2), layout="constrained")
+    fig = new_figure(figsize=(11, 4.2), layout="constrained")
     ax_bar, ax_mat = fig.subplots(1, 2)
     ranking = rr.ratings.ranking()
     names = [n for n, _ in ranking]

@@ -1,0 +1,185 @@
+"""``gongzhu play``: a person against three agents in the terminal, one hand or a match.
+
+The engine decides everything: the options offered are ``game.legal_actions()``, a typed card is
+checked against that list, and scores come from ``game.scores()``. This module seats the
+opponents, deals the hands and keeps the match going; the table (``gongzhu_cli.table``) shows it
+and reads the person's actions. Typing mistakes never reach the engine as an exception and never
+end the game; end of input (Ctrl-D) and Ctrl-C offer to save the match as hand records
+(``gongzhu_env.records``) before quitting cleanly.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from agents import make_agent
+from agents.base import Agent
+from gongzhu_cli.table import Table
+from gongzhu_cli.terminal import Console, Interrupted, Style
+from gongzhu_env.engine import Game
+from gongzhu_env.records import save_records, sq_taker
+from gongzhu_env.rules import Rules
+
+DEFAULT_OPPONENT = "policy:pretrained"
+FALLBACK_OPPONENTS = ("expert", "greedy", "random")
+"""Tried in order when the default opponent (the pretrained policy) cannot be built."""
+
+
+def build_opponents(specs: Sequence[str] | None, seat: int, seed: int,
+                    say: Callable[[str], None], rules: Rules | None = None,
+                    ) -> tuple[list[Agent | None], list[str]]:
+    """Agents for the three other seats, and every seat's label.
+
+    ``specs`` is one spec for all three or one per seat in seat order; ``None`` means the
+    pretrained policy, falling back (with a one-line notice) to the best agent available.
+    Each agent is also seated once at a table of ``rules``, so that an agent that cannot play
+    these rules (a policy trained for others) is refused here, not in the middle of a hand.
+    """
+    rules = rules or Rules()
+    if specs is None:
+        chosen = None
+        reasons = []
+        for spec in (DEFAULT_OPPONENT, *FALLBACK_OPPONENTS):
+            try:
+                make_agent(spec, seed=0).reset((seat + 1) % 4, rules)
+            except Exception as e:  # noqa: BLE001 - any failure means "not available here"
+                reasons.append(str(e).splitlines()[0] if str(e) else type(e).__name__)
+                continue
+            chosen = spec
+            break
+        if chosen is None:
+            raise RuntimeError("no agent could be built: " + "; ".join(reasons))
+        if chosen != DEFAULT_OPPONENT:
+            say(f"note: the pretrained policy is not available ({reasons[0]}); playing against "
+                f"'{chosen}' instead.")
+        specs = [chosen]
+    if len(specs) not in (1, 3):
+        raise ValueError(f"--opponents takes one agent spec for all three seats or three "
+                         f"(one per seat in seat order); got {len(specs)}: {list(specs)}")
+    others = [s for s in range(4) if s != seat]
+    per_seat = dict(zip(others, specs * 3 if len(specs) == 1 else specs, strict=True))
+    players: list[Agent | None] = [None] * 4
+    labels = ["You"] * 4
+    for s in others:
+        players[s] = make_agent(per_seat[s], seed=seed * 4 + s)
+        players[s].reset(s, rules)
+        labels[s] = f"Seat {s} ({per_seat[s]})"
+    labels[seat] = f"You (seat {seat})"
+    return players, labels
+
+
+def offer_save(table: Table, save: Path | None) -> None:
+    """After Ctrl-C / end of input: offer to save the match, then return (the caller quits)."""
+    console = table.console
+    pending = list(table.records if save is None else [])
+    game = table.game
+    if game is not None and not game.is_over() and game.actions:
+        pending.append(table.record(game))
+    if not pending:
+        console.say("Nothing left unsaved. Goodbye.")
+        return
+    n_done = sum(1 for r in pending if r["complete"])
+    what = f"{n_done} finished hand(s)" + (" and the unfinished one" if n_done < len(pending)
+                                           else "")
+    try:
+        if save is not None:
+            answer = console.ask(f"Also save the unfinished hand to {save}? [y/N] ")
+            target = save if answer.strip().lower() in ("y", "yes") else None
+        else:
+            target = _ask_path(console, f"Save the match ({what}) to a hand-record file? "
+                               "Enter a file name, or just Enter to quit without saving: ")
+        while target is not None:
+            try:
+                save_records(target, pending, append=True)
+                break
+            except OSError as e:
+                console.say(f"Could not write {target}: {e.strerror or e}.")
+                target = _ask_path(console, "Another file name (Enter to quit without "
+                                   "saving): ")
+    except Interrupted:
+        target = None
+    if target is None:
+        console.say("Not saved. Goodbye.")
+        return
+    console.say(f"Saved {len(pending)} hand(s) to {target}. Replay with: gongzhu replay {target}")
+
+
+def _ask_path(console: Console, prompt: str) -> Path | None:
+    answer = console.ask(prompt).strip()
+    return Path(answer).expanduser() if answer else None
+
+
+def run_play(*, opponents: Sequence[str] | None, seat: int, seed: int | None, match: bool,
+             threshold: int, rules: Rules, save: Path | None, colour: bool,
+             out: TextIO = sys.stdout, read: Callable[[str], str] = input) -> int:
+    """Run the ``gongzhu play`` session; return the exit status (130 when interrupted).
+
+    ``threshold`` is the (negative) cumulative score that ends a match.
+    """
+    if threshold >= 0:
+        raise ValueError(f"the match threshold is a negative score such as -1000; got {threshold}")
+    console = Console(Style(colour), out, read)
+    if save is not None and (save.is_dir() or not save.parent.is_dir()):
+        console.say(f"gongzhu play: cannot save to {save}: "
+                    + ("it is a directory" if save.is_dir() else
+                       f"the directory {save.parent} does not exist"))
+        return 2
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy % (2**31))
+    try:
+        players, labels = build_opponents(opponents, seat, seed, console.say, rules)
+    except Exception as e:  # noqa: BLE001 - a bad spec is reported, not raised at a person
+        console.say(f"gongzhu play: cannot build the opponents: {e}")
+        return 2
+    console.say(f"Gong Zhu: {', '.join(labels)}. Seed {seed} (same seed, same deals)."
+                + (f" Match until a total reaches {threshold}." if match else ""))
+    rng = np.random.default_rng(seed)
+    table = Table(seat, players, labels, rules, console, meta={"seed": seed})
+    save_failed = False
+    try:
+        while True:
+            table.hand_number += 1
+            game = Game(rules, rng=rng, leader=table.leader)
+            if table.leader is not None:
+                console.say(f"\n{table.name(table.leader)} took the pig last hand and leads "
+                            "this one with any card.")
+            table.play_hand(game)
+            rec = table.record(game)
+            table.records.append(rec)
+            if save is not None:
+                try:
+                    save_records(save, [rec], append=True)
+                except OSError as e:
+                    # Keep playing: every hand stays in memory and is offered for saving.
+                    console.say(f"Could not append to {save} ({e.strerror or e}); the hands "
+                                "will be offered for saving at the end.")
+                    save = None
+                    save_failed = True
+            for s, v in enumerate(game.scores()):
+                table.totals[s] += v
+            table.summary(game)
+            if not match:
+                break
+            if min(table.totals) <= threshold:
+                best = max(range(4), key=lambda s: table.totals[s])
+                console.say(console.style.bold(
+                    f"Match over after {table.hand_number} hands: {table.name(best)} wins "
+                    f"with {table.totals[best]:+d}."))
+                break
+            table.leader = sq_taker(game)
+            table.game = None
+            console.ask("Press Enter for the next hand... ")
+    except (Interrupted, KeyboardInterrupt):
+        console.say("Interrupted.")
+        offer_save(table, save)
+        return 130
+    if save is not None:
+        console.say(f"Hand records appended to {save}.")
+    elif save_failed:
+        offer_save(table, None)
+    return 0

@@ -1,0 +1,73 @@
+"""``gongzhu replay``: step through the hands of a hand-record file, action by action.
+
+Each record is first replayed by the engine (``gongzhu_env.records.replay_record``), so a
+tampered or damaged file is refused with the hand named before anything is shown.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from gongzhu_cli.table import Table
+from gongzhu_cli.terminal import Console, Interrupted, Style
+from gongzhu_env.engine import Game
+from gongzhu_env.records import RecordError, load_records, replay_record
+
+
+def run_replay(path: Path, *, hand: int | None, show_all: bool, colour: bool,
+               out: TextIO = sys.stdout, read: Callable[[str], str] = input) -> int:
+    """Step through the hands of a record file (``hand`` is 1-based; ``None`` for all)."""
+    console = Console(Style(colour), out, read)
+    st = console.style
+    try:
+        records = load_records(path)
+    except RecordError as e:
+        console.say(f"gongzhu replay: {e}")
+        return 2
+    if hand is not None and not 1 <= hand <= len(records):
+        console.say(f"gongzhu replay: {path} holds {len(records)} hand(s); --hand must be "
+                    f"1..{len(records)}, got {hand}")
+        return 2
+    chosen = [hand] if hand is not None else list(range(1, len(records) + 1))
+    stepping = not show_all
+    try:
+        for n in chosen:
+            rec = records[n - 1]
+            try:
+                final = replay_record(rec)
+            except RecordError as e:
+                console.say(f"gongzhu replay: {path}, hand {n}: {e}")
+                return 2
+            players = rec.get("meta", {}).get("players") or [f"Seat {s}" for s in range(4)]
+            labels = [str(p) for p in players][:4]
+            table = Table(-1, [None] * 4, labels, final.rules, console)
+            console.say(st.bold(f"=== {path.name}: hand {n} of {len(records)} ==="))
+            for s, cards in enumerate(final.deal):
+                console.say(f"{labels[s]:<24} {st.hand(cards)}")
+            game = Game.from_hands(final.deal, final.rules, leader=rec["leader"])
+            if stepping:
+                console.say(st.dim("Enter: next action · a: show the rest · q: quit"))
+            for action in final.actions:
+                seat = game.current_player
+                tricks, decls = len(game.tricks), len(game.declarations)
+                phase = game.phase
+                game.step(action)
+                console.say(table.describe(phase, seat, action))
+                table.announce_after(game, tricks, decls, seat, action)
+                if stepping:
+                    answer = console.ask("").strip().lower()
+                    if answer in ("q", "quit"):
+                        return 0
+                    if answer in ("a", "all"):
+                        stepping = False
+            if game.is_over():
+                table.hand_number = n
+                table.summary(game, totals=False)
+            else:
+                console.say(f"(hand {n} was interrupted after {len(game.actions)} actions)")
+    except Interrupted:
+        return 0
+    return 0

@@ -1,0 +1,94 @@
+"""Policy files: save, load, and every way a file can be refused (agents.policy)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from agents import make_agent
+from agents.policy import (
+    PolicyAgent,
+    PolicyLoadError,
+    load_policy_agent,
+    load_policy_file,
+    policy_dict,
+    save_policy,
+)
+from gongzhu_env.rules import Rules
+from gongzhu_env.view import OBS_SIZE
+from tests.helpers import random_views, tiny_q_network
+
+
+def test_saved_policy_round_trips(tmp_path):
+    net = tiny_q_network(1)
+    path = save_policy(tmp_path / "p.pt", net, Rules(), metadata={"note": "test"})
+    original = PolicyAgent(net)
+    loaded = load_policy_agent(path)
+    views = [v for v in random_views(3, 4) if len(v.legal_actions) > 1]
+    assert len(views) > 50
+    acts = [original.act(v) for v in views]
+    assert acts == [loaded.act(v) for v in views]
+    assert all(a in v.legal_actions for a, v in zip(acts, views, strict=True))
+    # The saved weights are the same tensors, not merely the same argmax.
+    for v in views[:5]:
+        np.testing.assert_array_equal(original.scores(v), loaded.scores(v))
+
+
+def test_policy_for_other_rules_is_refused(tmp_path):
+    path = save_policy(tmp_path / "p.pt", tiny_q_network(), Rules(settlement_multiplier=1))
+    with pytest.raises(PolicyLoadError, match="rules"):
+        load_policy_agent(path)
+    # ... but accepted at a table with those rules, and refused at a standard table.
+    agent = load_policy_agent(path, rules=Rules(settlement_multiplier=1))
+    with pytest.raises(PolicyLoadError, match="rules"):
+        agent.reset(0, Rules())
+
+
+def test_policy_rules_are_compared_as_rule_sets(tmp_path):
+    # A file written before an option existed omits it: it was trained with the default.
+    data = policy_dict(tiny_q_network(), Rules())
+    data["rules"].pop("settlement_multiplier")
+    torch.save(data, tmp_path / "older.pt")
+    assert load_policy_agent(tmp_path / "older.pt").rules == Rules()
+    # An option this version does not know cannot be checked: refused, naming it.
+    data["rules"]["no_such_option"] = True
+    torch.save(data, tmp_path / "newer.pt")
+    with pytest.raises(PolicyLoadError, match="no_such_option"):
+        load_policy_agent(tmp_path / "newer.pt")
+
+
+def test_policy_for_another_observation_size_is_refused(tmp_path):
+    data = policy_dict(tiny_q_network(), Rules())
+    data["obs_size"] = OBS_SIZE - 1
+    torch.save(data, tmp_path / "old.pt")
+    with pytest.raises(PolicyLoadError, match="observations of size"):
+        load_policy_agent(tmp_path / "old.pt")
+
+
+def test_policy_with_weights_of_the_wrong_shape_is_refused(tmp_path):
+    data = policy_dict(tiny_q_network(), Rules())
+    data["architecture"]["hidden"] = [32]
+    torch.save(data, tmp_path / "bad.pt")
+    with pytest.raises(PolicyLoadError, match="do not match"):
+        load_policy_agent(tmp_path / "bad.pt")
+
+
+def test_corrupt_missing_and_foreign_policy_files_are_refused(tmp_path):
+    (tmp_path / "junk.pt").write_bytes(b"\x00garbage")
+    with pytest.raises(PolicyLoadError, match="corrupt"):
+        load_policy_agent(tmp_path / "junk.pt")
+    with pytest.raises(PolicyLoadError, match="not found"):
+        load_policy_agent(tmp_path / "missing.pt")
+    torch.save({"weights": torch.zeros(3)}, tmp_path / "foreign.pt")
+    with pytest.raises(PolicyLoadError, match="not a Gong Zhu policy"):
+        load_policy_agent(tmp_path / "foreign.pt")
+
+
+def test_the_shipped_policy_loads_by_name_and_plays_legal_moves():
+    agent = make_agent("policy:pretrained", seed=0)
+    _, data = load_policy_file("pretrained")
+    assert data["metadata"]["preset"] == "full" and data["obs_size"] == OBS_SIZE
+    for view in random_views(2, 11):
+        if view.legal_actions:
+            assert agent.act(view) in view.legal_actions

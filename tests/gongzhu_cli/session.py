@@ -1,0 +1,51 @@
+"""Drive the ``gongzhu`` command as a person would: a pseudo-terminal with pexpect."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import pexpect
+
+from gongzhu_env.cards import SUIT_SYMBOLS, parse_card
+
+ROOT = Path(__file__).resolve().parents[2]
+ENV = {**os.environ, "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8", "COLUMNS": "200"}
+
+
+def spawn(*args: str) -> pexpect.spawn:
+    return pexpect.spawn(sys.executable, ["-m", "gongzhu_cli", *args], cwd=str(ROOT), env=ENV,
+                         encoding="utf-8", timeout=30, dimensions=(60, 220))
+
+
+def read_hand(text: str) -> list[int]:
+    """'♠ 7 6 4   ♥ A K' -> card indices."""
+    cards, suit = [], None
+    for token in text.split():
+        if token in SUIT_SYMBOLS:
+            suit = token
+        else:
+            cards.append(parse_card(suit + token))
+    return cards
+
+
+def read_options(text: str) -> list[str]:
+    """'1) expose ♥A  2) done' -> ['♥A', 'done']."""
+    return [m.group(1) for m in re.finditer(r"\d+\) (?:expose )?(\S+)", text)]
+
+
+def next_turn(child: pexpect.spawn) -> tuple[list[int], list[str]] | None:
+    """Wait for the person's next turn (hand, options) or the end-of-hand summary (None)."""
+    i = child.expect([r"Your hand: ([^\r\n]*)\r\n", r"=== Hand \d+ over ==="])
+    if i == 1:
+        return None
+    hand = read_hand(child.match.group(1)) if child.match.group(1) != "-" else []
+    child.expect(r"Options: ([^\r\n]*)\r\n")
+    return hand, read_options(child.match.group(1))
+
+
+def expect_reask(child: pexpect.spawn, message: str) -> None:
+    child.expect_exact(message)
+    child.expect(r"Options: [^\r\n]*\r\n")

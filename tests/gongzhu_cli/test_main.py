@@ -1,0 +1,50 @@
+"""The ``gongzhu`` command: help, demo and the forwarding fronts (gongzhu_cli.main)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import gongzhu_cli.main as cli
+from tests.gongzhu_cli.session import ENV, ROOT
+
+
+def test_forward_passes_arguments_unchanged(tmp_path, monkeypatch):
+    (tmp_path / "fake_front.py").write_text(
+        "seen = []\ndef main(argv):\n    seen.append(list(argv))\n    return 3\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(cli.FRONTS, "eval", ("fake_front", "a fake arena", "train"))
+    assert cli.main(["eval", "--help", "--deals", "8"]) == 3
+    import fake_front
+
+    assert fake_front.seen == [["--help", "--deals", "8"]]
+
+
+def test_forward_missing_module_is_explained(monkeypatch, capsys):
+    monkeypatch.setitem(cli.FRONTS, "train", ("no_such_module_xyz", "self-play training",
+                                              "train"))
+    assert cli.main(["train", "--preset", "quick"]) == 2
+    assert "not available in this installation" in capsys.readouterr().err
+
+
+def test_bench_without_checkout_is_explained(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(cli, "bench_script", lambda: tmp_path / "bench_env.py")
+    assert cli.main(["bench", "--hands", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "not available" in err and "bench_env.py" in err
+
+
+def test_help_everywhere():
+    for args in (["--help"], ["play", "--help"], ["replay", "--help"], ["demo", "--help"]):
+        out = subprocess.run([sys.executable, "-m", "gongzhu_cli", *args], cwd=ROOT, env=ENV,
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0 and "usage: gongzhu" in out.stdout
+
+
+def test_demo_still_works():
+    out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "demo", "--seed", "2"],
+                         cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0
+    scores = json.loads(out.stdout.strip().splitlines()[-1].split(":", 1)[1])
+    assert len(scores) == 4

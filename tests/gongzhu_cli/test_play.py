@@ -1,0 +1,233 @@
+"""``gongzhu play`` through a pseudo-terminal and in-process (gongzhu_cli.play)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pexpect
+
+from gongzhu_env.cards import card_str, parse_card
+from gongzhu_env.records import load_records, replay_record
+from tests.gongzhu_cli.session import ENV, ROOT, expect_reask, next_turn, spawn
+
+
+def test_full_hand_with_bad_inputs(tmp_path):
+    save = tmp_path / "hand.jsonl"
+    child = spawn("play", "--seed", "7", "--opponents", "greedy", "random", "greedy",
+                  "--no-color", "--save", str(save))
+    plays = 0
+    declared = False
+    tried_illegal = False
+    while (turn := next_turn(child)) is not None:
+        hand, options = turn
+        if "done" in options:
+            # Declaration: empty input re-asks, a mistyped word is explained, then 'done'.
+            child.expect_exact("(number or card): ")
+            child.sendline("")
+            child.expect_exact("(number or card): ")
+            child.sendline("zz")
+            expect_reask(child, "'zz' is not a card")
+            child.sendline("DONE".lower())
+            child.expect_exact("You are done declaring")
+            declared = True
+            continue
+        legal = [parse_card(o) for o in options]
+        if plays == 0:
+            # A card I do not hold, and an option number that does not exist.
+            missing = next(c for c in range(52) if c not in hand)
+            child.sendline(card_str(missing))
+            expect_reask(child, "you do not hold")
+            child.sendline("99")
+            expect_reask(child, f"there is no option 99; choose a number from 1 to {len(legal)}")
+        illegal = [c for c in hand if c not in legal]
+        if illegal and not tried_illegal:
+            child.sendline(card_str(illegal[0]).lower())
+            expect_reask(child, "is not legal:")
+            tried_illegal = True
+        # Alternate the three input forms: a number, symbol text and lower-case letter text.
+        choice = legal[plays % len(legal)]
+        form = plays % 3
+        typed = (str(plays % len(legal) + 1) if form == 0 else
+                 options[plays % len(legal)] if form == 1 else card_str(choice).lower())
+        child.sendline(typed)
+        child.expect(r"You play (\S+)")
+        assert parse_card(child.match.group(1)) == choice
+        plays += 1
+    assert declared and tried_illegal and plays == 13
+    rows = []
+    for _ in range(4):
+        child.expect(r"\r\n(\S.*?)\s+(-?\d+)\s+(-?\d+)\s+(-?\d+)   ")
+        rows.append(int(child.match.group(2)))
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert "Traceback" not in (child.before or "")
+    (rec,) = load_records(save)
+    game = replay_record(rec)
+    assert game.is_over()
+    # The summary printed the engine's scores for the hand the person actually played.
+    assert rows == game.scores()
+    assert rec["meta"]["human_seat"] == 0 and rec["meta"]["seed"] == 7
+
+
+def test_same_seed_same_deal():
+    hands = []
+    for _ in range(2):
+        child = spawn("play", "--seed", "11", "--opponents", "random", "--no-color")
+        hands.append(next_turn(child)[0])
+        child.sendintr()
+        child.expect_exact("Save the match")
+        child.sendline("")
+        child.expect(pexpect.EOF)
+    assert hands[0] == hands[1] and len(hands[0]) == 13
+
+
+def test_eof_offers_to_save_the_unfinished_hand(tmp_path):
+    child = spawn("play", "--seed", "3", "--opponents", "random", "--no-color", "--seat", "2")
+    turn = next_turn(child)
+    assert turn is not None
+    child.expect(r"\): $")
+    child.sendline("done" if "done" in turn[1] else "1")
+    next_turn(child)
+    child.sendeof()
+    child.expect_exact("Interrupted.")
+    child.expect_exact("Save the match (0 finished hand(s) and the unfinished one)")
+    target = tmp_path / "partial.jsonl"
+    child.sendline(str(target))
+    child.expect_exact(f"Saved 1 hand(s) to {target}")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+    assert "Traceback" not in child.before
+    (rec,) = load_records(target)
+    assert rec["complete"] is False and rec["meta"]["human_seat"] == 2
+    game = replay_record(rec)
+    assert not game.is_over() and game.current_player == 2
+
+
+def test_ctrl_c_quits_cleanly_without_saving():
+    child = spawn("play", "--seed", "4", "--opponents", "random", "--no-color")
+    next_turn(child)
+    child.sendintr()
+    child.expect_exact("Interrupted.")
+    child.expect_exact("Save the match")
+    child.sendline("")
+    child.expect_exact("Not saved. Goodbye.")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+    assert "Traceback" not in child.before
+
+
+def test_match_mode_until_threshold(tmp_path):
+    save = tmp_path / "match.jsonl"
+    child = spawn("play", "--seed", "5", "--opponents", "random", "--match", "--threshold", "-60",
+                  "--no-color", "--save", str(save))
+    while True:
+        i = child.expect([r"Options: [^\r\n]*\r\n", r"Press Enter for the next hand",
+                          r"Match over after (\d+) hands: (.*) wins"])
+        if i == 0:
+            child.sendline("1")
+        elif i == 1:
+            child.sendline("")
+        else:
+            hands = int(child.match.group(1))
+            break
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    records = load_records(save)
+    assert len(records) == hands
+    totals = np.zeros(4, dtype=int)
+    for n, rec in enumerate(records):
+        game = replay_record(rec)
+        totals += game.scores()
+        if n:
+            # Each later hand is led, freely, by the previous hand's pig taker.
+            prev = replay_record(records[n - 1])
+            taker = next(s for s in range(4) if parse_card("SQ") in prev.captured[s])
+            assert rec["leader"] == taker == game.first_leader
+        # The match ends at the first hand that brings someone to -60 or below.
+        assert (totals.min() <= -60) == (n == len(records) - 1)
+
+
+def test_bad_opponent_spec_is_reported():
+    out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "play", "--opponents",
+                          "no_such_agent", "--seed", "1"], cwd=ROOT, env=ENV,
+                         capture_output=True, text=True, timeout=60, input="")
+    assert out.returncode == 2
+    assert "cannot build the opponents" in out.stdout and "no_such_agent" in out.stdout
+    out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "play", "--opponents",
+                          "random", "greedy", "--seed", "1"], cwd=ROOT, env=ENV,
+                         capture_output=True, text=True, timeout=60, input="")
+    assert out.returncode == 2 and "one agent spec for all three seats or three" in out.stdout
+    out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "play", "--threshold", "500"],
+                         cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60, input="")
+    assert out.returncode == 2 and "negative score" in out.stderr
+
+
+def test_default_opponent_falls_back_with_one_notice(monkeypatch, tmp_path):
+    from gongzhu_cli import play
+
+    monkeypatch.setattr(play, "DEFAULT_OPPONENT", f"policy:{tmp_path / 'missing.pt'}")
+    notes: list[str] = []
+    players, labels = play.build_opponents(None, 1, seed=0, say=notes.append)
+    assert len(notes) == 1 and "pretrained policy is not available" in notes[0]
+    assert "'expert'" in notes[0]
+    assert players[1] is None and all(players[s] is not None for s in (0, 2, 3))
+    assert labels[0] == "Seat 0 (expert)" and labels[1] == "You (seat 1)"
+
+
+def test_save_to_a_missing_directory_is_refused_up_front(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "play", "--opponents", "random",
+                          "--save", str(tmp_path / "no" / "such" / "dir.jsonl")], cwd=ROOT,
+                         env=ENV, capture_output=True, text=True, timeout=60, input="")
+    assert out.returncode == 2 and "does not exist" in out.stdout
+
+
+def test_failed_save_asks_for_another_file(tmp_path):
+    import io
+
+    from gongzhu_cli.play import run_play
+    from gongzhu_env.rules import Rules
+
+    good = tmp_path / "second_try.jsonl"
+    answers = iter(["done", EOFError, str(tmp_path / "missing" / "x.jsonl"), str(good)])
+
+    def read(prompt: str) -> str:
+        a = next(answers)
+        if a is EOFError:
+            raise EOFError
+        return a
+
+    out = io.StringIO()
+    rc = run_play(opponents=["random"], seat=0, seed=9, match=False, threshold=-1000,
+                  rules=Rules(), save=None, colour=False, out=out, read=read)
+    text = out.getvalue()
+    assert rc == 130
+    assert "Could not write" in text and f"Saved 1 hand(s) to {good}" in text
+    (rec,) = load_records(good)
+    assert rec["complete"] is False and "DONE" in rec["actions"]
+
+
+def test_hidden_exposures_stay_hidden_at_the_terminal():
+    import io
+
+    from gongzhu_cli.play import run_play
+    from gongzhu_env.rules import Rules
+
+    out = io.StringIO()
+    answers = iter(["1"] * 200)
+    rules = Rules(hidden_exposure=True)
+    rc = run_play(opponents=["random"], seat=0, seed=5, match=False, threshold=-1000,
+                  rules=rules, save=None, colour=False, out=out, read=lambda _: next(answers))
+    assert rc == 0
+    text = out.getvalue()
+    # Opponents' exposures happened (the random players expose), but never by name.
+    assert re.search(r"Seat \d \(random\) exposes a card", text)
+    assert not re.search(r"Seat \d \(random\) exposes [♠♥♦♣]", text)
+    assert re.search(r"Seat \d \(random\) 1 hidden", text)
+    assert "=== Hand 1 over ===" in text

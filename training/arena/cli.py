@@ -1,0 +1,199 @@
+r"""The arena's command line: ``python -m training.evaluate`` (also ``gongzhu eval``).
+
+One candidate against one or more opponents, or a round robin with ratings; the table is
+printed, and with ``--out`` the JSON results and a plot are written there. ``--resume``
+continues an interrupted run from the journals it keeps in ``OUT/journal/`` until the results
+are written.
+
+    python -m training.evaluate --candidate expert --opponents random,greedy \
+        --deals 2000 --seed 0 --workers 2 --out runs/eval
+    python -m training.evaluate --round-robin random,greedy,expert --deals 500 --out runs/rr
+
+Exit codes: 0 done, 2 bad input (an unknown agent, a bad deal file, a journal of another
+match), 1 an agent failed during the match.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from agents import AgentError
+from gongzhu_env.rules import Rules
+from training.arena.deals import DealFileError, generate_deals, load_deals
+from training.arena.duplicate import ArenaError, duplicate_match, journal_path, make_executor
+from training.arena.formats import MODES, SCORINGS
+from training.arena.hands import HandRecord, validate_agents
+from training.arena.journal import JournalError
+from training.arena.plots import plot_matches, plot_ratings
+from training.arena.reports import match_table, rating_table, write_json
+from training.arena.round_robin import round_robin
+
+
+def split_specs(values: Iterable[str] | None) -> list[str]:
+    """Split comma-separated agent specs, keeping each spec's own ``key=value`` options.
+
+    ``"random,pimc:worlds=8,rollout=greedy,expert"`` -> ``["random",
+    "pimc:worlds=8,rollout=greedy", "expert"]``: a piece with ``=`` but no ``:`` cannot start a
+    spec, so it continues the previous one's options.
+    """
+    specs: list[str] = []
+    for value in values or ():
+        for piece in (p.strip() for p in value.split(",")):
+            if not piece:
+                continue
+            if "=" in piece and ":" not in piece.split("=", 1)[0] and specs \
+                    and ":" in specs[-1]:
+                specs[-1] += "," + piece
+            else:
+                specs.append(piece)
+    return specs
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the arena's argument parser (also used by ``gongzhu eval``)."""
+    p = argparse.ArgumentParser(
+        prog="python -m training.evaluate",
+        description="Duplicate-deal evaluation arena: a candidate against opponents, or a round "
+                    "robin with Bradley-Terry ratings.")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--candidate", help="agent spec of the candidate, e.g. expert")
+    what.add_argument("--round-robin", action="append", metavar="SPECS",
+                      help="comma-separated agent specs to rate against each other")
+    p.add_argument("--opponents", action="append", metavar="SPECS",
+                   help="comma-separated opponent specs for --candidate (repeatable)")
+    p.add_argument("--deals", type=int, default=2000, help="number of deals (default 2000)")
+    p.add_argument("--deal-file", help="load the deals from this .npz/.json file instead")
+    p.add_argument("--save-deals", help="save the deal set used to this .npz/.json file")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals, agents, bootstrap")
+    p.add_argument("--mode", choices=MODES, default="1v3", help="duplicate format")
+    p.add_argument("--scoring", choices=SCORINGS, default="raw",
+                   help="raw hand points or zero-sum settlement")
+    p.add_argument("--rules", default="standard", help="rules preset name")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                   help="worker processes (default: all cores)")
+    p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
+    p.add_argument("--out", help="directory for the JSON results and the plot")
+    p.add_argument("--record", metavar="PATH",
+                   help="write every hand played as a JSON-lines hand record "
+                        "(gongzhu_env.records) to PATH")
+    p.add_argument("--no-plot", action="store_true", help="write no plot even with --out")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted run into the same --out: deals it finished "
+                        "(kept in OUT/journal/ until the results are written) are not played "
+                        "again")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the arena from the command line; returns the exit code (0 ok, 2 bad input, 1 error)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from rich.console import Console
+
+    # Off a terminal (logs, CI) rich would wrap the table at 80 columns; keep rows whole.
+    console = Console() if sys.stdout.isatty() else Console(width=160)
+    try:
+        if args.workers < 1:
+            raise ValueError(f"--workers must be at least 1; got {args.workers}")
+        if args.resume and not args.out:
+            raise ValueError("--resume continues a run written to --out; give the same --out")
+        rules = Rules.coerce(args.rules)
+        if args.round_robin:
+            specs = split_specs(args.round_robin)
+            if args.opponents:
+                raise ValueError("--opponents goes with --candidate, not --round-robin")
+        else:
+            specs = [args.candidate.strip(), *split_specs(args.opponents)]
+            if len(specs) < 2:
+                raise ValueError("--candidate needs --opponents, e.g. --opponents random,greedy")
+        validate_agents(specs)
+        if args.deal_file:
+            deals = load_deals(args.deal_file)
+        else:
+            deals = generate_deals(args.deals, args.seed)
+        if args.save_deals:
+            deals.save(args.save_deals)
+    except (AgentError, ValueError, TypeError, DealFileError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else None
+    common: dict[str, Any] = dict(mode=args.mode, scoring=args.scoring, rules=rules,
+                                  seed=args.seed, workers=args.workers,
+                                  progress=not args.no_progress, resamples=args.resamples)
+    if args.record:
+        common["on_game"] = _record_writer(Path(args.record), args.seed)
+    journals = out / "journal" if out is not None else None
+    try:
+        if args.round_robin:
+            rr = round_robin(specs, deals, journal_dir=journals, resume=args.resume, **common)
+            console.print(match_table(rr.matches, "Round-robin matches"))
+            console.print(rating_table(rr))
+            if out is not None:
+                _write_results(console, out / "round_robin",
+                               {**rr.to_dict(), "command": _command(argv)},
+                               None if args.no_plot else lambda: plot_ratings(rr))
+        else:
+            results = []
+            pool = make_executor(args.workers) if args.workers > 1 else None
+            try:
+                for opp in specs[1:]:
+                    results.append(duplicate_match(
+                        specs[0], opp, deals, executor=pool, resume=args.resume,
+                        journal=None if journals is None else journal_path(
+                            journals, specs[0], opp, args.mode), **common))
+            finally:
+                if pool is not None:
+                    pool.shutdown(wait=True, cancel_futures=True)
+            console.print(match_table(results))
+            if out is not None:
+                _write_results(console, out / "eval",
+                               {"command": _command(argv),
+                                "results": [r.to_dict() for r in results]},
+                               None if args.no_plot else lambda: plot_matches(results))
+    except JournalError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except (AgentError, ArenaError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    if journals is not None:  # the results file now holds every deal; the journals served
+        shutil.rmtree(journals, ignore_errors=True)
+    return 0
+
+
+def _write_results(console: Any, stem: Path, doc: dict[str, Any],
+                   plot: Callable[[], Any] | None) -> None:
+    """Write ``stem.json`` and, unless ``plot`` is None, the figure it draws as ``stem.png``."""
+    path = write_json(doc, stem.with_suffix(".json"))
+    console.print(f"wrote {path}")
+    if plot is not None:
+        png = stem.with_suffix(".png")
+        plot().savefig(png, dpi=120)
+        console.print(f"wrote {png}")
+
+
+def _record_writer(path: Path, seed: int) -> Callable[[HandRecord], None]:
+    """Return an ``on_game`` hook appending each hand to a fresh JSON-lines record file."""
+    from gongzhu_env.records import record_hand, save_records
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("", encoding="utf-8")
+
+    def write(rec: HandRecord) -> None:
+        meta = {"source": "arena", "deal_index": rec.deal_index, "play": rec.play,
+                "players": list(rec.seats), "seed": seed}
+        save_records(path, [record_hand(rec.game, meta=meta)], append=True)
+
+    return write
+
+
+def _command(argv: list[str] | None) -> str:
+    args = sys.argv[1:] if argv is None else argv
+    return "python -m training.evaluate " + " ".join(args)

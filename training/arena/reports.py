@@ -1,0 +1,70 @@
+"""Arena results for people: rich tables for the terminal, Markdown for run directories, JSON.
+
+``rich`` is imported only when a terminal table is built (it comes with the ``[train]`` and
+``[dev]`` extras), so a caller that only wants Markdown or JSON does not need it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from training.arena.duplicate import MatchResult
+from training.arena.round_robin import RoundRobinResult
+
+
+def match_table(results: Sequence[MatchResult], title: str = "Duplicate results"):
+    """Build a rich table of match results (mean points/hand with CI, std, win/tie rates, deals)."""
+    from rich.table import Table
+
+    t = Table(title=title)
+    for col in ("candidate", "opponent", "mode", "mean", "95% CI", "std", "win", "tie", "deals",
+                "hands/s"):
+        t.add_column(col, justify="left" if col in ("candidate", "opponent", "mode")
+                     else "right")
+    for r in results:
+        s = r.stats
+        rate = r.hands_played / r.elapsed if r.elapsed > 0 else float("nan")
+        t.add_row(r.candidate, r.opponent, r.mode, f"{s.mean:+.2f}",
+                  f"[{s.ci_low:+.2f}, {s.ci_high:+.2f}]", f"{s.std:.1f}",
+                  f"{s.win_rate:.1%}", f"{s.tie_rate:.1%}", str(s.n), f"{rate:.0f}")
+    return t
+
+
+def rating_table(rr: RoundRobinResult):
+    """Build a rich table of the round-robin ratings and pairwise mean differences."""
+    from rich.table import Table
+
+    t = Table(title=f"Bradley–Terry ratings (Elo scale, {rr.ratings.anchor} = 0)")
+    t.add_column("rank", justify="right")
+    t.add_column("agent")
+    t.add_column("rating", justify="right")
+    m = rr.mean_matrix()
+    for name in rr.names:
+        t.add_column(f"vs {name}", justify="right")
+    index = {n: i for i, n in enumerate(rr.names)}
+    for rank, (name, rating) in enumerate(rr.ratings.ranking(), start=1):
+        i = index[name]
+        t.add_row(str(rank), name, f"{rating:+.0f}",
+                  *("—" if i == j else f"{m[i, j]:+.1f}" for j in range(len(rr.names))))
+    return t
+
+def markdown_table(results: Sequence[MatchResult]) -> str:
+    """Format match results as a Markdown table (mean points/hand vs each opponent, 95 % CI)."""
+    lines = ["| opponent | points/hand | 95 % CI | win rate | deals |",
+             "|---|---:|---|---:|---:|"]
+    for r in results:
+        s = r.stats
+        lines.append(f"| {r.opponent} | {s.mean:+.1f} | [{s.ci_low:+.1f}, {s.ci_high:+.1f}] | "
+                     f"{s.win_rate:.1%} | {s.n} |")
+    return "\n".join(lines)
+
+
+def write_json(doc: dict[str, Any], path: str | Path) -> Path:
+    """Write a JSON document (creating the directory)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    return path
