@@ -22,8 +22,8 @@ Phases and actions (one flat action space of 53):
 Rule variants (``gongzhu_env.rules``) are decided once, in ``_setup``: which exposed cards are
 restricted in play (``_restrict``), whether strict exposure or exposed leads apply (``_strict``,
 ``_may_lead``), whether discards are checked for colour (``_colour``) and how hands are scored.
-Legality is one function per phase (``_declare_legal``, ``_play_legal``); ``step`` checks every
-action against it.
+Legality is written once: ``_declare_legal``, and for play ``_lead_legal`` and
+``_follow_legal``; ``step`` checks every action against it.
 
 Outside this module a game is read only through its public surface (``gongzhu_env.state``
 describes it: ``GameState``); the private slots below are free to change.
@@ -114,7 +114,7 @@ class Game:
     """
 
     __slots__ = (
-        "rules", "_hand", "_exposed", "_exposed_all", "_captured", "_played_by", "_voids",
+        "rules", "_hand", "_exposed", "_exposed_all", "_captured", "_voids",
         "_phase", "_current", "_first_leader", "_free_first_lead", "_declare_turns",
         "_declarations", "_trick", "_trick_leader", "_led_suit", "_led_mask", "_suits_led",
         "_tricks", "_actions", "_legal", "_deal", "_prov",
@@ -187,7 +187,6 @@ class Game:
         self._exposed = [0, 0, 0, 0]
         self._exposed_all = 0
         self._captured = [0, 0, 0, 0]
-        self._played_by = [0, 0, 0, 0]
         self._voids = [0, 0, 0, 0]
         if leader is None:
             # The C2 holder.
@@ -391,7 +390,9 @@ class Game:
     @property
     def played_masks(self) -> tuple[int, ...]:
         """Every card each seat has played this hand, as masks."""
-        return tuple(self._played_by)
+        # What a seat has played is what it was dealt less what it holds.
+        d, h = self._deal, self._hand
+        return d[0] & ~h[0], d[1] & ~h[1], d[2] & ~h[2], d[3] & ~h[3]
 
     @property
     def void_masks(self) -> tuple[int, ...]:
@@ -454,7 +455,8 @@ class Game:
 
     # ------------------------------------------------------------------ legality
     # Legality is decided here and nowhere else: ``step`` checks an action against the same
-    # mask that ``legal_actions`` lists, and each rule of play is one clause of ``_play_legal``.
+    # mask that ``legal_actions`` lists, and each rule of play is one clause of ``_lead_legal`` or
+    # ``_follow_legal``.
     def legal_mask(self) -> int:
         """Legal actions of the seat to move as a 53-bit mask (bit 52 is DONE)."""
         legal = self._legal
@@ -482,7 +484,8 @@ class Game:
         """Work out the legal mask of the seat to move, by phase (cached until the next step)."""
         phase = self._phase
         if phase == _PLAY:
-            return self._play_legal()
+            hand = self._hand[self._current]
+            return self._follow_legal(hand) if self._trick else self._lead_legal(hand)
         if phase == _DECLARE:
             return self._declare_legal()
         return 0
@@ -491,31 +494,30 @@ class Game:
         """Expose any exposable card still held and unexposed, or end the turn."""
         return (self._hand[self._current] & EXPOSABLE_MASK & ~self._exposed_all) | _DONE_BIT
 
-    def _play_legal(self) -> int:
-        """Apply the rules of play for the seat to move, clause by clause; each clause returns.
+    # The rules of play, clause by clause; each clause returns. ``hand`` is the hand of the
+    # seat to move. ``_restrict`` holds the exposed cards under the play restriction (none
+    # under hidden exposure or for a first-drawn card); ``_strict`` and ``_may_lead`` are the
+    # two variants that change it (``Rules.strict_exposure``, ``Rules.exposed_may_lead``).
+    def _follow_legal(self, hand: int) -> int:
+        """Return what the seat to move may play to the trick in progress."""
+        # Follow suit if possible.
+        legal = hand & self._led_mask
+        if legal:
+            # An exposed card may not be played to the first trick led in its suit unless it
+            # is its holder's only card of that suit (a suit holds one exposable card).
+            restricted = legal & self._restrict
+            if restricted and legal != restricted and not self._suits_led >> self._led_suit & 1:
+                legal ^= restricted
+            return legal
+        # Void in the led suit: discard anything; under strict exposure no exposed card whose
+        # suit has not been led, unless nothing else is left.
+        if self._strict:
+            return hand & ~self._unled_restricted(hand) or hand
+        return hand
 
-        ``_restrict`` holds the exposed cards under the play restriction (none under hidden
-        exposure or for a first-drawn card); ``_strict`` and ``_may_lead`` are the two variants
-        that change it (``Rules.strict_exposure``, ``Rules.exposed_may_lead``).
-        """
-        hand = self._hand[self._current]
-        if self._trick:
-            # Follow suit if possible.
-            legal = hand & self._led_mask
-            if legal:
-                # An exposed card may not be played to the first trick led in its suit unless
-                # it is its holder's only card of that suit (a suit holds one exposable card).
-                restricted = legal & self._restrict
-                if restricted and legal != restricted \
-                        and not self._suits_led >> self._led_suit & 1:
-                    legal ^= restricted
-                return legal
-            # Void in the led suit: discard anything; under strict exposure no exposed card
-            # whose suit has not been led, unless nothing else is left.
-            if self._strict:
-                return hand & ~self._unled_restricted(hand) or hand
-            return hand
-        # Leading. The hand's first trick is led with C2, unless this hand's leader leads freely.
+    def _lead_legal(self, hand: int) -> int:
+        """Return what the seat to move may lead."""
+        # The hand's first trick is led with C2, unless this hand's leader leads freely.
         if not self._tricks and not self._free_first_lead:
             return _C2_BIT
         unled = self._unled_restricted(hand) if hand & self._restrict else 0
@@ -548,8 +550,8 @@ class Game:
     def step(self, action: int) -> None:
         """Apply the action of the seat to move. Raises ``IllegalActionError`` if not legal.
 
-        The action is checked against ``legal_mask()``; the next seat's legal set is worked
-        out when it is first asked for.
+        The action is checked against ``legal_mask()``, and the next seat's legal set is
+        worked out by the same functions right after the action is applied.
         """
         if type(action) is not int:
             action = self._coerce_action(action)
@@ -560,16 +562,16 @@ class Game:
         if action < 0 or not legal >> action & 1:
             raise self._illegal(action, legal)
         self._actions.append(action)
-        self._legal = -1
         if not self._phase:
             # Declaration (no action is legal once the hand is over, so the phase is not OVER).
             self._declare(action)
+            self._legal = self._compute_legal()
             return
         # Play a card. Inlined here, because this is the hottest path of every rollout.
         p = self._current
         bit = _BIT[action]
-        self._hand[p] ^= bit
-        self._played_by[p] |= bit
+        hands = self._hand
+        hands[p] ^= bit
         trick = self._trick
         trick.append(action)
         n = len(trick)
@@ -578,7 +580,7 @@ class Game:
             self._trick_leader = p
             self._led_suit = suit = action // 13
             self._led_mask = SUIT_MASKS[suit]
-        elif action // 13 != self._led_suit:
+        elif not bit & self._led_mask:
             # Not following suit: the seat is now known to be void in the led suit.
             self._voids[p] |= 1 << self._led_suit
             if self._colour and self._wrong < 0:
@@ -586,28 +588,14 @@ class Game:
         if bit & self._restrict:
             self._restricted_played(p, action, n)
         if n < NUM_SEATS:
-            self._current = (p + 1) & 3
-        else:
-            self._end_trick()
-
-    def _declare(self, action: int) -> None:
-        """Expose a card for the seat to move, or end its declaration turn with DONE."""
-        if action != DONE:
-            self._expose(self._current, action)
+            p = self._current = (p + 1) & 3
+            self._legal = self._follow_legal(hands[p])
             return
-        self._declare_turns += 1
-        if self._declare_turns == NUM_SEATS:
-            self._end_declaration()
-        else:
-            self._current = (self._current + 1) & 3
-
-    def _end_trick(self) -> None:
-        """Give the complete trick to its taker, who leads next (or end the hand)."""
-        # The highest card of the led suit wins. Indices order ranks within a suit and the led
-        # suit's cards are c0's suit's block of 13 indices, so a later card beats the best so
-        # far if it lies above it and still inside that block.
-        c0, c1, c2, c3 = self._trick
-        suit = c0 // 13
+        # Trick complete: the highest card of the led suit wins. Indices order ranks within a
+        # suit and the led suit's cards are c0's suit's block of 13 indices, so a later card
+        # beats the best so far if it lies above it and still inside that block.
+        c0, c1, c2, c3 = trick
+        suit = self._led_suit
         top = suit * 13 + 13
         best, w = c0, 0
         if best < c1 < top:
@@ -636,6 +624,20 @@ class Game:
         self._current = self._trick_leader = winner
         if len(tricks) == NUM_TRICKS:
             self._phase = _OVER
+            self._legal = 0
+        else:
+            self._legal = self._lead_legal(hands[winner])
+
+    def _declare(self, action: int) -> None:
+        """Expose a card for the seat to move, or end its declaration turn with DONE."""
+        if action != DONE:
+            self._expose(self._current, action)
+            return
+        self._declare_turns += 1
+        if self._declare_turns == NUM_SEATS:
+            self._end_declaration()
+        else:
+            self._current = (self._current + 1) & 3
 
     def _coerce_action(self, action: object) -> int:
         if isinstance(action, (bool, np.bool_)) or action is None:
@@ -723,7 +725,6 @@ class Game:
         g._exposed = self._exposed[:]
         g._exposed_all = self._exposed_all
         g._captured = self._captured[:]
-        g._played_by = self._played_by[:]
         g._voids = self._voids[:]
         g._phase = self._phase
         g._current = self._current

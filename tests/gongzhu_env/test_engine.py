@@ -364,3 +364,18 @@ def test_deal_is_four_disjoint_hands_of_thirteen() -> None:
     g = Game(seed=0)
     assert all(len(h) == 13 for h in g.deal)
     assert sorted(c for h in g.deal for c in h) == list(range(52))
+
+
+def test_clone_copies_every_slot_and_shares_no_mutable_state() -> None:
+    game = random_playout(Game(Rules(first_drawn_exposure=True, team_play=True), seed=3),
+                          np.random.default_rng(3), stop_after=30)
+    copy = game.clone()
+    for name in Game.__slots__:
+        mine, theirs = getattr(game, name), getattr(copy, name)
+        assert mine == theirs, name
+        if isinstance(mine, list):
+            assert mine is not theirs, f"{name} is shared between a game and its clone"
+    # Guard: a slot left out of clone() would be missing on the copy.
+    bare = Game.__new__(Game)
+    with pytest.raises(AttributeError):
+        getattr(bare, Game.__slots__[1])
