@@ -114,7 +114,7 @@ class Game:
     """
 
     __slots__ = (
-        "rules", "_hand", "_exposed", "_exposed_all", "_captured", "_voids",
+        "rules", "_hand", "_exposed", "_exposed_all", "_captured", "_played_by", "_voids",
         "_phase", "_current", "_first_leader", "_free_first_lead", "_declare_turns",
         "_declarations", "_trick", "_trick_leader", "_led_suit", "_led_mask", "_suits_led",
         "_tricks", "_actions", "_legal", "_deal", "_prov",
@@ -130,12 +130,15 @@ class Game:
             raise ValueError("pass either seed= or rng=, not both")
         if type(rules) is not Rules:
             rules = Rules.coerce(rules)
-        # Seat s gets deck[13s:13s+13]; each hand's mask is the sum of its distinct card bits,
-        # summed in numpy (52-bit masks fit in int64) rather than by a Python loop per card.
-        deck = rng.permutation(NUM_CARDS)
-        hands = np.add.reduceat(_CARD_BITS[deck], _BLOCK_STARTS).tolist()
+        # The deck is ``rng.permutation(52)``, shuffled here as the cards' bits (the same
+        # permutation from the same draws); seat s gets deck[13s:13s+13], and each hand's mask
+        # is the sum of its card bits, summed in numpy (52-bit masks fit in int64).
+        deck = _CARD_BITS.copy()
+        rng.shuffle(deck)
+        hands = np.add.reduceat(deck, _BLOCK_STARTS).tolist()
         # The first card dealt to seat s is the first of its block (first-drawn exposure).
-        first = tuple(deck[::HAND_SIZE].tolist()) if rules.first_drawn_exposure else None
+        first = tuple(b.bit_length() - 1 for b in deck[::HAND_SIZE].tolist()) \
+            if rules.first_drawn_exposure else None
         self._setup(rules, hands, leader, first)
 
     @classmethod
@@ -187,6 +190,7 @@ class Game:
         self._exposed = [0, 0, 0, 0]
         self._exposed_all = 0
         self._captured = [0, 0, 0, 0]
+        self._played_by = [0, 0, 0, 0]
         self._voids = [0, 0, 0, 0]
         if leader is None:
             # The C2 holder.
@@ -390,9 +394,7 @@ class Game:
     @property
     def played_masks(self) -> tuple[int, ...]:
         """Every card each seat has played this hand, as masks."""
-        # What a seat has played is what it was dealt less what it holds.
-        d, h = self._deal, self._hand
-        return d[0] & ~h[0], d[1] & ~h[1], d[2] & ~h[2], d[3] & ~h[3]
+        return tuple(self._played_by)
 
     @property
     def void_masks(self) -> tuple[int, ...]:
@@ -565,13 +567,13 @@ class Game:
         if not self._phase:
             # Declaration (no action is legal once the hand is over, so the phase is not OVER).
             self._declare(action)
-            self._legal = self._compute_legal()
             return
         # Play a card. Inlined here, because this is the hottest path of every rollout.
         p = self._current
         bit = _BIT[action]
         hands = self._hand
         hands[p] ^= bit
+        self._played_by[p] |= bit
         trick = self._trick
         trick.append(action)
         n = len(trick)
@@ -632,12 +634,13 @@ class Game:
         """Expose a card for the seat to move, or end its declaration turn with DONE."""
         if action != DONE:
             self._expose(self._current, action)
-            return
-        self._declare_turns += 1
-        if self._declare_turns == NUM_SEATS:
-            self._end_declaration()
         else:
-            self._current = (self._current + 1) & 3
+            self._declare_turns += 1
+            if self._declare_turns == NUM_SEATS:
+                self._end_declaration()
+            else:
+                self._current = (self._current + 1) & 3
+        self._legal = self._compute_legal()
 
     def _coerce_action(self, action: object) -> int:
         if isinstance(action, (bool, np.bool_)) or action is None:
@@ -725,6 +728,7 @@ class Game:
         g._exposed = self._exposed[:]
         g._exposed_all = self._exposed_all
         g._captured = self._captured[:]
+        g._played_by = self._played_by[:]
         g._voids = self._voids[:]
         g._phase = self._phase
         g._current = self._current
