@@ -60,7 +60,7 @@ from gongzhu_env.render import render_game
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import score_masks
 from gongzhu_env.state import PHASES, Phase, Trick
-from gongzhu_env.view import PlayerView
+from gongzhu_env.view import PlayerView, encode_observation
 
 __all__ = ["Game", "IllegalActionError", "Phase", "Trick", "DONE"]
 
@@ -759,6 +759,26 @@ class Game:
     def view(self, seat: int) -> PlayerView:
         """Return what ``seat`` may know of this hand, and nothing more."""
         return PlayerView.from_game(self, seat)
+
+    def observation(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """``seat``'s observation vector and action mask: ``view(seat).observation()``, fast.
+
+        The env calls this at every step. Under the standard rules it encodes straight from
+        the game's state (the facts ``view`` copies, and no more) without building the view;
+        rule sets that hide or add facts go through the view.
+        """
+        if not self.rules.is_standard:
+            return self.view(seat).observation()
+        phase = self._phase
+        current = self._current
+        prov = self._prov
+        if prov is None:
+            prov = self.provisional_scores()
+        return encode_observation(
+            seat, phase, current, self._hand[seat], self._trick_leader, self._trick,
+            len(self._tricks), self._played_by, self._exposed, self._captured, self._voids,
+            self.declared_seats, self._first_leader,
+            self.legal_mask() if current == seat else 0, prov)
 
     def __repr__(self) -> str:
         return (f"Game(phase={self.phase.value!r}, current_player={self._current}, "

@@ -84,7 +84,7 @@ from gongzhu_env.match import DEFAULT_MAX_HANDS, Match
 from gongzhu_env.render import render_game
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import team_results, zero_sum
-from gongzhu_env.view import obs_size, observe
+from gongzhu_env.view import obs_size
 
 REWARD_MODES = ("raw", "zero_sum", "team")
 EPISODES = ("hand", "match")
@@ -177,8 +177,11 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """Return the agent's observation vector and action mask."""
-        match = None if self.match is None else self.match.context
-        obs, mask = observe(self.game, self._seat[agent], match)
+        seat = self._seat[agent]
+        if self.match is None:
+            obs, mask = self.game.observation(seat)
+        else:
+            obs, mask = self.match.view(seat).observation()
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action: int | None) -> None:

@@ -247,7 +247,7 @@ def _obs_bits(me: int, phase: int, current: int, hand: int, lead: int,
     """Every 0/1 block of ``me``'s observation as one integer (bit ``i`` is element ``i``).
 
     The single implementation of the layout's 0/1 blocks: ``PlayerView.encode`` and
-    ``observe`` both call it. Per-seat lists are by absolute seat; ``phase`` is 0, 1, 2 for
+    ``encode_observation`` call it. Per-seat lists are by absolute seat; ``phase`` is 0, 1, 2 for
     declare, play, over. Blocks that are still empty (no exposure, capture or void yet) are
     skipped, which is most of them early in a hand.
     """
@@ -306,27 +306,23 @@ class MatchContext(NamedTuple):
     """``(winners, losers)`` once the match is over, else ``None``."""
 
 
-def observe(game: GameState, seat: int, match: MatchContext | None = None
-            ) -> tuple[np.ndarray, np.ndarray]:
-    """``(encode(), action_mask())`` of ``seat``'s view, without building the view.
+def encode_observation(me: int, phase: int, current: int, hand: int, lead: int,
+                       trick: tuple[int, ...] | list[int], n_tricks: int,
+                       played: tuple[int, ...] | list[int], exposed: tuple[int, ...] | list[int],
+                       captured: tuple[int, ...] | list[int], voids: tuple[int, ...] | list[int],
+                       declared: int, first_leader: int, legal: int,
+                       scores: tuple[int, ...] | list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Encode a standard-rules observation and action mask from the facts a view holds.
 
-    The env calls this at every step. It reads exactly the public state and the seat's own
-    hand that ``PlayerView.from_game`` copies, and encodes them with the same ``_obs_bits``.
-    ``match`` is the match the hand belongs to, if any.
+    ``Game.observation`` calls this with its own state at every env step, so that the hot
+    path builds no ``PlayerView``; ``PlayerView.observation`` encodes the same facts with the
+    same ``_obs_bits``, and a test holds the two together. Arguments are as in ``_obs_bits``,
+    plus ``me``'s legal mask (0 off turn) and the provisional scores by absolute seat.
     """
-    rules = game.rules
-    if match is not None or not rules.is_standard:
-        # A variant rule set or a match: the view knows what is hidden and what is added.
-        return PlayerView.from_game(game, seat, match).observation()
-    phase = _PHASE_INDEX[game.phase]
-    current = game.current_player
     return _unpack(
-        _obs_bits(seat, phase, current, game.hand_masks[seat], game.trick_leader,
-                  game.trick_cards, game.tricks_played, game.played_masks, game.exposed_masks,
-                  game.captured_masks, game.void_masks, game.declared_seats, game.first_leader),
-        game.legal_mask() if current == seat else 0,
-        _score_row(seat, game.provisional_scores()),
-    )
+        _obs_bits(me, phase, current, hand, lead, trick, n_tricks, played, exposed, captured,
+                  voids, declared, first_leader),
+        legal, _score_row(me, scores))
 
 
 class PlayerView(SeatView):
@@ -580,5 +576,5 @@ class PlayerView(SeatView):
         return view_html(self)
 
 
-__all__ = ["PlayerView", "MatchContext", "observe", "LAYOUT", "SLICES", "OBS_SIZE", "decode",
-           "EXPOSABLE", "HIDDEN_ACTION", "layout", "obs_size"]
+__all__ = ["PlayerView", "MatchContext", "encode_observation", "LAYOUT", "SLICES", "OBS_SIZE",
+           "decode", "EXPOSABLE", "HIDDEN_ACTION", "layout", "obs_size"]

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from gongzhu_env import Game, IllegalActionError
+from gongzhu_env import Game, IllegalActionError, Rules
 from gongzhu_env.cards import DONE, EXPOSABLE, parse_cards
 from gongzhu_env.view import LAYOUT, OBS_SIZE, SLICES, PlayerView, decode
 from tests.helpers import finish_declaration, make_deal, random_playout
@@ -206,3 +206,23 @@ def test_encoding_does_see_a_change_of_own_hand() -> None:
     assert not np.array_equal(g.view(0).encode(), h.view(0).encode())
     assert np.array_equal(g.view(2).encode()[SLICES["hand"]], h.view(2).encode()[SLICES["hand"]])
     assert EXPOSABLE == tuple(parse_cards("SQ DJ C10 HA"))
+
+
+@pytest.mark.parametrize("rules", ["standard", "huapai", "scrofazero", Rules(hidden_exposure=True)],
+                         ids=str)
+def test_game_observation_is_the_encoded_view(rules: Rules | str) -> None:
+    # The env's fast path (``Game.observation``) and the view encode the same facts.
+    rng = np.random.default_rng(12)
+    for seed in range(6):
+        g = Game(rules, seed=seed)
+        while True:
+            for seat in range(4):
+                obs, mask = g.observation(seat)
+                view = g.view(seat)
+                assert np.array_equal(obs, view.encode())
+                assert np.array_equal(mask, view.action_mask())
+            # Guard: the comparison tells one seat's observation from another's.
+            assert not np.array_equal(g.observation(0)[0], g.view(1).encode())
+            if g.is_over():
+                break
+            random_playout(g, rng, stop_after=1)
