@@ -32,7 +32,7 @@ from agents import Agent
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
 from training.arena.deals import DealSet, generate_deals
-from training.arena.formats import MODES, SCORINGS, SEATINGS, check_choice, paired_differences
+from training.arena.formats import SEATINGS, check_format, paired_differences, unit_of
 from training.arena.hands import (
     AgentLike,
     HandRecord,
@@ -73,11 +73,17 @@ class MatchResult:
         """Number of hands played (deals times plays per deal)."""
         return int(self.scores.shape[0] * self.scores.shape[1])
 
+    @property
+    def unit(self) -> str:
+        """What a difference counts: team points per deal (team format) or points per hand."""
+        return unit_of(self.mode, self.rules)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready record: seeds, specs, rules, statistics, per-deal differences and scores."""
         return {
             "candidate": self.candidate, "opponent": self.opponent, "mode": self.mode,
-            "scoring": self.scoring, "rules": self.rules.to_dict(), "seed": self.seed,
+            "unit": self.unit, "scoring": self.scoring, "rules": self.rules.to_dict(),
+            "seed": self.seed,
             "deal_seed": self.deal_seed, "deals": int(len(self.diffs)),
             "hands_played": self.hands_played, "workers": self.workers,
             "elapsed_seconds": self.elapsed, "stats": self.stats.to_dict(),
@@ -187,14 +193,17 @@ def duplicate_match(candidate: AgentLike, opponent: AgentLike, deals: DealSet | 
     deals as it arrives, and ``resume=True`` reads back the deals an interrupted run of the same
     match left there and plays only the others (``training.arena.journal``); the result is the
     same as an uninterrupted run's.
+
+    ``mode="2v2"`` under rules with fixed partners is the team match, in team points per deal;
+    ``training.arena.formats`` defines every format and refuses the pairings that mean nothing
+    (before any hand is played).
     """
-    check_choice("mode", mode, MODES)
-    check_choice("scoring", scoring, SCORINGS)
+    rules = Rules.coerce(rules)
+    check_format(mode, scoring, rules)
     if type(seed) is not int or seed < 0:
         raise ValueError(f"seed must be a non-negative int; got {seed!r}")
     if type(workers) is not int or workers < 1:
         raise ValueError(f"workers must be a positive int; got {workers!r}")
-    rules = Rules.coerce(rules)
     validate_agents([candidate, opponent])
     dealset = coerce_deals(deals, seed)
     n = len(dealset)

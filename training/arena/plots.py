@@ -47,7 +47,8 @@ def plot_matches(results: Sequence[MatchResult]) -> Any:
     ax_bar.axhline(0, color="black", lw=0.8)
     ax_bar.set_xticks(x, labels)
     conf = results[0].stats.confidence
-    ax_bar.set_ylabel("paired difference (points / hand)")
+    unit = results[0].unit
+    ax_bar.set_ylabel(f"paired difference ({unit})")
     ax_bar.set_title(f"mean ± bootstrap {conf:.0%} CI ({results[0].mode}, {results[0].scoring})")
     lo = min(float(np.percentile(r.diffs, 1)) for r in results)
     hi = max(float(np.percentile(r.diffs, 99)) for r in results)
@@ -56,7 +57,7 @@ def plot_matches(results: Sequence[MatchResult]) -> Any:
         ax_hist.hist(r.diffs, bins=bins, histtype="step", lw=1.5,
                      label=f"vs {r.opponent} (n={r.stats.n})")
     ax_hist.axvline(0, color="black", lw=0.8)
-    ax_hist.set_xlabel("per-deal paired difference (points / hand), 1st-99th percentile")
+    ax_hist.set_xlabel(f"per-deal paired difference ({unit}), 1st-99th percentile")
     ax_hist.set_ylabel("deals")
     ax_hist.set_title(f"distribution: {results[0].candidate}")
     ax_hist.legend(fontsize="small")
@@ -86,6 +87,6 @@ def plot_ratings(rr: RoundRobinResult) -> Any:
             if i != j and not np.isnan(m[i, j]):
                 ax_mat.text(j, i, f"{m[i, j]:+.1f}", ha="center", va="center", fontsize=9,
                             color="white" if abs(m[i, j]) > 0.6 * lim else "black")
-    ax_mat.set_title("mean paired difference, row vs column (points / hand)")
+    ax_mat.set_title(f"mean paired difference, row vs column ({rr.unit})")
     fig.colorbar(im, ax=ax_mat)
     return fig

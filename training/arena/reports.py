@@ -15,11 +15,21 @@ from training.arena.duplicate import MatchResult
 from training.arena.round_robin import RoundRobinResult
 
 
+def shared_unit(results: Sequence[MatchResult]) -> str:
+    """Name the unit all ``results`` are counted in, or point to the JSON if they differ."""
+    units = {r.unit for r in results}
+    return units.pop() if len(units) == 1 else "see each result's unit"
+
+
 def match_table(results: Sequence[MatchResult], title: str = "Duplicate results"):
-    """Build a rich table of match results (mean points/hand with CI, std, win/tie rates, deals)."""
+    """Build a rich table of match results (mean with CI, std, win/tie rates, deals).
+
+    The title names the unit (points/hand, or team points/deal in the team format), so a team
+    margin is never read as a per-hand one.
+    """
     from rich.table import Table
 
-    t = Table(title=title)
+    t = Table(title=f"{title} ({shared_unit(results)})")
     for col in ("candidate", "opponent", "mode", "mean", "95% CI", "std", "win", "tie", "deals",
                 "hands/s"):
         t.add_column(col, justify="left" if col in ("candidate", "opponent", "mode")
@@ -37,7 +47,8 @@ def rating_table(rr: RoundRobinResult):
     """Build a rich table of the round-robin ratings and pairwise mean differences."""
     from rich.table import Table
 
-    t = Table(title=f"Bradley–Terry ratings (Elo scale, {rr.ratings.anchor} = 0)")
+    t = Table(title=f"Bradley–Terry ratings (Elo scale, {rr.ratings.anchor} = 0; pairwise "
+                    f"means in {rr.unit})")
     t.add_column("rank", justify="right")
     t.add_column("agent")
     t.add_column("rating", justify="right")
@@ -52,8 +63,8 @@ def rating_table(rr: RoundRobinResult):
     return t
 
 def markdown_table(results: Sequence[MatchResult]) -> str:
-    """Format match results as a Markdown table (mean points/hand vs each opponent, 95 % CI)."""
-    lines = ["| opponent | points/hand | 95 % CI | win rate | deals |",
+    """Format match results as a Markdown table (mean vs each opponent in its unit, 95 % CI)."""
+    lines = [f"| opponent | {shared_unit(results)} | 95 % CI | win rate | deals |",
              "|---|---:|---|---:|---:|"]
     for r in results:
         s = r.stats

@@ -47,9 +47,15 @@ class RoundRobinResult:
         np.fill_diagonal(m, 0.0)
         return m
 
+    @property
+    def unit(self) -> str:
+        """The unit of the mean matrix: every match of a round robin shares its format."""
+        return self.matches[0].unit
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready record."""
-        return {"agents": list(self.names), "ratings": self.ratings.to_dict(),
+        return {"agents": list(self.names), "unit": self.unit,
+                "ratings": self.ratings.to_dict(),
                 "matches": [m.to_dict() for m in self.matches],
                 "mean_matrix": [[None if math.isnan(v) else v for v in row]
                                 for row in self.mean_matrix().tolist()]}

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from agents import AgentError
+from gongzhu_env.rules import Rules
 from tests.training.arena.scripted_agents import Cheater, FirstLegal
 from training.arena import (
     ArenaError,
@@ -90,3 +91,26 @@ def test_arena_error_is_raised_for_a_bad_result_count(monkeypatch):
     monkeypatch.setattr(ev, "_run_task", lambda t: real(t)[:-1])
     with pytest.raises(ArenaError, match="missing deals"):
         ev.duplicate_match("random", "random", 5, chunk_size=5)
+
+
+def test_swapping_the_teams_cancels_the_luck_of_the_deal():
+    # The same deterministic agent in every seat plays the same game in both plays, so the
+    # swap must cancel each deal's team margin exactly; the guard shows there was one to cancel.
+    team = Rules.preset("scrofazero")
+    res = duplicate_match(FirstLegal(), FirstLegal(), 15, seed=0, mode="2v2", rules=team)
+    margins = res.scores[:, 0, [0, 2]].sum(axis=1) - res.scores[:, 0, [1, 3]].sum(axis=1)
+    assert np.count_nonzero(margins) >= 10
+    assert np.array_equal(res.scores[:, 0], res.scores[:, 1])
+    assert np.all(res.diffs == 0) and res.stats.tie_rate == 1.0
+    assert res.unit == "team points/deal" and res.to_dict()["unit"] == "team points/deal"
+
+
+def test_team_match_is_seeded_and_equal_with_one_and_two_workers():
+    deals = generate_deals(24, seed=5)
+    kw = dict(mode="2v2", rules="scrofazero", seed=4)
+    one = duplicate_match("random", "greedy", deals, workers=1, **kw)
+    again = duplicate_match("random", "greedy", deals, workers=1, **kw)
+    two = duplicate_match("random", "greedy", deals, workers=2, chunk_size=5, **kw)
+    assert np.array_equal(one.scores, again.scores) and one.stats == again.stats
+    assert np.array_equal(one.scores, two.scores) and np.array_equal(one.diffs, two.diffs)
+    assert one.stats == two.stats
