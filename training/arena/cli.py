@@ -8,6 +8,14 @@ are written.
     python -m training.evaluate --candidate expert --opponents random,greedy \
         --deals 2000 --seed 0 --workers 2 --out runs/eval
     python -m training.evaluate --round-robin random,greedy,expert --deals 500 --out runs/rr
+    python -m training.evaluate --rules scrofazero --teams --candidate expert \
+        --opponents random,greedy --deals 500
+
+``--teams`` is the 2-vs-2 team match (``--mode 2v2`` under rules with fixed partners, which
+gives the same numbers): the candidate pair against the opponent pair, each deal played with
+the teams swapped, in team points per deal (``training.arena.formats``). It asks for team
+rules and says so when they are missing, where ``--mode 2v2`` under individual rules keeps its
+per-hand meaning.
 
 Exit codes: 0 done, 2 bad input (an unknown agent, a bad deal file, a journal of another
 match), 1 an agent failed during the match.
@@ -27,7 +35,7 @@ from agents import AgentError
 from gongzhu_env.rules import Rules
 from training.arena.deals import DealFileError, generate_deals, load_deals
 from training.arena.duplicate import ArenaError, duplicate_match, journal_path, make_executor
-from training.arena.formats import MODES, SCORINGS
+from training.arena.formats import MODES, SCORINGS, check_format, team_presets
 from training.arena.hands import HandRecord, validate_agents
 from training.arena.journal import JournalError
 from training.arena.plots import plot_matches, plot_ratings
@@ -71,7 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deal-file", help="load the deals from this .npz/.json file instead")
     p.add_argument("--save-deals", help="save the deal set used to this .npz/.json file")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals, agents, bootstrap")
-    p.add_argument("--mode", choices=MODES, default="1v3", help="duplicate format")
+    p.add_argument("--mode", choices=MODES, default=None,
+                   help="duplicate format (default 1v3; 2v2 with --teams)")
+    p.add_argument("--teams", action="store_true",
+                   help="2-vs-2 team match under team rules (e.g. --rules scrofazero): "
+                        "candidate pair against opponent pair, in team points per deal")
     p.add_argument("--scoring", choices=SCORINGS, default="raw",
                    help="raw hand points or zero-sum settlement")
     p.add_argument("--rules", default="standard", help="rules preset name")
@@ -91,6 +103,24 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def resolve_mode(mode: str | None, teams: bool, rules_name: str, rules: Rules) -> str:
+    """Return the format asked for: ``--teams`` is 2v2, and only under rules with partners.
+
+    A team match under rules without teams would silently be scored per hand, so it is refused
+    with the presets that do have teams.
+    """
+    if not teams:
+        return mode or "1v3"
+    if mode not in (None, "2v2"):
+        raise ValueError(f"--teams is the 2v2 team match; it cannot be combined with --mode {mode}")
+    if not rules.team_play:
+        why = ("its teams are formed by the SQ and DJ holders after the deal"
+               if rules.pig_sheep_team else "they have no fixed partners")
+        raise ValueError(f"--teams needs team rules, but rules {rules_name!r} do not have them "
+                         f"({why}); team presets: {', '.join(team_presets())}")
+    return "2v2"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the arena from the command line; returns the exit code (0 ok, 2 bad input, 1 error)."""
     parser = build_parser()
@@ -105,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.resume and not args.out:
             raise ValueError("--resume continues a run written to --out; give the same --out")
         rules = Rules.coerce(args.rules)
+        mode = resolve_mode(args.mode, args.teams, args.rules, rules)
+        check_format(mode, args.scoring, rules)
         if args.round_robin:
             specs = split_specs(args.round_robin)
             if args.opponents:
@@ -124,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     out = Path(args.out) if args.out else None
-    common: dict[str, Any] = dict(mode=args.mode, scoring=args.scoring, rules=rules,
+    common: dict[str, Any] = dict(mode=mode, scoring=args.scoring, rules=rules,
                                   seed=args.seed, workers=args.workers,
                                   progress=not args.no_progress, resamples=args.resamples)
     if args.record:
@@ -147,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
                     results.append(duplicate_match(
                         specs[0], opp, deals, executor=pool, resume=args.resume,
                         journal=None if journals is None else journal_path(
-                            journals, specs[0], opp, args.mode), **common))
+                            journals, specs[0], opp, mode), **common))
             finally:
                 if pool is not None:
                     pool.shutdown(wait=True, cancel_futures=True)

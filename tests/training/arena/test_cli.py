@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from gongzhu_env.rules import Rules
-from training.arena.cli import main, split_specs
+from training.arena.cli import main, resolve_mode, split_specs
 
 
 def test_split_specs_keeps_options_together():
@@ -69,3 +71,45 @@ def test_cli_records_every_hand(tmp_path):
         assert r["meta"]["players"][r["meta"]["play"]] == "greedy"
         assert r["meta"]["players"].count("random") == 3
         assert replay_record(r).scores() == r["scores"]
+
+
+def test_cli_team_match_end_to_end(tmp_path):
+    out = tmp_path / "teams"
+    assert main(["--rules", "scrofazero", "--teams", "--candidate", "greedy", "--opponents",
+                 "random", "--deals", "8", "--seed", "1", "--workers", "1", "--out", str(out),
+                 "--no-progress"]) == 0
+    (res,) = json.loads((out / "eval.json").read_text())["results"]
+    assert res["mode"] == "2v2" and res["unit"] == "team points/deal"
+    assert res["rules"] == Rules.preset("scrofazero").to_dict()
+    assert res["hands_played"] == 16 and len(res["diffs"]) == 8
+    # --mode 2v2 under the same rules is the same team match.
+    same = tmp_path / "same"
+    assert main(["--rules", "scrofazero", "--mode", "2v2", "--candidate", "greedy",
+                 "--opponents", "random", "--deals", "8", "--seed", "1", "--workers", "1",
+                 "--out", str(same), "--no-progress", "--no-plot"]) == 0
+    assert json.loads((same / "eval.json").read_text())["results"][0]["diffs"] == res["diffs"]
+    assert (out / "eval.png").stat().st_size > 0
+
+
+def test_cli_team_round_robin(tmp_path):
+    assert main(["--rules", "scrofazero", "--teams", "--round-robin", "random,greedy",
+                 "--deals", "4", "--workers", "1", "--out", str(tmp_path), "--no-progress",
+                 "--no-plot"]) == 0
+    doc = json.loads((tmp_path / "round_robin.json").read_text())
+    assert doc["unit"] == "team points/deal"
+    assert [m["mode"] for m in doc["matches"]] == ["2v2"]
+
+
+def test_cli_team_bad_input(capsys):
+    base = ["--candidate", "random", "--opponents", "random", "--deals", "2", "--no-progress"]
+    assert main([*base, "--teams"]) == 2
+    err = capsys.readouterr().err
+    assert "'standard'" in err and "team presets: scrofazero" in err
+    assert main([*base, "--teams", "--rules", "scrofazero", "--mode", "1v3"]) == 2
+    assert "--mode 1v3" in capsys.readouterr().err
+    assert main([*base, "--rules", "scrofazero", "--scoring", "zero_sum"]) == 2
+    assert "opponent copy" in capsys.readouterr().err
+    pig_sheep = Rules(pig_sheep_team=True, declaration="none")
+    with pytest.raises(ValueError, match="SQ and DJ holders.*scrofazero"):
+        resolve_mode(None, True, "pig-sheep", pig_sheep)
+    assert resolve_mode(None, False, "standard", Rules()) == "1v3"
