@@ -4,7 +4,7 @@ Every number this project reports about playing strength comes from here. The ro
 
 ==================  ===============================================================================
 ``deals``           fixed, seeded deal sets; saved to and loaded from ``.npz`` / ``.json`` files
-``formats``         the duplicate formats (1 vs 3, 2 vs 2) and the paired difference of a deal
+``formats``         duplicate formats (1 vs 3, 2 vs 2, teams) and the difference of a deal
 ``hands``           one hand at a table: per-hand agent seeding and errors that name the hand
 ``duplicate``       a duplicate match over a deal set, in parallel, with ``MatchResult``
 ``journal``         the record of finished deals that lets an interrupted match resume
