@@ -11,7 +11,7 @@ each player may expose SQ, DJ, C10 or HA to double its effect. The rules are
 Agents              ``player_0`` .. ``player_3`` (seat ``i`` is ``player_i``)
 Action space        ``Discrete(53)``: 0..51 a card (expose it while declaring, play
                     it while playing), 52 DONE (end my declaration turn)
-Observation space   ``Dict(observation=Box(0, 1, (OBS_SIZE,), float32),
+Observation space   ``Dict(observation=Box(0, 1, (obs_size(rules, match),), float32),
                     action_mask=Box(0, 1, (53,), int8))``
 Import              ``from gongzhu_env import env, raw_env``
 ==================  ==============================================================
