@@ -541,12 +541,12 @@ def _check_common(cfg: DMCConfig | SB3Config) -> None:
                           f"{list(cfg.hidden)}")
 
 
-def _has_teams(rules: object) -> bool:
+def _has_teams(rules: Any) -> bool:
     """Whether a config's rules value names rules with teams (False if it is not valid)."""
     from gongzhu_env.rules import Rules
 
     try:
-        return Rules.coerce(rules).has_teams  # type: ignore[arg-type]
+        return Rules.coerce(rules).has_teams
     except (ValueError, TypeError):
         return False  # validation names the bad value
 
