@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from agents.base import Agent, AgentError
 from agents.expert import ExpertAgent
@@ -15,9 +16,14 @@ from agents.greedy import GreedyAgent
 from agents.pimc import PimcAgent
 from agents.random_agent import RandomAgent
 
+if TYPE_CHECKING:
+    from gongzhu_env.rules import Rules
 
-def _build_policy(path: str, seed: int | None = None) -> Agent:
+
+def _build_policy(path: str, seed: int | None = None, rules: Rules | None = None) -> Agent:
     """Load a trained policy from ``path`` through ``agents.policy.load_policy_agent``.
+
+    ``rules`` are the table's: a file trained for other rules is refused now, not mid-match.
 
     The policy module needs the training extra (torch); it is imported only when asked for,
     so the rule agents stay usable without it.
@@ -35,7 +41,7 @@ def _build_policy(path: str, seed: int | None = None) -> Agent:
     loader = getattr(module, "load_policy_agent", None)
     if loader is None:
         raise AgentError("agents.policy has no load_policy_agent(path, seed=...) function")
-    return loader(path.strip(), seed=seed)
+    return loader(path.strip(), seed=seed, rules=rules)
 
 
 BUILDERS: dict[str, Callable[..., Agent]] = {
@@ -64,8 +70,14 @@ def _parse_options(name: str, text: str) -> dict[str, object]:
     return opts
 
 
-def make_agent(spec: str, seed: int | None = None) -> Agent:
-    """Build an agent from its spec; ``seed`` seeds its random choices."""
+def make_agent(spec: str, seed: int | None = None, rules: Rules | None = None) -> Agent:
+    """Build an agent from its spec; ``seed`` seeds its random choices.
+
+    ``rules`` are the rules of the table the agent will sit at, when they are known. Only a
+    trained policy needs them at construction (its network is sized and trained for one rule
+    set); without them it takes the rules its file was trained for. Rule agents read the rules
+    at ``reset``.
+    """
     if isinstance(spec, Agent):
         return spec
     if not isinstance(spec, str) or not spec.strip():
@@ -76,7 +88,7 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         raise AgentError(f"unknown agent {name!r} in spec {spec!r}; known agents: "
                          f"{sorted(BUILDERS)}")
     if name == "policy":
-        return BUILDERS[name](rest, seed=seed)
+        return BUILDERS[name](rest, seed=seed, rules=rules)
     opts = _parse_options(name, rest)
     try:
         return BUILDERS[name](seed=seed, **opts)

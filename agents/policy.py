@@ -15,14 +15,19 @@ architecture   ``{"obs_size": int, "num_actions": int, "hidden": [int, ...],
                "card_features": bool, "holder_features": bool}`` (a flag absent in older
                files: false)
 rules          ``Rules.to_dict()`` of the rule set the policy was trained for
-obs_size       ``OBS_SIZE`` of the observation it reads (``gongzhu_env.view``)
+obs_size       length of the observation it reads: ``gongzhu_env.view.obs_size(rules)`` of
+               the rules above (600 for the standard game)
 trainer        which trainer wrote it (``"dmc"``, ``"sb3-maskable-ppo"``)
 metadata       free-form facts about the run (preset, decisions trained, wall-clock seconds)
 =============  ================================================================================
 
-Loading checks the format, the observation size, the action count and the rule set against the
-table's, and raises ``PolicyLoadError`` saying which one differs, so a policy is never silently
-played under rules or an observation layout it was not trained for.
+Loading checks the format, and that the observation size and the action count are the ones
+the file's own rules give (``obs_size(rules)``, ``NUM_ACTIONS``): the size belongs to the rules,
+so a team-play policy reads 604 values and a standard one 600. Given the table's rules, loading
+also checks the rule set; without them the agent takes the rules it was trained for and
+refuses, at ``reset``, a table whose rules differ. Either way ``PolicyLoadError`` names what
+differs, so a policy is never silently played under rules or an observation layout it was not
+trained for.
 
 Either kind is played the same way: encode the view, one forward pass, the highest-scoring
 legal action (``argmax`` over the legal mask). ``make_agent("policy:PATH")`` and
@@ -45,7 +50,7 @@ from agents.card_features import NUM_FEATURES, CardFeatures
 from agents.holder_features import NUM_HOLDER_FEATURES, HolderFeatures
 from gongzhu_env.cards import NUM_ACTIONS
 from gongzhu_env.rules import Rules
-from gongzhu_env.view import OBS_SIZE, PlayerView
+from gongzhu_env.view import PlayerView, obs_size
 
 FORMAT = "gongzhu-policy"
 FORMAT_VERSION = 1
@@ -69,13 +74,14 @@ class QNetwork(nn.Module):
     not learnt).
     """
 
-    def __init__(self, obs_size: int = OBS_SIZE, num_actions: int = NUM_ACTIONS,
+    def __init__(self, obs_size: int | None = None, num_actions: int = NUM_ACTIONS,
                  hidden: Sequence[int] = (512, 512, 256), card_features: bool = False,
                  holder_features: bool = False) -> None:
         super().__init__()
         if not hidden or any(int(h) <= 0 for h in hidden):
             raise ValueError(f"hidden layer sizes must be positive integers; got {list(hidden)}")
-        self.obs_size = int(obs_size)
+        # None: the standard game's observation; other rule sets pass obs_size(rules).
+        self.obs_size = int(obs_size) if obs_size is not None else _standard_obs_size()
         self.num_actions = int(num_actions)
         self.hidden = [int(h) for h in hidden]
         self.card_features = bool(card_features)
@@ -122,6 +128,9 @@ def policy_dict(net: QNetwork, rules: Rules, *, kind: str = "q", trainer: str = 
     """Build the dict a policy file holds (see the module docstring)."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}; got {kind!r}")
+    if net.obs_size != obs_size(rules):
+        raise ValueError(f"the network reads {net.obs_size} values, but the observation of "
+                         f"these rules has {obs_size(rules)}: it cannot be their policy")
     return {
         "format": FORMAT,
         "version": FORMAT_VERSION,
@@ -129,7 +138,7 @@ def policy_dict(net: QNetwork, rules: Rules, *, kind: str = "q", trainer: str = 
         "state_dict": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
         "architecture": net.architecture(),
         "rules": rules.to_dict(),
-        "obs_size": OBS_SIZE,
+        "obs_size": obs_size(rules),
         "trainer": trainer,
         "metadata": dict(metadata or {}),
     }
@@ -164,23 +173,43 @@ def load_policy_file(path_or_name: str | os.PathLike[str],
                      rules: Rules | None = None) -> tuple[QNetwork, dict[str, Any]]:
     """Load and check a policy file; return the network (in eval mode) and the file's dict.
 
-    ``rules`` is the rule set the policy will play under (default: the standard game); a file
-    trained for another rule set is refused.
+    ``rules`` is the rule set of the table the policy will play at; a file trained for another
+    rule set is refused, naming the options that differ. ``None`` accepts the rules the file
+    was trained for (the agent then checks each table at ``reset``).
     """
     path = resolve_policy_path(path_or_name)
     if not path.is_file():
         raise PolicyLoadError(f"policy file not found: {path}")
-    want = rules or Rules()
     st = path.stat()
     key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
     cached = _CACHE.get(key)
     if cached is None:
         cached = _CACHE[key] = _read_policy(path)
     net, data = cached
-    if trained_rules(data, path) != want:
-        raise PolicyLoadError(f"{path} was trained for rules {_differences(data, want)}, "
-                              f"which the table's rules do not match")
+    if rules is not None and trained_rules(data, path) != rules:
+        raise rules_mismatch(str(path), trained_rules(data, path), rules, is_shipped(path))
     return net, data
+
+
+def is_shipped(path: Path) -> bool:
+    """Whether a resolved policy path is one of the files shipped in ``agents/pretrained/``."""
+    return path.resolve().parent == PRETRAINED_DIR.resolve()
+
+
+def rules_mismatch(what: str, have: Rules, table: Rules, shipped: bool) -> PolicyLoadError:
+    """Build the error for a policy trained for other rules than its table's, naming them.
+
+    For a shipped file it says what is shipped: asking for ``policy:pretrained`` at a variant
+    table means there is no shipped policy for it, and the fix is to train one.
+    """
+    diff = rule_differences(have, table)
+    if shipped:
+        return PolicyLoadError(
+            f"no policy is shipped for these rules ({diff}); the shipped policy "
+            f"{PRETRAINED_FILE} ('policy:pretrained') is trained for the standard rules only. "
+            f"Train one for this table with: gongzhu train --rules ...")
+    return PolicyLoadError(f"{what} was trained for rules {diff}, which the table's rules do "
+                           f"not match")
 
 
 def trained_rules(data: Mapping[str, Any], path: object = "policy") -> Rules:
@@ -197,11 +226,16 @@ def trained_rules(data: Mapping[str, Any], path: object = "policy") -> Rules:
                               f"this version ({e})") from None
 
 
-def _differences(data: Mapping[str, Any], want: Rules) -> str:
-    have = trained_rules(data).to_dict()
-    table = want.to_dict()
-    diff = {k: (have[k], table[k]) for k in table if have.get(k) != table[k]}
+def rule_differences(have: Rules, table: Rules) -> str:
+    """Name the options in which a policy's rules differ from a table's, with both values."""
+    mine, theirs = have.to_dict(), table.to_dict()
+    diff = {k: (mine[k], theirs[k]) for k in theirs if mine.get(k) != theirs[k]}
     return ", ".join(f"{k}={a!r} (table: {b!r})" for k, (a, b) in diff.items()) or "?"
+
+
+def _standard_obs_size() -> int:
+    """Observation length of the standard rules, the default of networks built without rules."""
+    return obs_size(Rules())
 
 
 # Loaded files by (path, mtime, size). The arena builds a fresh agent for every hand from its
@@ -223,18 +257,19 @@ def _read_policy(path: Path) -> tuple[QNetwork, dict[str, Any]]:
     if data.get("version") != FORMAT_VERSION:
         raise PolicyLoadError(f"{path}: policy format version {data.get('version')!r} is not "
                               f"supported; expected {FORMAT_VERSION}")
-    if data.get("obs_size") != OBS_SIZE:
-        raise PolicyLoadError(
-            f"{path} was trained on observations of size {data.get('obs_size')}, but this "
-            f"version of gongzhu_env encodes {OBS_SIZE} values; retrain the policy")
     if not isinstance(data.get("rules"), dict):
         raise PolicyLoadError(f"{path}: the file does not record the rules it was trained for")
+    size = obs_size(trained_rules(data, path))
+    if data.get("obs_size") != size:
+        raise PolicyLoadError(
+            f"{path} was trained on observations of size {data.get('obs_size')}, but this "
+            f"version of gongzhu_env encodes {size} values for its rules; retrain the policy")
     if data.get("kind") not in KINDS:
         raise PolicyLoadError(f"{path}: unknown policy kind {data.get('kind')!r}; "
                               f"expected one of {KINDS}")
     arch = data.get("architecture") or {}
-    if arch.get("obs_size") != OBS_SIZE or arch.get("num_actions") != NUM_ACTIONS:
-        raise PolicyLoadError(f"{path}: network shape {arch} does not read {OBS_SIZE} "
+    if arch.get("obs_size") != size or arch.get("num_actions") != NUM_ACTIONS:
+        raise PolicyLoadError(f"{path}: network shape {arch} does not read {size} "
                               f"observations into {NUM_ACTIONS} actions")
     try:
         net = QNetwork.from_architecture(arch)
@@ -264,14 +299,18 @@ class PolicyAgent(Agent):
         self.rules = rules or Rules()
         self.temperature = float(temperature)
         self.name = label
-        self._obs = np.empty(OBS_SIZE, dtype=np.float32)
+        size = obs_size(self.rules)
+        if net.obs_size != size:
+            raise PolicyLoadError(f"policy {label!r}: its network reads {net.obs_size} values, "
+                                  f"but the observation of its rules has {size}")
+        self._obs = np.empty(size, dtype=np.float32)
+        self.shipped = False
+        """Whether the network is a shipped file (``agents/pretrained/``): errors say so."""
 
     def reset(self, seat: int, rules: Rules) -> None:
         """Refuse to sit at a table whose rules the policy was not trained for."""
         if rules != self.rules:
-            diff = {k: v for k, v in self.rules.to_dict().items() if rules.to_dict()[k] != v}
-            raise PolicyLoadError(f"policy {self.name!r} was trained for rules {diff}, which "
-                                  f"the table's rules do not match")
+            raise rules_mismatch(f"policy {self.name!r}", self.rules, rules, self.shipped)
 
     def scores(self, view: PlayerView) -> np.ndarray:
         """Return the network's score of each of the 53 actions (illegal ones too)."""
@@ -296,13 +335,19 @@ class PolicyAgent(Agent):
 
 def load_policy_agent(path_or_name: str | os.PathLike[str], seed: int | None = None, *,
                       rules: Rules | None = None, temperature: float = 0.0) -> PolicyAgent:
-    """Build a ``PolicyAgent`` from a policy file path or ``"pretrained"``."""
+    """Build a ``PolicyAgent`` from a policy file path or ``"pretrained"``.
+
+    ``rules``: the table's rules, checked at once; ``None`` plays under the rules the file was
+    trained for (and ``reset`` refuses any other table).
+    """
     net, data = load_policy_file(path_or_name, rules)
     label = f"policy:{os.fspath(path_or_name)}"
-    return PolicyAgent(net, trained_rules(data, path_or_name), seed=seed,
-                       temperature=temperature, label=label)
+    agent = PolicyAgent(net, trained_rules(data, path_or_name), seed=seed,
+                        temperature=temperature, label=label)
+    agent.shipped = is_shipped(resolve_policy_path(path_or_name))
+    return agent
 
 
 __all__ = ["QNetwork", "PolicyAgent", "PolicyLoadError", "load_policy_agent",
-           "load_policy_file", "save_policy", "policy_dict", "trained_rules", "PRETRAINED_DIR",
-           "PRETRAINED_FILE"]
+           "load_policy_file", "save_policy", "policy_dict", "trained_rules", "rule_differences",
+           "PRETRAINED_DIR", "PRETRAINED_FILE"]

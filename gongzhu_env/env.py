@@ -11,7 +11,7 @@ each player may expose SQ, DJ, C10 or HA to double its effect. The rules are
 Agents              ``player_0`` .. ``player_3`` (seat ``i`` is ``player_i``)
 Action space        ``Discrete(53)``: 0..51 a card (expose it while declaring, play
                     it while playing), 52 DONE (end my declaration turn)
-Observation space   ``Dict(observation=Box(0, 1, (OBS_SIZE,), float32),
+Observation space   ``Dict(observation=Box(0, 1, (obs_size(rules, match),), float32),
                     action_mask=Box(0, 1, (53,), int8))``
 Import              ``from gongzhu_env import env, raw_env``
 ==================  ==============================================================
@@ -83,10 +83,9 @@ from gongzhu_env.engine import Game
 from gongzhu_env.match import DEFAULT_MAX_HANDS, Match
 from gongzhu_env.render import render_game
 from gongzhu_env.rules import Rules
-from gongzhu_env.scoring import team_results, zero_sum
+from gongzhu_env.scoring import check_reward_mode, hand_results
 from gongzhu_env.view import obs_size
 
-REWARD_MODES = ("raw", "zero_sum", "team")
 EPISODES = ("hand", "match")
 AGENTS = tuple(f"player_{i}" for i in range(4))
 
@@ -103,11 +102,7 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
                  max_hands: int = DEFAULT_MAX_HANDS) -> None:
         super().__init__()
         self.rules = Rules.coerce(rules)
-        if reward_mode not in REWARD_MODES:
-            raise ValueError(f"reward_mode must be one of {REWARD_MODES}; got {reward_mode!r}")
-        if reward_mode == "team" and not self.rules.has_teams:
-            raise ValueError("reward_mode='team' needs team rules (team_play=True or "
-                             "pig_sheep_team=True)")
+        check_reward_mode(reward_mode, self.rules)
         if episode not in EPISODES:
             raise ValueError(f"episode must be one of {EPISODES}; got {episode!r}")
         if type(max_hands) is not int or max_hands < 1:
@@ -218,13 +213,7 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
 
     def _hand_rewards(self, raw: list[int], game: Game) -> dict[str, float]:
         """Each agent's reward for a finished hand, by ``reward_mode``, over ``reward_scale``."""
-        if self.reward_mode == "raw":
-            results: list[float] = list(raw)
-        elif self.reward_mode == "zero_sum":
-            results = zero_sum(raw)
-        else:
-            assert game.teams is not None
-            results = team_results(raw, game.teams)
+        results = hand_results(raw, self.reward_mode, game.teams)
         scale = self.reward_scale
         return {a: results[i] / scale for i, a in enumerate(AGENTS)}
 

@@ -162,6 +162,39 @@ FIXED_TEAMS: tuple[tuple[int, ...], tuple[int, ...]] = ((0, 2), (1, 3))
 """The partners of team play (RULES.md section 5)."""
 
 
+REWARD_MODES = ("raw", "zero_sum", "team")
+"""What a seat's hand result is measured as, for rewards and training targets."""
+
+
+def hand_results(raw_scores: Sequence[float], mode: str,
+                 teams: Sequence[Sequence[int]] | None = None) -> list[float]:
+    """Each seat's result of a finished hand in a reward mode (``REWARD_MODES``).
+
+    ``"raw"``: the raw score; ``"zero_sum"``: ``zero_sum``; ``"team"``: ``team_results`` over
+    the hand's ``teams`` (``Game.teams``), which team rules must have set. The env, the
+    single-seat wrapper and the trainers all ask here, so a reward means the same everywhere.
+    """
+    if mode == "raw":
+        return [float(s) for s in raw_scores]
+    if mode == "zero_sum":
+        return zero_sum(raw_scores)
+    if mode == "team":
+        if teams is None:
+            raise ValueError("reward mode 'team' needs the hand's teams; these rules have none "
+                             "(team_play=True or pig_sheep_team=True)")
+        return team_results(raw_scores, teams)
+    raise ValueError(f"reward mode must be one of {REWARD_MODES}; got {mode!r}")
+
+
+def check_reward_mode(mode: str, rules: Rules) -> None:
+    """Refuse an unknown reward mode, and ``"team"`` under rules without teams."""
+    if mode not in REWARD_MODES:
+        raise ValueError(f"reward_mode must be one of {REWARD_MODES}; got {mode!r}")
+    if mode == "team" and not rules.has_teams:
+        raise ValueError("reward_mode='team' needs team rules (team_play=True or "
+                         "pig_sheep_team=True)")
+
+
 def _check_teams(teams: Sequence[Sequence[int]]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     if len(teams) != 2 or sorted(s for t in teams for s in t) != [0, 1, 2, 3] \
             or not all(teams):

@@ -10,8 +10,9 @@ and reward the learner sees is its own.
 
 ==================  =========================================================================
 Action space        ``Discrete(53)``: 0..51 a card, 52 DONE (as in ``gongzhu_env.env``)
-Observation space   ``Box(0, 1, (OBS_SIZE,), float32)``: the learner seat's
-                    ``PlayerView.encode()`` (seats relative to the learner)
+Observation space   ``Box(0, 1, (obs_size(rules),), float32)``: the learner seat's
+                    ``PlayerView.encode()`` (seats relative to the learner); 600 values
+                    for the standard rules, more where a variant makes more public
 Action mask         ``action_masks()`` -> ``bool[53]`` (what sb3-contrib's ``MaskablePPO``
                     calls, also through ``SubprocVecEnv.env_method``); also ``info["action_mask"]``
 ==================  =========================================================================
@@ -39,7 +40,8 @@ snapshots this way, also through ``VecEnv.env_method``).
 Rewards
 -------
 Zero on every step but the last; at the end of the hand the learner receives its hand result:
-``"zero_sum"`` (default; own raw score minus the others' mean) or ``"raw"``, divided by
+``"zero_sum"`` (default; own raw score minus the others' mean), ``"raw"`` or, under team
+rules, ``"team"`` (the team's result, ``gongzhu_env.scoring.team_results``), divided by
 ``reward_scale``. An illegal action ends the episode at once with ``illegal_reward`` and
 ``info["illegal_action"] = True`` (mask your actions to avoid it).
 
@@ -79,10 +81,9 @@ from gongzhu_env.cards import NUM_ACTIONS
 from gongzhu_env.engine import Game
 from gongzhu_env.players import Player, play_turns, start_hand
 from gongzhu_env.rules import Rules
-from gongzhu_env.scoring import zero_sum
-from gongzhu_env.view import OBS_SIZE, PlayerView
+from gongzhu_env.scoring import REWARD_MODES, check_reward_mode, hand_results
+from gongzhu_env.view import PlayerView, obs_size
 
-REWARD_MODES = ("zero_sum", "raw")
 OpponentLike = Any  # a spec string, an ``agents.base.Agent`` or a callable view -> action
 
 
@@ -151,8 +152,7 @@ class SingleSeatEnv(gym.Env):
                  illegal_reward: float = -1.0, render_mode: str | None = None) -> None:
         super().__init__()
         self.rules = Rules.coerce(rules)
-        if reward_mode not in REWARD_MODES:
-            raise ValueError(f"reward_mode must be one of {REWARD_MODES}; got {reward_mode!r}")
+        check_reward_mode(reward_mode, self.rules)
         if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) \
                 or not reward_scale > 0:
             raise ValueError(f"reward_scale must be a positive number; got {reward_scale!r}")
@@ -169,7 +169,8 @@ class SingleSeatEnv(gym.Env):
         self.fixed_seat = seat
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
-        self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32)
+        self.observation_space = spaces.Box(0.0, 1.0, (obs_size(self.rules),),
+                                            dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.game: Game | None = None
         self.seat = 0
@@ -233,7 +234,7 @@ class SingleSeatEnv(gym.Env):
         play_turns(game, self.players)
         if game.is_over():
             raw = game.scores()
-            res = zero_sum(raw) if self.reward_mode == "zero_sum" else raw
+            res = hand_results(raw, self.reward_mode, game.teams)
             info = self._info()
             info["scores"] = list(raw)
             return self._obs(), float(res[self.seat]) / self.reward_scale, True, False, info

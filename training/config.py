@@ -29,7 +29,7 @@ from typing import Any
 
 PRESETS = ("quick", "full", "tiny")
 TRAINERS = ("dmc", "sb3")
-REWARD_MODES = ("zero_sum", "raw")
+REWARD_MODES = ("zero_sum", "raw", "team")
 SPECIAL_OPPONENTS = ("self", "snapshot")
 
 
@@ -53,8 +53,10 @@ class DMCConfig:
     seed: int = 0
     """Seeds Python's ``random``, numpy and torch, the deals and every agent (one block)."""
 
-    rules: str = "standard"
-    """Rules preset the policy is trained for (``gongzhu_env.rules.PRESETS``)."""
+    rules: str | dict[str, Any] = "standard"
+    """Rules the policy is trained for: a preset name (``gongzhu_env.rules.PRESETS``) or a
+    dict of options (``Rules.from_dict``). The observation size, and with it the network's
+    input, follows from them (``gongzhu_env.view.obs_size``)."""
 
     # ------------------------------------------------------------------ network
     hidden: tuple[int, ...] = (256, 256)
@@ -99,7 +101,9 @@ class DMCConfig:
 
     # ------------------------------------------------------------------ targets
     reward_mode: str = "zero_sum"
-    """``"zero_sum"``: own raw score minus the others' mean; ``"raw"``: own raw score. With
+    """``"zero_sum"``: own raw score minus the others' mean; ``"raw"``: own raw score;
+    ``"team"`` (team rules only, and their default in ``make_config``): the team's result,
+    which is what partners play for. With
     ``reward_scale`` and ``reward_clip`` it fixes the targets' unit: a target is the result in
     this mode, divided by the scale and clipped."""
 
@@ -317,8 +321,8 @@ class SB3Config:
     seed: int = 0
     """Seeds Python's ``random``, numpy, torch, the envs and every agent (one block)."""
 
-    rules: str = "standard"
-    """Rules preset the policy is trained for."""
+    rules: str | dict[str, Any] = "standard"
+    """Rules the policy is trained for: a preset name or a dict of options (as ``DMCConfig``)."""
 
     hidden: tuple[int, ...] = (256, 256)
     """Hidden widths of the policy and value MLPs."""
@@ -348,7 +352,8 @@ class SB3Config:
     """Entropy bonus."""
 
     reward_mode: str = "zero_sum"
-    """Reward of the learner seat at hand end: ``"zero_sum"`` or ``"raw"``."""
+    """Reward of the learner seat at hand end: ``"zero_sum"``, ``"raw"`` or (team rules only,
+    and their default in ``make_config``) ``"team"``."""
 
     reward_scale: float = 400.0
     """Hand results are divided by this."""
@@ -458,13 +463,19 @@ _FORMER_SB3_DEFAULTS: dict[str, Any] = {"total_timesteps": 200_000}
 
 
 def make_config(preset: str = "quick", trainer: str = "dmc", **overrides: Any) -> Config:
-    """Build and validate the config of a preset, with field overrides."""
+    """Build and validate the config of a preset, with field overrides.
+
+    Under team rules the reward is the team's result unless ``reward_mode`` is given: a seat
+    that learns its own score would learn to play against its partner.
+    """
     if trainer not in TRAINERS:
         raise ConfigError(f"trainer: unknown trainer {trainer!r}; expected one of {TRAINERS}")
     if preset not in PRESETS:
         raise ConfigError(f"preset: unknown preset {preset!r}; expected one of {PRESETS}")
     table = _DMC_PRESETS if trainer == "dmc" else _SB3_PRESETS
     values = {**table[preset], **overrides, "preset": preset}
+    if "reward_mode" not in values and _has_teams(values.get("rules")):
+        values["reward_mode"] = "team"
     return config_from_dict({"trainer": trainer, **values})
 
 
@@ -516,15 +527,28 @@ def _check_common(cfg: DMCConfig | SB3Config) -> None:
     from gongzhu_env.rules import Rules
 
     try:
-        Rules.coerce(cfg.rules)
+        rules = Rules.coerce(cfg.rules)
     except (ValueError, TypeError) as e:
         raise ConfigError(f"rules: {e}") from None
     if cfg.reward_mode not in REWARD_MODES:
         raise ConfigError(f"reward_mode: must be one of {REWARD_MODES}; got "
                           f"{cfg.reward_mode!r}")
+    if cfg.reward_mode == "team" and not rules.has_teams:
+        raise ConfigError("reward_mode: 'team' needs rules with teams (team_play or "
+                          f"pig_sheep_team); the rules {cfg.rules!r} have none")
     if not cfg.hidden or any(type(h) is not int or h <= 0 for h in cfg.hidden):
         raise ConfigError(f"hidden: layer widths must be positive integers; got "
                           f"{list(cfg.hidden)}")
+
+
+def _has_teams(rules: Any) -> bool:
+    """Whether a config's rules value names rules with teams (False if it is not valid)."""
+    from gongzhu_env.rules import Rules
+
+    try:
+        return Rules.coerce(rules).has_teams
+    except (ValueError, TypeError):
+        return False  # validation names the bad value
 
 
 def _check_opponents(cfg: DMCConfig | SB3Config) -> None:

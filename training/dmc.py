@@ -59,8 +59,8 @@ from gongzhu_env.cards import NUM_ACTIONS
 from gongzhu_env.engine import Game
 from gongzhu_env.players import play_turn
 from gongzhu_env.rules import Rules
-from gongzhu_env.scoring import zero_sum
-from gongzhu_env.view import OBS_SIZE
+from gongzhu_env.scoring import hand_results
+from gongzhu_env.view import obs_size
 from training.config import DMCConfig, config_from_dict
 from training.run import seed_everything
 
@@ -96,9 +96,10 @@ class ReplayBuffer:
     decision has one per distinct legal card. Actions without a target hold NaN.
     """
 
-    def __init__(self, capacity: int, rng: np.random.Generator) -> None:
+    def __init__(self, capacity: int, rng: np.random.Generator, obs_len: int) -> None:
+        # obs_len: the rules' observation size (gongzhu_env.view.obs_size), not a constant.
         self.capacity = capacity
-        self.obs = np.zeros((capacity, OBS_SIZE), dtype=np.uint8)
+        self.obs = np.zeros((capacity, obs_len), dtype=np.uint8)
         self.tgt = np.full((capacity, NUM_ACTIONS), np.nan, dtype=np.float32)
         self.size = 0
         self.pos = 0
@@ -180,7 +181,7 @@ class TableSimulator:
         self.ret_sum = 0.0
         self.ret_n = 0
         self.tables = [self._new_table() for _ in range(cfg.num_tables)]
-        self._obs = np.empty((cfg.num_tables, OBS_SIZE), dtype=np.float32)
+        self._obs = np.empty((cfg.num_tables, obs_size(self.rules)), dtype=np.float32)
         self._mask = np.zeros((cfg.num_tables, NUM_ACTIONS), dtype=bool)
 
     def _new_table(self) -> _Table:
@@ -242,7 +243,7 @@ class TableSimulator:
         """
         seat = g.current_player
         situation = Situation.from_game(g)
-        zs = self.cfg.reward_mode == "zero_sum"
+        mode = self.cfg.reward_mode
         targets = np.full((1, NUM_ACTIONS), np.nan, dtype=np.float32)
         for run in card_runs(g.legal_actions(), situation.unseen):
             # Equivalent cards lead to the same outcome: one rollout labels the whole run, so
@@ -250,7 +251,7 @@ class TableSimulator:
             c = g.clone()
             c.step(run[-1])
             sc = rollout(c, self._rollout_policy)
-            targets[0, run] = self._label(zero_sum(sc)[seat] if zs else float(sc[seat]))
+            targets[0, run] = self._label(hand_results(sc, mode, c.teams)[seat])
         self.sink(obs[None, :], targets)
         self.samples += 1
 
@@ -258,7 +259,7 @@ class TableSimulator:
         """Label every learner seat's samples with its own result and hand them on."""
         c = self.cfg
         raw = t.game.scores()
-        res = zero_sum(raw) if c.reward_mode == "zero_sum" else [float(s) for s in raw]
+        res = hand_results(raw, c.reward_mode, t.game.teams)
         for seat in range(4):
             if t.kinds[seat] != _LEARNER or not t.traj_act[seat]:
                 continue
@@ -357,9 +358,9 @@ def lambda_returns(values: list[float], final: float, lam: float) -> np.ndarray:
 
 
 def _network(cfg: DMCConfig) -> QNetwork:
-    """Build a fresh Q network of the config's architecture."""
-    return QNetwork(OBS_SIZE, NUM_ACTIONS, cfg.hidden, card_features=cfg.card_features,
-                    holder_features=cfg.holder_features)
+    """Build a fresh Q network of the config's architecture, reading its rules' observation."""
+    return QNetwork(obs_size(Rules.coerce(cfg.rules)), NUM_ACTIONS, cfg.hidden,
+                    card_features=cfg.card_features, holder_features=cfg.holder_features)
 
 
 def _frozen(state_dict: dict[str, torch.Tensor], cfg: DMCConfig) -> QNetwork:
@@ -377,7 +378,7 @@ def _actor_main(cfg_dict: dict[str, Any], actor_id: int, samples: Any, commands:
 
     Messages in: ``("weights", state_dict, run_decisions, budget_fraction)``,
     ``("snapshots", [state_dict])``.
-    Messages out: ``(obs uint8[n, OBS], targets float32[n, 53], stats dict)``.
+    Messages out: ``(obs uint8[n, obs_size], targets float32[n, 53], stats dict)``.
     """
     import os
     import queue
@@ -452,7 +453,8 @@ class DMCTrainer:
         if cfg.init_policy:
             self._load_init_policy(cfg.init_policy)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr)
-        self.replay = ReplayBuffer(cfg.replay_size, np.random.default_rng(cfg.seed + 1))
+        self.replay = ReplayBuffer(cfg.replay_size, np.random.default_rng(cfg.seed + 1),
+                                   self.net.obs_size)
         self.snapshots: list[QNetwork] = []
         self.decisions = 0
         self.forced = 0

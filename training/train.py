@@ -20,6 +20,7 @@ import threading
 import time
 from typing import Any
 
+from gongzhu_env.rules import PRESETS as RULE_PRESETS
 from gongzhu_env.rules import Rules
 from training.arena import markdown_table
 from training.config import (
@@ -58,6 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="run directory (default runs/<preset>-<trainer>)")
     p.add_argument("--resume", action="store_true",
                    help="continue the run in --out from its last checkpoint")
+    p.add_argument("--rules", default=None, metavar="NAME|JSON",
+                   help=f"rules to train for: a preset ({', '.join(RULE_PRESETS)}) or a JSON "
+                        "object of options, e.g. '{\"team_play\": true}' (default standard; "
+                        "team rules train on the team result)")
     p.add_argument("--seed", type=int, default=None, help="override the config's seed")
     p.add_argument("--time-budget", type=float, default=None,
                    help="override the training budget in seconds")
@@ -69,8 +74,28 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def parse_rules(text: str) -> str | dict[str, Any]:
+    """Read ``--rules``: a preset name as it is, a JSON object as a dict of options.
+
+    The config keeps the value in this form (readable in ``config.json``); validating the
+    config checks the name or the options and names the one that is wrong.
+    """
+    text = text.strip()
+    if not text.startswith("{"):
+        return text
+    try:
+        options = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"--rules {text!r}: not a preset name nor a JSON object ({e})") from None
+    if not isinstance(options, dict):
+        raise ConfigError(f"--rules {text!r}: expected a JSON object of rule options")
+    return options
+
+
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    if args.rules is not None:
+        out["rules"] = parse_rules(args.rules)
     if args.seed is not None:
         out["seed"] = args.seed
     if args.time_budget is not None:

@@ -32,7 +32,7 @@ from agents import make_agent
 from agents.policy import PolicyAgent, QNetwork, save_policy
 from gongzhu_env.cards import NUM_ACTIONS
 from gongzhu_env.rules import Rules
-from gongzhu_env.view import OBS_SIZE, PlayerView
+from gongzhu_env.view import PlayerView, obs_size
 from gongzhu_env.wrappers import SingleSeatEnv
 from training.config import SB3Config
 from training.run import (
@@ -48,9 +48,12 @@ from training.run import (
 _POOL_SLOTS = 20
 
 
-def actor_network(model: Any, hidden: tuple[int, ...]) -> QNetwork:
-    """Copy the MaskablePPO actor (MLP + action head) into a ``QNetwork`` of kind logits."""
-    net = QNetwork(OBS_SIZE, NUM_ACTIONS, hidden)
+def actor_network(model: Any, hidden: tuple[int, ...], rules: Rules) -> QNetwork:
+    """Copy the MaskablePPO actor (MLP + action head) into a ``QNetwork`` of kind logits.
+
+    The network reads the observation of ``rules`` (``obs_size``), as the actor did.
+    """
+    net = QNetwork(obs_size(rules), NUM_ACTIONS, hidden)
     linears = [m for m in model.policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
     linears.append(model.policy.action_net)
     targets = [m for m in net.net if isinstance(m, nn.Linear)]
@@ -179,9 +182,9 @@ def train_sb3(cfg: SB3Config, run: RunDir, resume: bool, quiet: bool = False) ->
             if n - self.last["snap"] >= cfg.snapshot_interval_steps:
                 self.last["snap"] = n
                 path = run.checkpoints / f"snapshot_{n:010d}.pt"
-                save_policy(path, actor_network(model, cfg.hidden), rules, kind="logits",
+                save_policy(path, actor_network(model, cfg.hidden, rules), rules, kind="logits",
                             trainer="sb3-maskable-ppo")
-                snapshots.append(PolicyAgent(actor_network(model, cfg.hidden), rules))
+                snapshots.append(PolicyAgent(actor_network(model, cfg.hidden, rules), rules))
                 state["snapshots"].append(str(path))
                 del snapshots[:-cfg.snapshot_pool_size]
                 state["snapshots"] = state["snapshots"][-cfg.snapshot_pool_size:]
@@ -210,7 +213,7 @@ def train_sb3(cfg: SB3Config, run: RunDir, resume: bool, quiet: bool = False) ->
             state_path.write_text(json.dumps(state), encoding="utf-8")
 
         def evaluate(self) -> None:
-            net = actor_network(model, cfg.hidden)
+            net = actor_network(model, cfg.hidden, rules)
             results = evaluate_policy(net, rules, cfg.eval_opponents, cfg.eval_deals, EVAL_SEED)
             log.evaluations(results, self.elapsed(), self.num_timesteps)
             if not quiet:
@@ -230,7 +233,7 @@ def train_sb3(cfg: SB3Config, run: RunDir, resume: bool, quiet: bool = False) ->
         venv.close()
     hooks.evaluate()
     log.close()
-    net = actor_network(model, cfg.hidden)
+    net = actor_network(model, cfg.hidden, rules)
     save_policy(run.policy, net, rules, kind="logits", trainer="sb3-maskable-ppo",
                 metadata=policy_metadata(cfg, model.num_timesteps, hooks.elapsed()))
     return net

@@ -37,12 +37,18 @@ def test_saved_policy_round_trips(tmp_path):
 
 def test_policy_for_other_rules_is_refused(tmp_path):
     path = save_policy(tmp_path / "p.pt", tiny_q_network(), Rules(settlement_multiplier=1))
-    with pytest.raises(PolicyLoadError, match="rules"):
-        load_policy_agent(path)
+    # Refused when loaded for a standard table, naming the option that differs.
+    with pytest.raises(PolicyLoadError, match=r"settlement_multiplier=1 \(table: 12\)"):
+        load_policy_agent(path, rules=Rules())
     # ... but accepted at a table with those rules, and refused at a standard table.
     agent = load_policy_agent(path, rules=Rules(settlement_multiplier=1))
-    with pytest.raises(PolicyLoadError, match="rules"):
+    with pytest.raises(PolicyLoadError, match="settlement_multiplier"):
         agent.reset(0, Rules())
+    # Without the table's rules the agent takes the file's, and still checks each table.
+    unbound = load_policy_agent(path)
+    assert unbound.rules == Rules(settlement_multiplier=1)
+    with pytest.raises(PolicyLoadError, match="settlement_multiplier"):
+        unbound.reset(0, Rules())
 
 
 def test_policy_rules_are_compared_as_rule_sets(tmp_path):
@@ -92,3 +98,21 @@ def test_the_shipped_policy_loads_by_name_and_plays_legal_moves():
     for view in random_views(2, 11):
         if view.legal_actions:
             assert agent.act(view) in view.legal_actions
+
+
+def test_policy_spec_is_checked_against_the_table_rules(tmp_path):
+    path = save_policy(tmp_path / "huapai.pt", tiny_q_network(), Rules.preset("huapai"))
+    # Built for its own table, or without rules (it then takes the file's rules).
+    assert make_agent(f"policy:{path}", rules=Rules.preset("huapai")).rules.strict_exposure
+    assert make_agent(f"policy:{path}").rules == Rules.preset("huapai")
+    with pytest.raises(PolicyLoadError, match=r"strict_exposure=True \(table: False\)"):
+        make_agent(f"policy:{path}", rules=Rules())
+
+
+def test_pretrained_at_a_variant_table_says_what_is_shipped():
+    with pytest.raises(PolicyLoadError, match="trained for the standard rules only") as e:
+        make_agent("policy:pretrained", rules=Rules.preset("scrofazero"))
+    assert "team_play=False (table: True)" in str(e.value)
+    agent = make_agent("policy:pretrained")
+    with pytest.raises(PolicyLoadError, match="no policy is shipped for these rules"):
+        agent.reset(0, Rules.preset("huapai"))

@@ -11,8 +11,9 @@ from agents import make_agent
 from agents.base import Agent
 from gongzhu_env.cards import DONE
 from gongzhu_env.players import IllegalPlayerActionError
-from gongzhu_env.scoring import zero_sum
-from gongzhu_env.view import decode
+from gongzhu_env.rules import PRESETS, Rules
+from gongzhu_env.scoring import team_results, zero_sum
+from gongzhu_env.view import decode, obs_size
 from gongzhu_env.wrappers import SingleSeatEnv
 
 
@@ -222,3 +223,26 @@ def test_maskable_ppo_reads_masks_through_subprocess_vec_env():
                 assert not (row_mask[:52] & ~hand).any()
     finally:
         venv.close()
+
+
+@pytest.mark.parametrize("rules", [*sorted(PRESETS), {"hidden_exposure": True},
+                                   {"first_drawn_exposure": True},
+                                   {"pig_sheep_team": True, "declaration": "none"}])
+def test_every_rule_set_passes_the_checker_with_its_own_observation_size(rules):
+    table = Rules.coerce(rules)
+    mode = "team" if table.has_teams else "zero_sum"
+    env = SingleSeatEnv(_pool(), factory=make_agent, rules=table, reward_mode=mode)
+    assert env.observation_space.shape == (obs_size(table),)
+    check_env(env, skip_render_check=True)
+    obs, _ = env.reset(seed=1)
+    assert obs.shape == env.observation_space.shape
+
+
+def test_team_reward_pays_the_learner_its_team_result():
+    env = SingleSeatEnv(["random"], factory=make_agent, rules="scrofazero", reward_mode="team",
+                        reward_scale=1.0)
+    _, rewards, infos = _play(env, 4, np.random.default_rng(0))
+    expected = team_results(infos[-1]["scores"])[infos[-1]["seat"]]
+    assert rewards[-1] == pytest.approx(expected)
+    with pytest.raises(ValueError, match="team rules"):
+        SingleSeatEnv(["random"], factory=make_agent, reward_mode="team")

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from training.config import ConfigError, DMCConfig, make_config
+from gongzhu_env.rules import Rules
+from training.config import ConfigError, DMCConfig, load_config, make_config, save_config
 
 
 @pytest.mark.parametrize("overrides, field", [
@@ -171,3 +172,26 @@ def test_a_config_saved_before_a_field_existed_keeps_the_value_it_meant(tmp_path
     del data["total_timesteps"]
     path.write_text(json.dumps(data))
     assert load_config(str(path)).total_timesteps == 200_000
+
+
+def test_rules_are_a_preset_name_or_a_dict_of_options_and_round_trip(tmp_path):
+    cfg = make_config("tiny", "dmc", rules={"team_play": True})
+    assert Rules.coerce(cfg.rules) == Rules(team_play=True)
+    path = tmp_path / "config.json"
+    save_config(cfg, str(path))
+    assert load_config(str(path)).rules == {"team_play": True}
+    # A config.json of before (rules as a preset name) still loads.
+    data = json.loads(path.read_text())
+    data.update(rules="huapai", reward_mode="zero_sum")
+    path.write_text(json.dumps(data))
+    assert Rules.coerce(load_config(str(path)).rules) == Rules.preset("huapai")
+
+
+@pytest.mark.parametrize("trainer", ["dmc", "sb3"])
+def test_team_rules_train_on_the_team_result_unless_told_otherwise(trainer):
+    assert make_config("tiny", trainer, rules="scrofazero").reward_mode == "team"
+    assert make_config("tiny", trainer, rules="scrofazero",
+                       reward_mode="zero_sum").reward_mode == "zero_sum"
+    assert make_config("tiny", trainer, rules="huapai").reward_mode == "zero_sum"
+    with pytest.raises(ConfigError, match="^reward_mode: 'team' needs rules with teams"):
+        make_config("tiny", trainer, rules="huapai", reward_mode="team")

@@ -5,15 +5,22 @@ from __future__ import annotations
 import csv
 import json
 
+import pytest
 import torch
 
 from agents import make_agent
 from agents.policy import (
+    PolicyLoadError,
     load_policy_agent,
     load_policy_file,
 )
+from gongzhu_env.engine import Game
+from gongzhu_env.rules import PRESETS, Rules
+from gongzhu_env.view import obs_size
 from tests.helpers import random_views
 from training import train
+from training.arena.hands import play_hand
+from training.train import parse_rules
 
 
 def test_dmc_tiny_run_writes_its_files_and_resumes(tmp_path, capsys):
@@ -98,4 +105,55 @@ def test_command_line_refuses_bad_values_before_training(tmp_path, capsys):
     assert "num_tables" in capsys.readouterr().err
     assert train.main(["--preset", "nosuch", "--out", str(out)]) == 2
     assert "preset" in capsys.readouterr().err
+    assert not out.exists()
+
+
+# Every rule set trains with both trainers: the network, the buffers and the single-seat env
+# take their sizes from the rules. Runs are cut to about a second of training, no evaluation.
+_RULE_SETS = [*sorted(PRESETS), '{"pig_sheep_team": true, "declaration": "none"}',
+              '{"hidden_exposure": true, "first_drawn_exposure": true}']
+_SHORT = {"dmc": ["--time-budget", "0.5", "--set", "eval_interval_s=100"],
+          "sb3": ["--set", "total_timesteps=128", "--set", "n_steps=32",
+                  "--set", "batch_size=32", "--set", "eval_interval_steps=1000"]}
+
+
+def _plays_legal_moves_at_its_table(spec: str, rules: Rules) -> None:
+    """Seat the policy four times at a table of ``rules``: the engine refuses any illegal move."""
+    players = [make_agent(spec, seed=s, rules=rules) for s in range(4)]
+    game = play_hand(Game(rules, seed=5).hands, players, rules)
+    assert game.is_over()
+
+
+# Both trainers for every preset; the option dicts (which test the parsing and two more
+# sizes) with the DMC trainer only.
+@pytest.mark.parametrize("trainer, rules", [("dmc", r) for r in _RULE_SETS]
+                         + [("sb3", r) for r in sorted(PRESETS)])
+def test_every_rule_set_trains_a_policy_that_plays_at_its_table(tmp_path, trainer, rules):
+    out = tmp_path / "run"
+    assert train.main(["--trainer", trainer, "--preset", "tiny", "--rules", rules,
+                       "--out", str(out), "--quiet", "--final-eval-deals", "0",
+                       *_SHORT[trainer]]) == 0
+    table = Rules.coerce(parse_rules(rules))
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["reward_mode"] == ("team" if table.has_teams else "zero_sum")
+    net, data = load_policy_file(out / "policy.pt", table)
+    assert data["obs_size"] == net.obs_size == obs_size(table)
+    _plays_legal_moves_at_its_table(f"policy:{out / 'policy.pt'}", table)
+    if not table.is_standard:
+        with pytest.raises(PolicyLoadError, match=r"\(table: "):
+            make_agent(f"policy:{out / 'policy.pt'}", seed=0, rules=Rules())
+
+
+def test_command_line_rules_name_what_is_wrong(tmp_path, capsys):
+    out = tmp_path / "never"
+    assert train.main(["--preset", "tiny", "--out", str(out), "--rules", "nosuch"]) == 2
+    assert "nosuch" in capsys.readouterr().err
+    assert train.main(["--preset", "tiny", "--out", str(out), "--rules",
+                       '{"team_pla": true}']) == 2
+    assert "team_pla" in capsys.readouterr().err
+    assert train.main(["--preset", "tiny", "--out", str(out), "--rules", "{oops"]) == 2
+    assert "JSON" in capsys.readouterr().err
+    assert train.main(["--preset", "tiny", "--out", str(out), "--rules", "huapai", "--set",
+                       'reward_mode="team"']) == 2
+    assert "reward_mode" in capsys.readouterr().err
     assert not out.exists()

@@ -94,16 +94,18 @@ def _shown(action: object) -> str:
         return repr(action)
 
 
-def seat_agent(proto: AgentLike, seed: int, copies: dict[int, Agent], seat: int) -> Agent:
+def seat_agent(proto: AgentLike, seed: int, copies: dict[int, Agent], seat: int,
+               rules: Rules | None = None) -> Agent:
     """Return the agent for one seat of one hand, seeded from ``agent_seed``.
 
-    A spec is built afresh by the factory. An ``Agent`` instance is deep-copied once per seat
-    and worker and re-seeded for every hand with its own ``reseed``, so instances follow the
-    same split-independent seeding as specs as long as they keep no memory across hands other
-    than what ``reset`` clears.
+    A spec is built afresh by the factory, for the table's ``rules`` when given (a policy
+    trained for other rules is refused when built; without them, when the hand starts). An
+    ``Agent`` instance is deep-copied once per seat and worker and re-seeded for every hand
+    with its own ``reseed``, so instances follow the same split-independent seeding as specs
+    as long as they keep no memory across hands other than what ``reset`` clears.
     """
     if isinstance(proto, str):
-        return make_agent(proto, seed=seed)
+        return make_agent(proto, seed=seed, rules=rules)
     agent = copies.get(seat)
     if agent is None:
         agent = copies[seat] = copy.deepcopy(proto)
@@ -111,11 +113,14 @@ def seat_agent(proto: AgentLike, seed: int, copies: dict[int, Agent], seat: int)
     return agent
 
 
-def validate_agents(agents: Iterable[AgentLike]) -> None:
-    """Build every spec once so an unknown or malformed spec fails before any hand is played."""
+def validate_agents(agents: Iterable[AgentLike], rules: Rules | None = None) -> None:
+    """Build every spec once so an unknown or malformed spec fails before any hand is played.
+
+    With the table's ``rules``, a policy file trained for other rules fails here too.
+    """
     for a in agents:
         if isinstance(a, Agent):
             continue
         if not isinstance(a, str):
             raise AgentError(f"an arena agent must be a spec string or an Agent; got {a!r}")
-        make_agent(a, seed=0)
+        make_agent(a, seed=0, rules=rules)

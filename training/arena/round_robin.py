@@ -78,9 +78,9 @@ def round_robin(agents: Sequence[AgentLike], deals: DealSet | int, *, mode: str 
         raise ValueError(f"a round robin needs at least two agents; got {list(names)}")
     if len(set(names)) != len(names):
         raise ValueError(f"round-robin agents need distinct names; got {list(names)}")
-    validate_agents(agents)
-    dealset = coerce_deals(deals, seed)
     rules = Rules.coerce(rules)
+    validate_agents(agents, rules)
+    dealset = coerce_deals(deals, seed)
     pairs = [(i, j) for i in range(len(agents)) for j in range(i + 1, len(agents))]
     matches = []
     pool = make_executor(workers) if workers > 1 else None

@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from agents import Agent, AgentError
-from gongzhu_env.view import PlayerView
+from gongzhu_env.rules import Rules
+from gongzhu_env.view import PlayerView, obs_size
 from tests.training.arena.scripted_agents import Cheater
 from training.arena import IllegalAgentActionError, agent_seed, duplicate_match
+from training.arena.hands import seat_agent, validate_agents
 
 
 def test_illegal_action_names_agent_deal_seat_and_action():
@@ -56,3 +58,17 @@ def test_an_agent_instance_is_reseeded_for_every_hand_with_its_own_reseed():
     # One hand per play, the candidate in seat ``play``: the seed is that seat's agent_seed.
     assert SeedRecorder.seen == [agent_seed(5, d, play, play) for d in range(2)
                                  for play in range(4)]
+
+
+def test_specs_are_built_for_the_table_rules(tmp_path):
+    from agents.policy import PolicyLoadError, QNetwork, save_policy
+
+    team = Rules.preset("scrofazero")
+    path = save_policy(tmp_path / "team.pt", QNetwork(obs_size(team), hidden=(8,)), team)
+    spec = f"policy:{path}"
+    assert seat_agent(spec, 1, {}, 0, Rules.preset("scrofazero")).rules.team_play
+    validate_agents([spec, "random"], Rules.preset("scrofazero"))
+    with pytest.raises(PolicyLoadError, match=r"team_play=True \(table: False\)"):
+        validate_agents([spec], Rules())
+    with pytest.raises(PolicyLoadError, match="team_play"):
+        seat_agent(spec, 1, {}, 0, Rules())
