@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
             specs = [args.candidate.strip(), *split_specs(args.opponents)]
             if len(specs) < 2:
                 raise ValueError("--candidate needs --opponents, e.g. --opponents random,greedy")
-        validate_agents(specs)
+        validate_agents(specs, rules)
         if args.deal_file:
             deals = load_deals(args.deal_file)
         else:

@@ -120,10 +120,10 @@ def _run_task(task: _Task) -> list[tuple[int, list[list[int]], list[tuple[int, .
             for seat in range(4):
                 s = agent_seed(task.seed, d, play, seat)
                 if seat in cand_seats:
-                    players.append(seat_agent(task.candidate, s, cand_copies, seat))
+                    players.append(seat_agent(task.candidate, s, cand_copies, seat, task.rules))
                     labels.append(cand_label)
                 else:
-                    players.append(seat_agent(task.opponent, s, opp_copies, seat))
+                    players.append(seat_agent(task.opponent, s, opp_copies, seat, task.rules))
                     labels.append(opp_label)
             game = play_hand(deal, players, task.rules, deal_index=d, play=play, labels=labels)
             scores.append(game.scores())
@@ -204,7 +204,7 @@ def duplicate_match(candidate: AgentLike, opponent: AgentLike, deals: DealSet | 
         raise ValueError(f"seed must be a non-negative int; got {seed!r}")
     if type(workers) is not int or workers < 1:
         raise ValueError(f"workers must be a positive int; got {workers!r}")
-    validate_agents([candidate, opponent])
+    validate_agents([candidate, opponent], rules)
     dealset = coerce_deals(deals, seed)
     n = len(dealset)
     record = on_game is not None
