@@ -57,6 +57,13 @@ FORMAT_VERSION = 1
 KINDS = ("q", "logits")
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 PRETRAINED_FILE = "gongzhu_dmc_full.pt"
+SHIPPED: dict[str, str] = {
+    "standard": PRETRAINED_FILE,
+    "scrofazero": "gongzhu_dmc_full_scrofazero.pt",
+}
+"""Rules preset -> the policy shipped for it (``full`` preset, seed 0; docs/training.md).
+
+``policy:pretrained`` picks the one trained for the table's rules."""
 
 
 class PolicyLoadError(AgentError):
@@ -155,14 +162,34 @@ def save_policy(path: str | os.PathLike[str], net: QNetwork, rules: Rules, *, ki
     return path
 
 
-def resolve_policy_path(path_or_name: str | os.PathLike[str]) -> Path:
-    """``"pretrained"`` (or a bare file name in ``agents/pretrained/``) or a path on disk."""
+def pretrained_path(rules: Rules | None = None) -> Path:
+    """Return the shipped policy trained for ``rules`` (default: the standard game).
+
+    Raises ``PolicyLoadError`` naming what is shipped when no policy is trained for them.
+    """
+    want = rules or Rules()
+    for preset, name in SHIPPED.items():
+        if Rules.preset(preset) == want:
+            return PRETRAINED_DIR / name
+    raise PolicyLoadError(
+        f"no policy is shipped for these rules ({rule_differences(Rules(), want)}); "
+        f"'policy:pretrained' has one for each of the presets {sorted(SHIPPED)}. Train one "
+        f"for this table with: gongzhu train --rules ...")
+
+
+def resolve_policy_path(path_or_name: str | os.PathLike[str],
+                        rules: Rules | None = None) -> Path:
+    """Resolve a policy spec's path: ``"pretrained"``, a shipped file name, or a path.
+
+    ``"pretrained"`` is the shipped policy for ``rules``; a bare file name found in
+    ``agents/pretrained/`` is that file; anything else is a path on disk.
+    """
     text = os.fspath(path_or_name).strip()
     if not text:
         raise PolicyLoadError("policy spec needs a path, e.g. 'policy:runs/quick/policy.pt', "
                               "or 'policy:pretrained'")
     if text == "pretrained":
-        return PRETRAINED_DIR / PRETRAINED_FILE
+        return pretrained_path(rules)
     path = Path(text).expanduser()
     if not path.exists() and (PRETRAINED_DIR / text).exists():
         return PRETRAINED_DIR / text
@@ -177,7 +204,7 @@ def load_policy_file(path_or_name: str | os.PathLike[str],
     rule set is refused, naming the options that differ. ``None`` accepts the rules the file
     was trained for (the agent then checks each table at ``reset``).
     """
-    path = resolve_policy_path(path_or_name)
+    path = resolve_policy_path(path_or_name, rules)
     if not path.is_file():
         raise PolicyLoadError(f"policy file not found: {path}")
     st = path.stat()
@@ -205,8 +232,8 @@ def rules_mismatch(what: str, have: Rules, table: Rules, shipped: bool) -> Polic
     diff = rule_differences(have, table)
     if shipped:
         return PolicyLoadError(
-            f"no policy is shipped for these rules ({diff}); the shipped policy "
-            f"{PRETRAINED_FILE} ('policy:pretrained') is trained for the standard rules only. "
+            f"the shipped policy {what} is trained for other rules ({diff}); "
+            f"'policy:pretrained' has one for each of the presets {sorted(SHIPPED)}. "
             f"Train one for this table with: gongzhu train --rules ...")
     return PolicyLoadError(f"{what} was trained for rules {diff}, which the table's rules do "
                            f"not match")
@@ -344,10 +371,10 @@ def load_policy_agent(path_or_name: str | os.PathLike[str], seed: int | None = N
     label = f"policy:{os.fspath(path_or_name)}"
     agent = PolicyAgent(net, trained_rules(data, path_or_name), seed=seed,
                         temperature=temperature, label=label)
-    agent.shipped = is_shipped(resolve_policy_path(path_or_name))
+    agent.shipped = is_shipped(resolve_policy_path(path_or_name, rules))
     return agent
 
 
 __all__ = ["QNetwork", "PolicyAgent", "PolicyLoadError", "load_policy_agent",
            "load_policy_file", "save_policy", "policy_dict", "trained_rules", "rule_differences",
-           "PRETRAINED_DIR", "PRETRAINED_FILE"]
+           "PRETRAINED_DIR", "PRETRAINED_FILE", "SHIPPED", "pretrained_path"]

@@ -8,6 +8,7 @@ import torch
 
 from agents import make_agent
 from agents.policy import (
+    SHIPPED,
     PolicyAgent,
     PolicyLoadError,
     load_policy_agent,
@@ -15,8 +16,9 @@ from agents.policy import (
     policy_dict,
     save_policy,
 )
+from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
-from gongzhu_env.view import OBS_SIZE
+from gongzhu_env.view import OBS_SIZE, obs_size
 from tests.helpers import random_views, tiny_q_network
 
 
@@ -109,10 +111,27 @@ def test_policy_spec_is_checked_against_the_table_rules(tmp_path):
         make_agent(f"policy:{path}", rules=Rules())
 
 
-def test_pretrained_at_a_variant_table_says_what_is_shipped():
-    with pytest.raises(PolicyLoadError, match="trained for the standard rules only") as e:
-        make_agent("policy:pretrained", rules=Rules.preset("scrofazero"))
-    assert "team_play=False (table: True)" in str(e.value)
+def test_pretrained_picks_the_shipped_policy_for_the_table():
+    for preset in SHIPPED:
+        rules = Rules.preset(preset)
+        agent = make_agent("policy:pretrained", seed=0, rules=rules)
+        assert agent.rules == rules and agent.net.obs_size == obs_size(rules)
+        game = Game(rules, seed=5)
+        for seat in range(4):
+            agent.reset(seat, rules)
+        while not game.is_over():
+            view = game.view(game.current_player)
+            assert agent.act(view) in view.legal_actions
+            game.step(agent.act(view))
+    # Without the table's rules it is the standard policy.
+    assert make_agent("policy:pretrained").rules == Rules()
+
+
+def test_pretrained_at_a_table_without_a_shipped_policy_says_what_is_shipped():
+    with pytest.raises(PolicyLoadError, match="no policy is shipped for these rules") as e:
+        make_agent("policy:pretrained", rules=Rules.preset("huapai"))
+    assert "strict_exposure=False (table: True)" in str(e.value)
+    assert "['scrofazero', 'standard']" in str(e.value)
     agent = make_agent("policy:pretrained")
-    with pytest.raises(PolicyLoadError, match="no policy is shipped for these rules"):
+    with pytest.raises(PolicyLoadError, match="shipped policy .* is trained for other rules"):
         agent.reset(0, Rules.preset("huapai"))
