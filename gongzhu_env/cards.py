@@ -100,6 +100,32 @@ def mask_of(cards: Iterable[int]) -> int:
     return m
 
 
+def multiset_masks(cards: Iterable[int]) -> tuple[int, int]:
+    """Return a multiset of cards of two decks as two masks: ``(once, twice)``.
+
+    ``once`` holds every card present at least once, ``twice`` those present twice (so
+    ``twice`` is a subset of ``once``). A card given three times or more raises ``ValueError``:
+    two decks have two copies of each card.
+    """
+    once = twice = 0
+    for c in cards:
+        bit = 1 << c
+        if twice & bit:
+            raise ValueError(f"card {card_str(c)} appears three times; two decks hold two copies")
+        if once & bit:
+            twice |= bit
+        else:
+            once |= bit
+    return once, twice
+
+
+def multiset_cards(once: int, twice: int) -> tuple[int, ...]:
+    """Return a ``(once, twice)`` multiset as a sorted tuple, a card twice where held twice."""
+    if not twice:
+        return cards_of(once)
+    return tuple(sorted(cards_of(once) + cards_of(twice)))
+
+
 def count(mask: int) -> int:
     """Count the cards in a mask."""
     return mask.bit_count()
@@ -161,3 +187,34 @@ def parse_cards(text: str | Iterable[str]) -> list[int]:
     """
     tokens = text.replace(",", " ").split() if isinstance(text, str) else list(text)
     return [parse_card(tok) for tok in tokens]
+
+
+def action_str(action: int, decks: int = 1) -> str:
+    """Return the text of an action: a card (``"SQ"``), ``"DONE"`` or a pair lead.
+
+    A pair lead exists with two decks only: action ``52 + k`` is ``"SQ+SQ"`` for ``k`` = SQ, and
+    DONE is then 104.
+    """
+    done = NUM_CARDS * decks
+    if action == done:
+        return "DONE"
+    if decks == 2 and NUM_CARDS <= action < done:
+        c = card_str(action - NUM_CARDS)
+        return f"{c}+{c}"
+    return card_str(action)
+
+
+def parse_action(text: str, decks: int = 1) -> int:
+    """Parse the text of an action (``action_str``'s inverse): a card, ``"DONE"`` or a pair."""
+    if not isinstance(text, str):
+        raise ValueError(f"an action must be card text or 'DONE', got {text!r}")
+    if text.strip().upper() == "DONE":
+        return NUM_CARDS * decks
+    first, plus, second = text.partition("+")
+    if not plus:
+        return parse_card(text)
+    a, b = parse_card(first), parse_card(second)
+    if decks != 2 or a != b:
+        raise ValueError(f"bad action {text!r}: a pair lead is two copies of one card ('SQ+SQ') "
+                         "and exists only with two decks")
+    return NUM_CARDS + a

@@ -19,6 +19,7 @@ from gongzhu_env.cards import C2, C10, DJ, EXPOSABLE, HA, NUM_CARDS, SCORING_MAS
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import score_masks
+from gongzhu_env.two_deck_checks import check_two_deck_hand
 from gongzhu_env.view import obs_size
 
 __all__ = ["check_hand", "check_rules", "play_checked", "random_rules"]
@@ -39,6 +40,7 @@ def random_rules(rng: np.random.Generator) -> Rules:
 def play_checked(game: Game, rng: np.random.Generator) -> None:
     """Play random legal actions, checking each observation and mask against the engine."""
     size = obs_size(game.rules)
+    n_actions = game.rules.num_actions
     while not game.is_over():
         seat = game.current_player
         legal = game.legal_actions()
@@ -47,6 +49,8 @@ def play_checked(game: Game, rng: np.random.Generator) -> None:
         obs, mask = game.view(seat).observation()
         if obs.shape != (size,) or obs.min() < 0 or obs.max() > 1:
             raise AssertionError(f"bad observation shape {obs.shape} or range")
+        if mask.shape != (n_actions,):
+            raise AssertionError(f"action mask of shape {mask.shape}, expected ({n_actions},)")
         if list(np.flatnonzero(mask)) != legal:
             raise AssertionError("action mask differs from the legal actions")
         game.step(legal[int(rng.integers(len(legal)))])
@@ -55,6 +59,9 @@ def play_checked(game: Game, rng: np.random.Generator) -> None:
 def check_hand(g: Game) -> None:
     """Every invariant of a finished hand that the public record lets one verify."""
     rules = g.rules
+    if rules.decks == 2:
+        check_two_deck_hand(g)
+        return
     assert g.is_over() and len(g.tricks) == 13 and g.legal_actions() == []
     played = [c for t in g.tricks for c in t.cards]
     assert sorted(played) == list(range(NUM_CARDS)), "each card is played exactly once"

@@ -62,7 +62,7 @@ from gongzhu_env.scoring import score_masks
 from gongzhu_env.state import PHASES, Phase, Trick
 from gongzhu_env.view import PlayerView, encode_observation
 
-__all__ = ["Game", "IllegalActionError", "Phase", "Trick", "DONE"]
+__all__ = ["Game", "IllegalActionError", "Phase", "Trick", "DONE", "IMPLEMENTATIONS"]
 
 NUM_SEATS = 4
 NUM_TRICKS = 13
@@ -91,6 +91,14 @@ _DECLARE, _PLAY, _OVER = 0, 1, 2
 # ``_DECLARED[first][turns]``: mask of the seats whose declaration turn is over.
 _DECLARED = tuple(tuple(sum(1 << ((first + i) & 3) for i in range(turns)) for turns in range(5))
                   for first in range(NUM_SEATS))
+
+
+IMPLEMENTATIONS: dict[int, type[Game]] = {}
+"""The ``Game`` subclass that plays each deck count other than one (``rules.decks``).
+
+``Game(rules)`` and ``Game.from_hands(hands, rules)`` build an instance of it, so callers never
+name it; ``gongzhu_env.two_decks`` registers itself here when ``gongzhu_env`` is imported.
+"""
 
 
 class IllegalActionError(ValueError):
@@ -122,6 +130,18 @@ class Game:
         "_first_drawn", "_doubled", "_teams",
     )
 
+    def __new__(cls, rules: Rules | str | None = None, *args: object, **kwargs: object) -> Game:
+        """Build the game class of ``rules.decks``: ``Game(rules)`` is a two-deck game for two.
+
+        ``rules=None`` (the standard rules, and every internal ``Game.__new__(Game)``) takes the
+        fast path.
+        """
+        if rules is not None and cls is Game:
+            decks = rules.decks if type(rules) is Rules else Rules.coerce(rules).decks
+            if decks != 1:
+                return object.__new__(_implementation(decks))
+        return object.__new__(cls)
+
     def __init__(self, rules: Rules | str | None = None, seed: int | None = None, *,
                  rng: np.random.Generator | None = None, leader: int | None = None) -> None:
         if rng is None:
@@ -151,8 +171,11 @@ class Game:
         ``first_drawn[i]`` is the first card dealt to seat ``i`` (only used by
         ``first_drawn_exposure``); by default it is ``hands[i][0]`` as given.
         """
-        masks = _validate_hands(hands)
         rules = Rules.coerce(rules)
+        if rules.decks != 1 and cls is Game:
+            return _implementation(rules.decks).from_hands(hands, rules, leader=leader,
+                                                           first_drawn=first_drawn)
+        masks = _validate_hands(hands)
         first: tuple[int, ...] | None = None
         if rules.first_drawn_exposure:
             if first_drawn is None:
@@ -400,6 +423,29 @@ class Game:
     def void_masks(self) -> tuple[int, ...]:
         """The suits of ``voids`` as masks (bit ``s`` for suit ``s``)."""
         return tuple(self._voids)
+
+    # Two decks (``gongzhu_env.two_decks``) hold a card twice; these give the cards held, exposed,
+    # taken or played twice, so a reader can count copies the same way at any table. With one
+    # deck they are all empty.
+    @property
+    def hand_pair_masks(self) -> tuple[int, ...]:
+        """Cards each seat holds twice (none with one deck)."""
+        return (0, 0, 0, 0)
+
+    exposed_pair_masks = captured_pair_masks = played_pair_masks = hand_pair_masks
+
+    @property
+    def pair_lead(self) -> bool:
+        """Whether the trick in progress was led with a pair (never with one deck)."""
+        return False
+
+    @property
+    def first_pig_taker(self) -> int | None:
+        """The seat that took SQ (the first SQ with two decks) this hand, if any has.
+
+        It leads the next hand of a match.
+        """
+        return next((s for s, m in enumerate(self._captured) if m >> SQ & 1), None)
 
     @property
     def doubled_mask(self) -> int:
@@ -793,6 +839,33 @@ class Game:
         return game_html(self)
 
 
+def _implementation(decks: int) -> type[Game]:
+    try:
+        return IMPLEMENTATIONS[decks]
+    except KeyError:
+        raise ValueError(f"no game is registered for decks={decks}; import gongzhu_env (which "
+                         f"registers the two-deck game) before building one") from None
+
+
+def card_index(seat: int, card: object) -> int:
+    """Return the index of one card of ``seat``'s hand given as an index or text ("SQ").
+
+    Raises ``ValueError`` naming the seat and what was wrong, for the deal checks of both
+    deck sizes.
+    """
+    idx = parse_card(card) if isinstance(card, str) else card
+    if isinstance(idx, (bool, np.bool_)):
+        raise ValueError(f"seat {seat}: {card!r} is a bool, not a card")
+    if type(idx) is not int:
+        try:
+            idx = operator.index(idx)
+        except TypeError:
+            raise ValueError(f"seat {seat}: {card!r} is not a card") from None
+    if not 0 <= idx < NUM_CARDS:
+        raise ValueError(f"seat {seat}: card index {idx} is out of range 0..51")
+    return idx
+
+
 def _validate_hands(hands: Sequence[Sequence[int | str]]) -> list[int]:
     """Check a deal and return its four masks, or raise a ``ValueError`` saying what is wrong."""
     if isinstance(hands, (str, bytes)) or len(hands) != NUM_SEATS:
@@ -805,16 +878,7 @@ def _validate_hands(hands: Sequence[Sequence[int | str]]) -> list[int]:
                              f"{hand!r}; use parse_cards() first")
         m = 0
         for c in hand:
-            idx = parse_card(c) if isinstance(c, str) else c
-            if isinstance(idx, (bool, np.bool_)):
-                raise ValueError(f"seat {seat}: {c!r} is a bool, not a card")
-            if type(idx) is not int:
-                try:
-                    idx = operator.index(idx)
-                except TypeError:
-                    raise ValueError(f"seat {seat}: {c!r} is not a card") from None
-            if not 0 <= idx < NUM_CARDS:
-                raise ValueError(f"seat {seat}: card index {idx} is out of range 0..51")
+            idx = card_index(seat, c)
             bit = 1 << idx
             if m & bit or seen & bit:
                 raise ValueError(f"seat {seat}: card {card_str(idx)} appears twice in the deal")

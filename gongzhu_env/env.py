@@ -10,9 +10,10 @@ each player may expose SQ, DJ, C10 or HA to double its effect. The rules are
 ==================  ==============================================================
 Agents              ``player_0`` .. ``player_3`` (seat ``i`` is ``player_i``)
 Action space        ``Discrete(53)``: 0..51 a card (expose it while declaring, play
-                    it while playing), 52 DONE (end my declaration turn)
+                    it while playing), 52 DONE (end my declaration turn). Two decks:
+                    ``Discrete(105)``, 52 + k leads the pair of card k, 104 is DONE
 Observation space   ``Dict(observation=Box(0, 1, (obs_size(rules, match),), float32),
-                    action_mask=Box(0, 1, (53,), int8))``
+                    action_mask=Box(0, 1, (rules.num_actions,), int8))``
 Import              ``from gongzhu_env import env, raw_env``
 ==================  ==============================================================
 
@@ -78,7 +79,6 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from gongzhu_env.cards import NUM_ACTIONS
 from gongzhu_env.engine import Game
 from gongzhu_env.match import DEFAULT_MAX_HANDS, Match
 from gongzhu_env.render import render_game
@@ -128,10 +128,10 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
         obs_space = spaces.Dict({
             "observation": spaces.Box(0.0, 1.0, (obs_size(self.rules, episode == "match"),),
                                       dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+            "action_mask": spaces.Box(0, 1, (self.rules.num_actions,), dtype=np.int8),
         })
         self.observation_spaces = {a: obs_space for a in AGENTS}
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
+        self.action_spaces = {a: spaces.Discrete(self.rules.num_actions) for a in AGENTS}
         self._np_random: np.random.Generator | None = None
         self.game: Game | None = None
 

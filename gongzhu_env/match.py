@@ -19,7 +19,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gongzhu_env.cards import SQ
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
 from gongzhu_env.view import MatchContext, PlayerView
@@ -138,9 +137,8 @@ class Match:
             self.truncated = min(self.cumulative) > self.rules.match_threshold
             self.result = match_result(self.cumulative, self.rules)
             return scores
-        # Whoever took the pig leads the next hand with any card.
-        pig_taker = next(s for s, m in enumerate(game.captured_masks) if m >> SQ & 1)
-        self._start(Game(self.rules, rng=self._rng, leader=pig_taker))
+        # Whoever took the pig (the first pig, with two decks) leads the next hand with any card.
+        self._start(Game(self.rules, rng=self._rng, leader=game.first_pig_taker))
         return scores
 
     def __repr__(self) -> str:

@@ -40,7 +40,7 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from gongzhu_env.cards import NUM_ACTIONS, card_str
+from gongzhu_env.cards import NUM_CARDS, action_str
 from gongzhu_env.engine import Game, IllegalActionError
 from gongzhu_env.rules import Rules
 from gongzhu_env.view import PlayerView
@@ -65,15 +65,18 @@ def player_label(player: object) -> str:
     return str(name) if name else repr(player)
 
 
-def action_text(action: object) -> str:
-    """Show an action as a card (``"SQ"``, ``"DONE"``), or as its ``repr`` if it is not one."""
+def action_text(action: object, decks: int = 1) -> str:
+    """Show an action as text (``"SQ"``, ``"DONE"``, a two-deck pair lead ``"SQ+SQ"``).
+
+    Anything that is not an action of a ``decks``-deck game is shown as its ``repr``.
+    """
     if isinstance(action, bool):
         return repr(action)
     try:
         a = operator.index(action)  # type: ignore[arg-type]
     except TypeError:
         return repr(action)
-    return card_str(a) if 0 <= a < NUM_ACTIONS else repr(action)
+    return action_str(a, decks) if 0 <= a <= NUM_CARDS * decks else repr(action)
 
 
 class IllegalPlayerActionError(IllegalActionError):
@@ -84,16 +87,18 @@ class IllegalPlayerActionError(IllegalActionError):
     kept as a label rather than the object so the error pickles across processes.
     """
 
-    def __init__(self, seat: int, player: str, action: object, reason: str) -> None:
+    def __init__(self, seat: int, player: str, action: object, reason: str,
+                 decks: int = 1) -> None:
         self.seat = seat
         self.player = player
         self.action = action
         self.reason = reason
+        self.decks = decks
         super().__init__(f"player {player!r} in seat {seat} chose the illegal action "
-                         f"{action_text(action)} ({action!r}): {reason}")
+                         f"{action_text(action, decks)} ({action!r}): {reason}")
 
-    def __reduce__(self) -> tuple[type, tuple[int, str, object, str]]:
-        return type(self), (self.seat, self.player, self.action, self.reason)
+    def __reduce__(self) -> tuple[type, tuple[int, str, object, str, int]]:
+        return type(self), (self.seat, self.player, self.action, self.reason, self.decks)
 
 
 def start_hand(players: Sequence[Player | None], rules: Rules) -> None:
@@ -115,7 +120,8 @@ def play_turn(game: Game, player: Player) -> int:
     try:
         game.step(action)
     except IllegalActionError as e:
-        raise IllegalPlayerActionError(seat, player_label(player), action, str(e)) from None
+        raise IllegalPlayerActionError(seat, player_label(player), action, str(e),
+                                           game.rules.decks) from None
     return action
 
 
@@ -140,7 +146,8 @@ def play_turns(game: Game, players: Sequence[Player | None],
         try:
             game.step(action)
         except IllegalActionError as e:
-            raise IllegalPlayerActionError(seat, player_label(player), action, str(e)) from None
+            raise IllegalPlayerActionError(seat, player_label(player), action, str(e),
+                                           game.rules.decks) from None
         if on_action is not None:
             on_action(seat, action)
         played += 1

@@ -8,7 +8,7 @@ arena run or a long self-play log can be appended hand by hand and read back one
 Format (``"version": 1``)
 -------------------------
 Every card is written as card text (``"SQ"``, ``"C10"``, ``"H2"``); the action that ends a
-declaration turn is ``"DONE"``. Seats are ``0..3``.
+declaration turn is ``"DONE"``; with two decks a pair lead is ``"SQ+SQ"``. Seats are ``0..3``.
 
 ================  ===========================================================================
 key               value
@@ -16,14 +16,15 @@ key               value
 format            ``"gongzhu-hand"`` (identifies the file type)
 version           ``1``
 rules             ``Rules.to_dict()``: every rule option by name
-deal              four lists of 13 cards: seat ``i``'s hand as dealt
+deal              four lists of 13 cards (26 with two decks): seat ``i``'s hand as dealt
 leader            ``null`` when the C2 holder led C2 (the first hand of a match); otherwise the
                   seat that led the first trick with any card (a later hand of a match)
 first_leader      the seat that declared first and led the first trick
 declarations      ``[[seat, card], ...]`` in order; an auto-exposed card comes last
 actions           every action in order (exposures, ``"DONE"``, plays)
 tricks            ``[{"leader": seat, "cards": [4 cards in play order], "winner": seat}, ...]``
-complete          ``true`` once all 13 tricks are played; an interrupted hand is ``false``
+                  (8 cards, two per seat, for a trick led with a pair)
+complete          ``true`` once the hand is played out; an interrupted hand is ``false``
 scores            the four raw hand scores, or ``null`` for an incomplete hand
 meta              free-form information (players, seed, hand number in a match...): optional
 ================  ===========================================================================
@@ -51,7 +52,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from gongzhu_env.cards import C2, DONE, SQ, card_str, parse_card
+from gongzhu_env.cards import C2, action_str, card_str, parse_action, parse_card
 from gongzhu_env.engine import Game, IllegalActionError
 from gongzhu_env.rules import Rules
 
@@ -75,18 +76,6 @@ class RecordError(ValueError):
     """A hand record (or a file of them) is missing, malformed or does not replay."""
 
 
-def _action_text(a: int) -> str:
-    return "DONE" if a == DONE else card_str(a)
-
-
-def _parse_action(text: object) -> int:
-    if text == "DONE":
-        return DONE
-    if not isinstance(text, str):
-        raise ValueError(f"an action must be card text or 'DONE', got {text!r}")
-    return parse_card(text)
-
-
 def _infer_leader(game: Game) -> int | None:
     """Return the ``leader`` argument that reproduces ``game``'s first lead.
 
@@ -96,15 +85,10 @@ def _infer_leader(game: Game) -> int | None:
     c2_holder = next(s for s, hand in enumerate(game.deal) if C2 in hand)
     if game.first_leader != c2_holder:
         return game.first_leader
-    plays = game.actions[len(game.actions) - _plays_count(game):]
-    if plays and plays[0] != C2:
+    first = game.tricks[0].cards if game.tricks else game.trick_cards
+    if first and first[0] != C2:
         return game.first_leader
     return None
-
-
-def _plays_count(game: Game) -> int:
-    _, cards = game.current_trick
-    return 4 * len(game.tricks) + len(cards)
 
 
 def record_hand(game: Game, *, leader: int | None | str = "infer",
@@ -130,7 +114,7 @@ def record_hand(game: Game, *, leader: int | None | str = "infer",
         "leader": leader,
         "first_leader": game.first_leader,
         "declarations": [[seat, card_str(c)] for seat, c in game.declarations],
-        "actions": [_action_text(a) for a in game.actions],
+        "actions": [action_str(a, game.rules.decks) for a in game.actions],
         "tricks": [{"leader": t.leader, "cards": [card_str(c) for c in t.cards],
                     "winner": t.winner} for t in game.tricks],
         "complete": over,
@@ -142,16 +126,13 @@ def record_hand(game: Game, *, leader: int | None | str = "infer",
 
 
 def sq_taker(game_or_record: Game | Mapping[str, Any]) -> int | None:
-    """Return the seat that took the pig (SQ) in a finished hand; it leads the next hand."""
-    if isinstance(game_or_record, Game):
-        for seat, cards in enumerate(game_or_record.captured):
-            if SQ in cards:
-                return seat
-        return None
-    for trick in game_or_record.get("tricks", ()):
-        if "SQ" in trick["cards"]:
-            return int(trick["winner"])
-    return None
+    """Return the seat that took the pig (the first SQ with two decks); it leads the next hand.
+
+    A record is replayed first, so its answer is the engine's (under discard colour the taker
+    of SQ need not be the trick's winner).
+    """
+    game = game_or_record if isinstance(game_or_record, Game) else replay_record(game_or_record)
+    return game.first_pig_taker
 
 
 def _check_structure(record: object) -> dict[str, Any]:
@@ -193,7 +174,7 @@ def replay_record(record: Mapping[str, Any]) -> Game:
         _check_structure(record)
         rules = Rules.from_dict(record["rules"])
         deal = [[parse_card(c) for c in hand] for hand in record["deal"]]
-        actions = [_parse_action(a) for a in record["actions"]]
+        actions = [parse_action(a, rules.decks) for a in record["actions"]]
     except (ValueError, TypeError) as e:
         raise RecordError(f"malformed hand record: {e}") from None
     try:

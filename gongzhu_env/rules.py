@@ -95,9 +95,10 @@ _OPTIONS: dict[str, tuple[type, tuple[Any, ...] | None, str]] = {
     "double_pig": (
         bool, None, "in a match the lowest and the highest cumulative scorer both lose (6.13)"),
     "settlement_multiplier": (
-        int, None, "zero-sum settlement is multiplied by this (12 for a one-deck game)"),
+        int, None, "settlement is multiplied by this (default 12 for one deck, 1 for two)"),
     "match_threshold": (
         int, None, "a match ends when a cumulative raw score is at or below this (negative)"),
+    "decks": (int, (1, 2), "one deck of 52, or two decks of 104 with pairs (6.11)"),
 }
 
 
@@ -121,8 +122,10 @@ class Rules:
     declaration: str = "free"
     """RULES.md 6.4: ``"free"``, ``"none"`` (no exposure, no declaration phase),
     ``"all_but_sheep"`` (SQ C10 HA forced exposed) or ``"all"`` (all four forced exposed)."""
-    auto_expose: bool = True
-    """RULES.md 3.2 / 6.4: with free declaration, three exposed cards expose the fourth."""
+    auto_expose: bool = None  # type: ignore[assignment]
+    """RULES.md 3.2 / 6.4: with free declaration, three exposed cards expose the fourth.
+    Left unset it is ``True`` for one deck and ``False`` for two (which have no auto-exposure);
+    it always reads as a bool."""
     hidden_exposure: bool = False
     """RULES.md 6.5: exposures are announced as a count only; no play restriction."""
     first_drawn_exposure: bool = False
@@ -141,12 +144,24 @@ class Rules:
     """RULES.md 6.12: the SQ and DJ holders form a team after the deal; no exposure."""
     double_pig: bool = False
     """RULES.md 6.13: in a match the lowest and the highest cumulative scorer both lose."""
-    settlement_multiplier: int = 12
-    """Zero-sum settlement is multiplied by this; 12 for one deck (RULES.md section 5)."""
+    settlement_multiplier: int = None  # type: ignore[assignment]
+    """Settlement is multiplied by this. Left unset it is 12 for one deck (RULES.md section 5)
+    and 1 for two (6.11: no x12); it always reads as an int."""
     match_threshold: int = -1000
     """A match ends once a cumulative raw score is at or below this (RULES.md section 5)."""
+    decks: int = 1
+    """RULES.md 6.11 (拱双猪): ``2`` plays with two decks, 26 cards each, pairs led and
+    followed, exposure per copy. Options the two-deck game does not define are refused."""
 
     def __post_init__(self) -> None:
+        # Options whose default depends on the deck count are resolved first, so that a
+        # ``Rules`` always holds concrete values (and compares and serialises by them).
+        # (A wrong ``decks`` is reported by the checks below.)
+        one_deck = self.decks == 1
+        if self.auto_expose is None:
+            object.__setattr__(self, "auto_expose", one_deck)
+        if self.settlement_multiplier is None:
+            object.__setattr__(self, "settlement_multiplier", 12 if one_deck else 1)
         for f in dataclasses.fields(self):
             kind, allowed, meaning = _OPTIONS[f.name]
             value = getattr(self, f.name)
@@ -175,6 +190,16 @@ class Rules:
             if _on(self, a) and _on(self, b):
                 raise ValueError(
                     f"contradictory rule options: {_show(self, a)} with {_show(self, b)} ({why})")
+        if self.decks == 1 and not self.auto_expose and _on(self, ("declaration", _NOT_FREE)):
+            raise ValueError(
+                f"contradictory rule options: auto_expose=False with "
+                f"{_show(self, ('declaration', _NOT_FREE))} (auto-exposure only applies to a "
+                "free declaration; leave auto_expose unset)")
+        if self.decks == 2:
+            for cond, why in _ONE_DECK_ONLY:
+                if _on(self, cond):
+                    raise ValueError(f"rule option {_show(self, cond)} cannot be combined with "
+                                     f"decks=2: {why}")
         # Computed once: the engine and the scoring pick their fast standard path from it.
         object.__setattr__(self, "_standard_hand", self.hand_rules() == _STANDARD_HAND
                            if "_STANDARD_HAND" in globals() else True)
@@ -184,6 +209,29 @@ class Rules:
     def exposure(self) -> bool:
         """Whether any card can be exposed in this rule set."""
         return self.declaration != "none"
+
+    @property
+    def num_cards(self) -> int:
+        """Cards in play: 52, or 104 with two decks."""
+        return NUM_CARD_TYPES * self.decks
+
+    @property
+    def hand_size(self) -> int:
+        """Cards dealt to each seat: 13, or 26 with two decks."""
+        return self.num_cards // 4
+
+    @property
+    def num_actions(self) -> int:
+        """Size of the action space: 53 (52 cards, DONE), or 105 with two decks.
+
+        Two decks add the 52 pair leads (action ``52 + k``) and move DONE to 104.
+        """
+        return NUM_CARD_TYPES * (1 if self.decks == 1 else 2) + 1
+
+    @property
+    def done_action(self) -> int:
+        """The action that ends a declaration turn: 52, or 104 with two decks."""
+        return self.num_actions - 1
 
     @property
     def has_teams(self) -> bool:
@@ -213,7 +261,7 @@ class Rules:
 
         Numeric options (the settlement multiplier, the match threshold) are left out.
         """
-        defaults = {f.name: f.default for f in dataclasses.fields(cls)}
+        defaults = cls().to_dict()
         out: dict[str, tuple[Any, ...]] = {}
         for name, (kind, allowed, _) in _OPTIONS.items():
             if kind is bool:
@@ -271,6 +319,9 @@ def _show(rules: Rules, cond: tuple[str, Any]) -> str:
     return f"{cond[0]}={getattr(rules, cond[0])!r}"
 
 
+NUM_CARD_TYPES = 52
+"""Distinct cards of one deck (``gongzhu_env.cards.NUM_CARDS``; rules sit below the cards)."""
+
 _FORCED = ("all_but_sheep", "all")
 _NOT_FREE = ("none", "all_but_sheep", "all")
 # Pairs of (option, value or tuple of values) that cannot be on together, with the reason.
@@ -286,12 +337,28 @@ _CONFLICTS: tuple[tuple[tuple[str, Any], tuple[str, Any], str], ...] = (
      "forced exposures are known to everyone, they cannot be hidden"),
     (("first_drawn_exposure", True), ("declaration", "none"), "there is no exposure"),
     (("self_capture_double", True), ("declaration", "none"), "there is no exposure"),
-    (("auto_expose", False), ("declaration", _NOT_FREE),
-     "auto-exposure only applies to a free declaration; leave auto_expose at True"),
     (("exposed_may_lead", True), ("declaration", "none"), "there is no exposed card"),
     (("strict_exposure", True), ("declaration", "none"), "there is no exposed card"),
     (("double_pig", True), ("team_play", True),
      "double pig ranks individual cumulative scores, team play ranks teams"),
+)
+
+# One-deck options with two decks (RULES.md 6.11), each with the reason it is refused.
+_ONE_DECK_ONLY: tuple[tuple[tuple[str, Any], str], ...] = (
+    (("auto_expose", True), "there is no auto-exposure with two decks (leave it unset)"),
+    (("declaration", _FORCED),
+     "forced declarations name one copy of each card; the two-deck game defines none"),
+    (("strict_exposure", True),
+     "the two-deck restriction is per copy on the first round only (6.11); strict exposure is "
+     "not defined for it"),
+    (("hidden_exposure", True), "not defined for per-copy exposure"),
+    (("first_drawn_exposure", True), "not defined for per-copy exposure"),
+    (("self_capture_double", True), "not defined for per-copy exposure"),
+    (("discard_colour", True), "not defined for plays of two cards"),
+    (("hearts_table", ("book", "positive")),
+     "the all-hearts values of 6.11 are those of the standard table"),
+    (("pig_sheep_swap", True), "not defined for 26 hearts"),
+    (("pig_sheep_team", True), "two pigs and two sheep make no pig-sheep team"),
 )
 
 # Options that change the play or the scoring of one hand (everything but settlement/match).
@@ -305,11 +372,13 @@ PRESETS: dict[str, dict[str, Any]] = {
     "online": {"exposed_may_lead": True},
     "scrofazero": {"team_play": True, "declaration": "none", "first_lead": "any"},
     "all_but_sheep": {"declaration": "all_but_sheep"},
+    "two_decks": {"decks": 2, "team_play": True},
 }
 """Named rule sets: preset name -> options that differ from the standard game.
 
 ``"huapai"``: the Hua Pai association's strict exposure. ``"online"``: online rooms where an
 exposed card may be led. ``"scrofazero"``: team play, no declaration phase, free first lead
 (the rules of the best-known published Gong Zhu AI). ``"all_but_sheep"``: SQ, C10 and HA are
-always exposed, DJ never.
+always exposed, DJ never. ``"two_decks"``: 拱双猪, two decks played as partners, the usual
+two-deck table (RULES.md 6.11).
 """

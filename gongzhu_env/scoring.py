@@ -9,7 +9,18 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-from gongzhu_env.cards import C10, DJ, HA, HEARTS, NUM_RANKS, SCORING_MASK, SQ, mask_of
+from gongzhu_env.cards import (
+    C10,
+    DJ,
+    HA,
+    HEARTS,
+    NUM_CARDS,
+    NUM_RANKS,
+    SCORING_MASK,
+    SQ,
+    mask_of,
+    multiset_masks,
+)
 from gongzhu_env.rules import Rules
 
 # Value of each heart by rank offset (2..A), unexposed. All 13 sum to -200.
@@ -125,6 +136,65 @@ def _score_variant(captured: int, exposed: int, rules: Rules, own: int, doubled:
     return subtotal
 
 
+# Two decks (RULES.md 6.11): the transformer's factor by (copies exposed at the table, copies
+# taken), and what a transformer taken with no other scoring card counts before that factor.
+TWO_DECK_C10_FACTORS = {(0, 1): 2, (0, 2): 4, (1, 1): 4, (1, 2): 8, (2, 1): 4, (2, 2): 16}
+TWO_DECK_C10_ALONE = 25
+TWO_DECK_ALL_HEARTS = 400
+
+
+def score_two_decks(taken: tuple[int, int], exposed: tuple[int, int]) -> int:
+    """Score one player's two-deck hand (RULES.md 6.11) from multisets as ``(once, twice)``.
+
+    ``taken``: the scoring cards this player took; ``exposed``: every copy exposed at the table
+    (by anyone). Each exposed copy of SQ, DJ or HA doubles that card's value (both copies: x4),
+    for whoever takes it. All 26 hearts are worth +400 before the HA factor; all 32 scoring
+    cards also turn the pigs positive (the slam). The transformers multiply by
+    ``TWO_DECK_C10_FACTORS``; taken with no other scoring card they count 25 before it.
+    """
+    once, twice = taken
+    e1, e2 = exposed
+
+    def copies(mask_once: int, mask_twice: int, bit: int) -> int:
+        return (1 if mask_once & bit else 0) + (1 if mask_twice & bit else 0)
+
+    hearts_once = (once >> _HEART_SHIFT) & _ALL_HEARTS
+    hearts_twice = (twice >> _HEART_SHIFT) & _ALL_HEARTS
+    heart_factor = 1 << copies(e1, e2, _HA_BIT)
+    all_hearts = hearts_twice == _ALL_HEARTS
+    slam = twice & SCORING_MASK == SCORING_MASK
+    if all_hearts:
+        subtotal = TWO_DECK_ALL_HEARTS * heart_factor
+    else:
+        subtotal = (HEART_SUMS[hearts_once] + HEART_SUMS[hearts_twice]) * heart_factor
+    pigs = copies(once, twice, _SQ_BIT)
+    if pigs:
+        pig = PIG_VALUE * (1 << copies(e1, e2, _SQ_BIT))
+        subtotal += pigs * (-pig if slam else pig)
+    sheep = copies(once, twice, _DJ_BIT)
+    if sheep:
+        subtotal += sheep * SHEEP_VALUE * (1 << copies(e1, e2, _DJ_BIT))
+    transformers = copies(once, twice, _C10_BIT)
+    if transformers:
+        factor = TWO_DECK_C10_FACTORS[copies(e1, e2, _C10_BIT), transformers]
+        if not once & _OTHER_SCORING:
+            return TWO_DECK_C10_ALONE * factor
+        return subtotal * factor
+    return subtotal
+
+
+def _multiset(cards: Iterable[int], what: str) -> tuple[int, int]:
+    """Check a two-deck card list (indices 0..51, at most two copies) and return its masks."""
+    cards = list(cards)
+    for c in cards:
+        if type(c) is not int or not 0 <= c < NUM_CARDS:
+            raise ValueError(f"{what}: {c!r} is not a card index 0..51")
+    try:
+        return multiset_masks(cards)
+    except ValueError as e:
+        raise ValueError(f"{what}: {e}") from None
+
+
 def score_hand(captured: Iterable[int], exposed: Iterable[int] = (),
                rules: Rules | None = None, *, own_exposed: Iterable[int] = (),
                first_drawn: Iterable[int] = ()) -> int:
@@ -136,10 +206,17 @@ def score_hand(captured: Iterable[int], exposed: Iterable[int] = (),
     ``first_drawn``: exposed cards that were their holder's first dealt card (for
     ``first_drawn_exposure``).
 
+    With two decks (``Rules(decks=2)``) ``captured`` and ``exposed`` are multisets: a card may
+    appear twice (``score_two_decks``).
+
     >>> from gongzhu_env.cards import parse_cards
     >>> score_hand(parse_cards("SQ H6 H8 H10 HJ C10"), parse_cards("HA"))
     -400
+    >>> score_hand(parse_cards("SQ SQ C10 C10"), parse_cards("SQ SQ C10 C10"), Rules(decks=2))
+    -12800
     """
+    if rules is not None and rules.decks == 2:
+        return score_two_decks(_multiset(captured, "captured"), _multiset(exposed, "exposed"))
     return score_masks(mask_of(captured), mask_of(exposed), rules,
                        own_exposed=mask_of(own_exposed), doubled=mask_of(first_drawn))
 

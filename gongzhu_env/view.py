@@ -59,6 +59,24 @@ So: ``"scrofazero"`` 604, hidden exposure 604, first-drawn exposure 656, a stand
 605, a ``"scrofazero"`` match 609; ``"standard"``, ``"huapai"``, ``"online"``,
 ``"all_but_sheep"`` 600.
 
+Two decks (``decks=2``) keep every block above for the cards held, played, exposed or taken
+at least once, count tricks in ``trick_number`` by the pairs of cards each seat has played
+(0..12), squash scores as ``0.5 + 0.5 tanh(s / 1600)`` (two-deck scores run four times
+wider), and append, before any other variant block, what the second copies add:
+
+=================  ======  ===========================================================
+name               size    meaning
+=================  ======  ===========================================================
+hand_twice         52      cards the observer holds twice
+trick_twice        4 x 52  card each relative seat played twice to the trick in progress
+played_twice       4 x 52  cards each relative seat has played both copies of
+exposed_twice      4 x 4   exposable cards each relative seat exposed both copies of
+captured_twice     4 x 16  scoring cards each relative seat has taken both copies of
+pair_lead          1       the trick in progress was led with a pair
+=================  ======  ===========================================================
+
+``"two_decks"`` (team play) is 1153 values; its action mask has 105 entries.
+
 Under ``hidden_exposure`` another seat's exposed cards are not in ``exposed_masks`` (nor in the
 ``exposed`` block): only their number is (``exposed_counts``), its exposure actions appear in
 ``actions`` as ``HIDDEN_ACTION`` (-1), and the provisional ``scores`` count only the
@@ -79,6 +97,7 @@ from gongzhu_env.cards import (
     EXPOSABLE,
     FULL_DECK,
     HA,
+    NUM_ACTIONS,
     NUM_CARDS,
     SQ,
     cards_of,
@@ -140,10 +159,20 @@ _EXTRA_BLOCKS: dict[str, tuple[tuple[int, ...], str]] = {
     "exposed_count": ((4,), "how many cards each relative seat exposed, / 4"),
     "first_drawn": ((52,), "the observer's own first dealt card"),
     "doubled": ((4,), "exposed cards (SQ DJ C10 HA) doubled again as a first dealt card"),
+    "hand_twice": ((52,), "cards the observer holds twice (two decks)"),
+    "trick_twice": ((4, 52), "card each relative seat played twice to the trick in progress"),
+    "played_twice": ((4, 52), "cards each relative seat has played both copies of"),
+    "exposed_twice": ((4, 4), "exposable cards each relative seat exposed both copies of"),
+    "captured_twice": ((4, 16), "scoring cards each relative seat has taken both copies of"),
+    "pair_lead": ((1,), "the trick in progress was led with a pair"),
     "match_scores": ((4,), "cumulative raw score of each relative seat, 0.5 + 0.5 tanh(s/1000)"),
     "hand_number": ((1,), "hands already played in the match, n / (n + 10)"),
 }
 _EXTRAS: dict[tuple[Rules, bool], tuple[str, ...]] = {}
+_TWO_DECK_BLOCKS = ("hand_twice", "trick_twice", "played_twice", "exposed_twice",
+                    "captured_twice", "pair_lead")
+_TWO_DECK_SCORE_DIVISOR = 4
+"""Two-deck scores run four times wider; the view squashes ``s / 4`` (``tanh(s / 1600)``)."""
 
 
 def _extra_names(rules: Rules, match: bool) -> tuple[str, ...]:
@@ -152,6 +181,8 @@ def _extra_names(rules: Rules, match: bool) -> tuple[str, ...]:
     names = _EXTRAS.get(key)
     if names is None:
         out = []
+        if rules.decks == 2:
+            out += list(_TWO_DECK_BLOCKS)
         if rules.has_teams:
             out.append("partners")
         if rules.hidden_exposure:
@@ -194,6 +225,12 @@ def decode(vector: np.ndarray, rules: Rules | str | None = None,
         out[name] = vector[start:start + n].reshape(shape)
         start += n
     return out
+
+
+def _mask_row(mask: int, width: int = NUM_CARDS) -> np.ndarray:
+    """Return the low ``width`` bits of ``mask`` as a float32 0/1 row."""
+    return np.unpackbits(np.frombuffer(mask.to_bytes(7, "little"), dtype=np.uint8),
+                         count=width, bitorder="little").astype(np.float32)
 
 
 def _exposable_bits(m: int) -> int:
@@ -243,13 +280,14 @@ def _obs_bits(me: int, phase: int, current: int, hand: int, lead: int,
               trick: tuple[int, ...] | list[int], n_tricks: int,
               played: tuple[int, ...] | list[int], exposed: tuple[int, ...] | list[int],
               captured: tuple[int, ...] | list[int], voids: tuple[int, ...] | list[int],
-              declared: int, first_leader: int) -> int:
+              declared: int, first_leader: int, pair: bool = False) -> int:
     """Every 0/1 block of ``me``'s observation as one integer (bit ``i`` is element ``i``).
 
     The single implementation of the layout's 0/1 blocks: ``PlayerView.encode`` and
     ``encode_observation`` call it. Per-seat lists are by absolute seat; ``phase`` is 0, 1, 2 for
     declare, play, over. Blocks that are still empty (no exposure, capture or void yet) are
-    skipped, which is most of them early in a hand.
+    skipped, which is most of them early in a hand. ``pair`` (two decks): the trick was led with a
+    pair, so every seat plays two cards to it.
     """
     s0, s1, s2, s3 = _ORDER[me]
     x = (1 << phase | hand << _HAND
@@ -259,12 +297,17 @@ def _obs_bits(me: int, phase: int, current: int, hand: int, lead: int,
         x |= 1 << (_TO_MOVE + ((current - me) & 3)) | 1 << (_TRICK_NUMBER + n_tricks)
     if trick:
         x |= 1 << (_TRICK_LEADER + ((lead - me) & 3))
-        base = _TRICK_CARDS + 52 * ((lead - me) & 3)
-        for c in trick:
-            x |= 1 << (base + c)
-            base += 52
-            if base >= _PLAYED:  # wrap from relative seat 3 back to seat 0
-                base -= 208
+        if pair:
+            # Cards 2i and 2i + 1 are the play of the i-th seat from the leader.
+            for i, c in enumerate(trick):
+                x |= 1 << (_TRICK_CARDS + 52 * ((lead - me + (i >> 1)) & 3) + c)
+        else:
+            base = _TRICK_CARDS + 52 * ((lead - me) & 3)
+            for c in trick:
+                x |= 1 << (base + c)
+                base += 52
+                if base >= _PLAYED:  # wrap from relative seat 3 back to seat 0
+                    base -= 208
     if exposed[0] | exposed[1] | exposed[2] | exposed[3]:
         e = _EXPOSABLE_BITS
         x |= (e[exposed[s0]] | e[exposed[s1]] << 4 | e[exposed[s2]] << 8
@@ -283,12 +326,14 @@ def _obs_bits(me: int, phase: int, current: int, hand: int, lead: int,
     return x
 
 
-def _unpack(x: int, legal: int, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _unpack(x: int, legal: int, scores: np.ndarray,
+            num_actions: int = NUM_ACTIONS) -> tuple[np.ndarray, np.ndarray]:
     """Unpack the observation vector and action mask from their bits in one numpy call."""
+    nbytes = _OBS_MASK_BYTES if num_actions == NUM_ACTIONS else \
+        (OBS_SIZE + num_actions + 7) // 8
     bits = np.unpackbits(
-        np.frombuffer((x | legal << OBS_SIZE).to_bytes(_OBS_MASK_BYTES, "little"),
-                      dtype=np.uint8),
-        count=OBS_SIZE + NUM_CARDS + 1, bitorder="little",
+        np.frombuffer((x | legal << OBS_SIZE).to_bytes(nbytes, "little"), dtype=np.uint8),
+        count=OBS_SIZE + num_actions, bitorder="little",
     )
     out = bits[:OBS_SIZE].astype(np.float32)
     out[_NUM_BITS:] = scores
@@ -339,7 +384,8 @@ class PlayerView(SeatView):
         "legal_mask", "trick_leader", "current_trick", "tricks", "exposed_masks",
         "captured_masks", "played_masks", "void_masks", "declared_seats", "actions",
         "scores", "exposed_counts", "first_drawn", "doubled_mask", "teams", "partners",
-        "match_scores", "hand_number", "match_result",
+        "match_scores", "hand_number", "match_result", "hand_pair_mask", "exposed_pair_masks",
+        "captured_pair_masks", "played_pair_masks", "pair_lead",
     )
 
     rules: Rules
@@ -361,6 +407,16 @@ class PlayerView(SeatView):
     """In a match: hands already played before this one (0 for the first or a single hand)."""
     match_result: tuple[tuple[int, ...], tuple[int, ...]] | None
     """In a finished match: ``(winners, losers)``; else ``None``."""
+    hand_pair_mask: int
+    """Two decks: the observer's cards held twice (``hand_mask`` has every card held)."""
+    exposed_pair_masks: tuple[int, ...]
+    """Two decks: cards each seat exposed both copies of (0 with one deck)."""
+    captured_pair_masks: tuple[int, ...]
+    """Two decks: scoring cards each seat took both copies of."""
+    played_pair_masks: tuple[int, ...]
+    """Two decks: cards each seat played both copies of."""
+    pair_lead: bool
+    """Two decks: the trick in progress was led with a pair."""
 
     @classmethod
     def from_game(cls, game: GameState, seat: int, match: MatchContext | None = None
@@ -397,6 +453,11 @@ class PlayerView(SeatView):
             v.match_scores, v.hand_number, v.match_result = match
         first = game.first_drawn
         v.first_drawn = None if first is None else first[seat]
+        v.hand_pair_mask = game.hand_pair_masks[seat]
+        v.exposed_pair_masks = game.exposed_pair_masks
+        v.captured_pair_masks = game.captured_pair_masks
+        v.played_pair_masks = game.played_pair_masks
+        v.pair_lead = game.pair_lead
         if rules.hidden_exposure:
             v._hide_exposures()
         return v
@@ -434,10 +495,17 @@ class PlayerView(SeatView):
 
     @property
     def legal_actions(self) -> list[int]:
-        """The observer's legal actions (empty when it is not the observer's turn)."""
-        acts = list(cards_of(self.legal_mask & FULL_DECK))
-        if self.legal_mask >> DONE & 1:
-            acts.append(DONE)
+        """The observer's legal actions (empty when it is not the observer's turn).
+
+        Two decks: ``52 + k`` leads the pair of card ``k`` and DONE is 104.
+        """
+        legal = self.legal_mask
+        acts = list(cards_of(legal & FULL_DECK))
+        if self.rules.decks == 2:
+            acts += [NUM_CARDS + c for c in cards_of(legal >> NUM_CARDS & FULL_DECK)]
+        done = self.rules.done_action
+        if legal >> done & 1:
+            acts.append(done)
         return acts
 
     @property
@@ -512,6 +580,8 @@ class PlayerView(SeatView):
             elif name == "doubled":
                 parts.append(np.array([self.doubled_mask >> c & 1 for c in EXPOSABLE],
                                       dtype=np.float32))
+            elif name in _TWO_DECK_BLOCKS:
+                parts.append(self._two_deck_block(name, order))
             elif name == "match_scores":
                 ms = self.match_scores or (0, 0, 0, 0)
                 parts.append(np.array([0.5 + 0.5 * math.tanh(ms[s] / 1000) for s in order],
@@ -520,6 +590,28 @@ class PlayerView(SeatView):
                 n = self.hand_number
                 parts.append(np.array([n / (n + 10)], dtype=np.float32))
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+
+    def _two_deck_block(self, name: str, order: tuple[int, ...]) -> np.ndarray:
+        """One of the two-deck blocks: the copies held, played, exposed or taken twice."""
+        if name == "pair_lead":
+            return np.array([float(self.pair_lead)], dtype=np.float32)
+        if name == "hand_twice":
+            return _mask_row(self.hand_pair_mask)
+        if name == "trick_twice":
+            twice = [0, 0, 0, 0]
+            if self.pair_lead:
+                cards = self.current_trick
+                for i in range(0, len(cards) - 1, 2):
+                    if cards[i] == cards[i + 1]:
+                        twice[(self.trick_leader + i // 2) & 3] = 1 << cards[i]
+            return np.concatenate([_mask_row(twice[s]) for s in order])
+        if name == "played_twice":
+            return np.concatenate([_mask_row(self.played_pair_masks[s]) for s in order])
+        if name == "exposed_twice":
+            return np.array([self.exposed_pair_masks[s] >> c & 1 for s in order
+                             for c in EXPOSABLE], dtype=np.float32)
+        return np.concatenate([_mask_row(_scoring_bits(self.captured_pair_masks[s]), 16)
+                               for s in order])
 
     def encode(self, out: np.ndarray | None = None) -> np.ndarray:
         """Return the flat observation vector (see the module docstring for the layout).
@@ -542,29 +634,41 @@ class PlayerView(SeatView):
 
     def _bits(self) -> int:
         """Every 0/1 block of the observation as one integer (bit ``i`` is element ``i``)."""
+        n_tricks = len(self.tricks)
+        if self.rules.decks == 2:
+            # Up to 26 tricks: the trick number block counts pairs of cards each seat played.
+            n_tricks = sum(len(t.cards) for t in self.tricks) // 8
         return _obs_bits(
             self.seat, _PHASE_INDEX[self.phase], self.current_player, self.hand_mask,
-            self.trick_leader, self.current_trick, len(self.tricks), self.played_masks,
+            self.trick_leader, self.current_trick, n_tricks, self.played_masks,
             self.exposed_masks, self.captured_masks, self.void_masks, self.declared_seats,
-            self.first_leader,
+            self.first_leader, self.pair_lead,
         )
 
     def _squashed_scores(self) -> np.ndarray:
         """Provisional scores by relative seat, squashed into [0, 1]."""
-        return _score_row(self.seat, self.scores)
+        scores = self.scores
+        if self.rules.decks == 2:
+            scores = tuple(v / _TWO_DECK_SCORE_DIVISOR for v in scores)
+        return _score_row(self.seat, scores)
 
     def observation(self) -> tuple[np.ndarray, np.ndarray]:
         """``(encode(), action_mask())`` built together with a single unpacking of bits."""
-        obs, mask = _unpack(self._bits(), self.legal_mask, _score_row(self.seat, self.scores))
+        obs, mask = _unpack(self._bits(), self.legal_mask, self._squashed_scores(),
+                            self.rules.num_actions)
         if self._extra_names():
             obs = np.concatenate([obs, self._extras()])
         return obs, mask
 
     def action_mask(self) -> np.ndarray:
-        """Return the legal-action mask as an int8 vector of length 53 (zeros off turn)."""
+        """Return the legal-action mask as an int8 vector, zeros off turn.
+
+        Its length is ``rules.num_actions``: 53, or 105 with two decks.
+        """
+        n = self.rules.num_actions
         return np.unpackbits(
-            np.frombuffer(self.legal_mask.to_bytes(7, "little"), dtype=np.uint8),
-            count=NUM_CARDS + 1, bitorder="little",
+            np.frombuffer(self.legal_mask.to_bytes((n + 7) // 8, "little"), dtype=np.uint8),
+            count=n, bitorder="little",
         ).view(np.int8)
 
     def __repr__(self) -> str:

@@ -9,11 +9,12 @@ other seats are played by opponents inside ``reset``/``step``, so every transiti
 and reward the learner sees is its own.
 
 ==================  =========================================================================
-Action space        ``Discrete(53)``: 0..51 a card, 52 DONE (as in ``gongzhu_env.env``)
+Action space        ``Discrete(rules.num_actions)``: 53 (0..51 a card, 52 DONE), or 105
+                    with two decks (as in ``gongzhu_env.env``)
 Observation space   ``Box(0, 1, (obs_size(rules),), float32)``: the learner seat's
                     ``PlayerView.encode()`` (seats relative to the learner); 600 values
                     for the standard rules, more where a variant makes more public
-Action mask         ``action_masks()`` -> ``bool[53]`` (what sb3-contrib's ``MaskablePPO``
+Action mask         ``action_masks()`` -> ``bool[num_actions]`` (what sb3-contrib's ``MaskablePPO``
                     calls, also through ``SubprocVecEnv.env_method``); also ``info["action_mask"]``
 ==================  =========================================================================
 
@@ -77,7 +78,6 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from gongzhu_env.cards import NUM_ACTIONS
 from gongzhu_env.engine import Game
 from gongzhu_env.players import Player, play_turns, start_hand
 from gongzhu_env.rules import Rules
@@ -171,11 +171,11 @@ class SingleSeatEnv(gym.Env):
         self.render_mode = render_mode
         self.observation_space = spaces.Box(0.0, 1.0, (obs_size(self.rules),),
                                             dtype=np.float32)
-        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.action_space = spaces.Discrete(self.rules.num_actions)
         self.game: Game | None = None
         self.seat = 0
         self.players: list[Player | None] = [None] * 4
-        self._mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        self._mask = np.zeros(self.rules.num_actions, dtype=bool)
 
     # ------------------------------------------------------------------ opponents
     def set_opponents(self, opponents: Sequence[OpponentLike]) -> None:
@@ -224,7 +224,7 @@ class SingleSeatEnv(gym.Env):
         if game.is_over():
             raise RuntimeError("the hand is over; call reset() to start a new one")
         a = int(action)
-        if not 0 <= a < NUM_ACTIONS or not game.legal_mask() >> a & 1:
+        if not 0 <= a < self.rules.num_actions or not game.legal_mask() >> a & 1:
             info = self._info()
             info["illegal_action"] = True
             obs = self._obs()
@@ -241,7 +241,7 @@ class SingleSeatEnv(gym.Env):
         return self._obs(), 0.0, False, False, self._info()
 
     def action_masks(self) -> np.ndarray:
-        """Return the learner's legal actions as ``bool[53]`` (all False once the hand is over)."""
+        """Return the learner's legal actions as ``bool[num_actions]`` (all False once over)."""
         mask = self._mask
         mask[:] = False
         game = self.game

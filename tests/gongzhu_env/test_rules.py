@@ -38,11 +38,19 @@ def test_every_option_has_a_meaning() -> None:
     assert all(Rules.options().values())
 
 
-@pytest.mark.parametrize("bad", ["12", 12.0, True, None])
+@pytest.mark.parametrize("bad", ["12", 12.0, True])
 def test_wrong_type_is_rejected(bad: object) -> None:
     with pytest.raises(TypeError, match="settlement_multiplier") as err:
         Rules(settlement_multiplier=bad)  # type: ignore[arg-type]
     assert "int" in str(err.value)
+
+
+def test_none_takes_the_deck_count_default() -> None:
+    # The multiplier and auto-exposure default by deck count (x12 and on with one deck).
+    assert Rules(settlement_multiplier=None, auto_expose=None) == Rules()
+    assert (Rules().settlement_multiplier, Rules().auto_expose) == (12, True)
+    two = Rules(decks=2, settlement_multiplier=None, auto_expose=None)
+    assert (two.settlement_multiplier, two.auto_expose) == (1, False)
 
 
 def test_unknown_option_from_dict_names_it_and_the_valid_ones() -> None:
