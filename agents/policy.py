@@ -15,27 +15,34 @@ architecture   ``{"obs_size": int, "num_actions": int, "hidden": [int, ...],
                "card_features": bool, "holder_features": bool}`` (a flag absent in older
                files: false)
 rules          ``Rules.to_dict()`` of the rule set the policy was trained for
-obs_size       length of the observation it reads: ``gongzhu_env.view.obs_size(rules)`` of
-               the rules above (600 for the standard game)
+episode        ``"hand"`` (single hands) or ``"match"`` (whole matches, whose observation adds
+               the match blocks); absent in older files: ``"hand"``
+obs_size       length of the observation it reads: ``gongzhu_env.view.obs_size(rules, match)``
+               of the rules and episode above (600 for single hands of the standard game)
 trainer        which trainer wrote it (``"dmc"``, ``"sb3-maskable-ppo"``)
 metadata       free-form facts about the run (preset, decisions trained, wall-clock seconds)
 =============  ================================================================================
 
 Loading checks the format, and that the observation size and the action count are the ones
-the file's own rules give (``obs_size(rules)``, ``NUM_ACTIONS``): the size belongs to the rules,
-so a team-play policy reads 604 values and a standard one 600. Given the table's rules, loading
-also checks the rule set; without them the agent takes the rules it was trained for and
+the file's own rules and episode give (``obs_size(rules, match)``, ``rules.num_actions``): the
+size belongs to the rules, so a team-play policy reads 604 values, a standard one 600, a
+standard match policy 605, and a two-deck policy scores 105 actions. Given the table's rules,
+loading also checks the rule set; without them the agent takes the rules it was trained for and
 refuses, at ``reset``, a table whose rules differ. Either way ``PolicyLoadError`` names what
 differs, so a policy is never silently played under rules or an observation layout it was not
 trained for.
 
 Either kind is played the same way: encode the view, one forward pass, the highest-scoring
-legal action (``argmax`` over the legal mask). ``make_agent("policy:PATH")`` and
+legal action (``argmax`` over the legal mask). A match policy plays a lone hand as the first
+hand of a match (cumulative scores zero), and a hand policy plays a hand of a match without
+the match blocks (it was never shown them), so either can sit at either kind of table.
+ ``make_agent("policy:PATH")`` and
 ``make_agent("policy:pretrained")`` (the file shipped in ``agents/pretrained/``) build one.
 """
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -48,7 +55,6 @@ from torch import nn
 from agents.base import Agent, AgentError
 from agents.card_features import NUM_FEATURES, CardFeatures
 from agents.holder_features import NUM_HOLDER_FEATURES, HolderFeatures
-from gongzhu_env.cards import NUM_ACTIONS
 from gongzhu_env.rules import Rules
 from gongzhu_env.view import PlayerView, obs_size
 
@@ -71,7 +77,7 @@ class PolicyLoadError(AgentError):
 
 
 class QNetwork(nn.Module):
-    """An MLP from the observation vector to one score per action (53).
+    """An MLP from the observation vector to one score per action (``rules.num_actions``).
 
     For the Deep Monte-Carlo trainer the scores are the expected hand results Q(s, a); every
     action shares the trunk, so what is learnt about one card carries over to the others.
@@ -81,7 +87,7 @@ class QNetwork(nn.Module):
     not learnt).
     """
 
-    def __init__(self, obs_size: int | None = None, num_actions: int = NUM_ACTIONS,
+    def __init__(self, obs_size: int | None = None, num_actions: int | None = None,
                  hidden: Sequence[int] = (512, 512, 256), card_features: bool = False,
                  holder_features: bool = False) -> None:
         super().__init__()
@@ -89,7 +95,8 @@ class QNetwork(nn.Module):
             raise ValueError(f"hidden layer sizes must be positive integers; got {list(hidden)}")
         # None: the standard game's observation; other rule sets pass obs_size(rules).
         self.obs_size = int(obs_size) if obs_size is not None else _standard_obs_size()
-        self.num_actions = int(num_actions)
+        self.num_actions = int(num_actions) if num_actions is not None else \
+            Rules().num_actions
         self.hidden = [int(h) for h in hidden]
         self.card_features = bool(card_features)
         self.holder_features = bool(holder_features)
@@ -130,14 +137,32 @@ class QNetwork(nn.Module):
         return self.net(torch.cat(parts, dim=1) if len(parts) > 1 else obs)
 
 
+EPISODES = ("hand", "match")
+
+
+def network_episode(net: QNetwork, rules: Rules) -> str:
+    """Return the episode (``"hand"`` or ``"match"``) whose observation ``net`` reads.
+
+    The match blocks make a match observation longer than a hand's, so the size decides.
+    Raises ``ValueError`` when the network fits neither, or scores another number of actions.
+    """
+    if net.num_actions != rules.num_actions:
+        raise ValueError(f"the network scores {net.num_actions} actions, but these rules have "
+                         f"{rules.num_actions}: it cannot be their policy")
+    for episode in EPISODES:
+        if net.obs_size == obs_size(rules, episode == "match"):
+            return episode
+    raise ValueError(f"the network reads {net.obs_size} values, but the observation of these "
+                     f"rules has {obs_size(rules)} (single hands) or {obs_size(rules, True)} "
+                     "(matches): it cannot be their policy")
+
+
 def policy_dict(net: QNetwork, rules: Rules, *, kind: str = "q", trainer: str = "dmc",
                 metadata: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Build the dict a policy file holds (see the module docstring)."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}; got {kind!r}")
-    if net.obs_size != obs_size(rules):
-        raise ValueError(f"the network reads {net.obs_size} values, but the observation of "
-                         f"these rules has {obs_size(rules)}: it cannot be their policy")
+    episode = network_episode(net, rules)
     return {
         "format": FORMAT,
         "version": FORMAT_VERSION,
@@ -145,7 +170,8 @@ def policy_dict(net: QNetwork, rules: Rules, *, kind: str = "q", trainer: str = 
         "state_dict": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
         "architecture": net.architecture(),
         "rules": rules.to_dict(),
-        "obs_size": obs_size(rules),
+        "episode": episode,
+        "obs_size": net.obs_size,
         "trainer": trainer,
         "metadata": dict(metadata or {}),
     }
@@ -286,7 +312,11 @@ def _read_policy(path: Path) -> tuple[QNetwork, dict[str, Any]]:
                               f"supported; expected {FORMAT_VERSION}")
     if not isinstance(data.get("rules"), dict):
         raise PolicyLoadError(f"{path}: the file does not record the rules it was trained for")
-    size = obs_size(trained_rules(data, path))
+    episode = data.get("episode", "hand")
+    if episode not in EPISODES:
+        raise PolicyLoadError(f"{path}: unknown episode {episode!r}; expected one of {EPISODES}")
+    rules = trained_rules(data, path)
+    size = obs_size(rules, episode == "match")
     if data.get("obs_size") != size:
         raise PolicyLoadError(
             f"{path} was trained on observations of size {data.get('obs_size')}, but this "
@@ -295,9 +325,9 @@ def _read_policy(path: Path) -> tuple[QNetwork, dict[str, Any]]:
         raise PolicyLoadError(f"{path}: unknown policy kind {data.get('kind')!r}; "
                               f"expected one of {KINDS}")
     arch = data.get("architecture") or {}
-    if arch.get("obs_size") != size or arch.get("num_actions") != NUM_ACTIONS:
+    if arch.get("obs_size") != size or arch.get("num_actions") != rules.num_actions:
         raise PolicyLoadError(f"{path}: network shape {arch} does not read {size} "
-                              f"observations into {NUM_ACTIONS} actions")
+                              f"observations into {rules.num_actions} actions")
     try:
         net = QNetwork.from_architecture(arch)
         net.load_state_dict(data["state_dict"])
@@ -326,11 +356,11 @@ class PolicyAgent(Agent):
         self.rules = rules or Rules()
         self.temperature = float(temperature)
         self.name = label
-        size = obs_size(self.rules)
-        if net.obs_size != size:
-            raise PolicyLoadError(f"policy {label!r}: its network reads {net.obs_size} values, "
-                                  f"but the observation of its rules has {size}")
-        self._obs = np.empty(size, dtype=np.float32)
+        try:
+            self.episode = network_episode(net, self.rules)
+        except ValueError as e:
+            raise PolicyLoadError(f"policy {label!r}: {e}") from None
+        self._obs = np.empty(net.obs_size, dtype=np.float32)
         self.shipped = False
         """Whether the network is a shipped file (``agents/pretrained/``): errors say so."""
 
@@ -340,8 +370,8 @@ class PolicyAgent(Agent):
             raise rules_mismatch(f"policy {self.name!r}", self.rules, rules, self.shipped)
 
     def scores(self, view: PlayerView) -> np.ndarray:
-        """Return the network's score of each of the 53 actions (illegal ones too)."""
-        view.encode(out=self._obs)
+        """Return the network's score of each action (illegal ones too)."""
+        _in_episode(view, self.episode == "match").encode(out=self._obs)
         with torch.inference_mode():
             # from_numpy shares the buffer; built per call so a deep copy of the agent (the
             # arena copies agents per seat) never reads a stale buffer.
@@ -358,6 +388,22 @@ class PolicyAgent(Agent):
             p = np.exp(z)
             return legal[int(self.rng.choice(len(legal), p=p / p.sum()))]
         return legal[int(np.argmax(q))]
+
+
+def _in_episode(view: PlayerView, match: bool) -> PlayerView:
+    """Return ``view`` as a view of the episode kind a network was trained on.
+
+    A match network at a lone hand sees it as the first hand of a match (nothing scored yet);
+    a hand network in a match sees the hand without the match blocks it never learnt from.
+    """
+    if (view.match_scores is not None) == match:
+        return view
+    v = copy.copy(view)
+    if match:
+        v.match_scores, v.hand_number, v.match_result = (0, 0, 0, 0), 0, None
+    else:
+        v.match_scores, v.hand_number, v.match_result = None, 0, None
+    return v
 
 
 def load_policy_agent(path_or_name: str | os.PathLike[str], seed: int | None = None, *,
@@ -377,4 +423,5 @@ def load_policy_agent(path_or_name: str | os.PathLike[str], seed: int | None = N
 
 __all__ = ["QNetwork", "PolicyAgent", "PolicyLoadError", "load_policy_agent",
            "load_policy_file", "save_policy", "policy_dict", "trained_rules", "rule_differences",
-           "PRETRAINED_DIR", "PRETRAINED_FILE", "SHIPPED", "pretrained_path"]
+           "PRETRAINED_DIR", "PRETRAINED_FILE", "SHIPPED", "pretrained_path", "EPISODES",
+           "network_episode"]

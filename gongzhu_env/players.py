@@ -42,6 +42,7 @@ from typing import Protocol
 
 from gongzhu_env.cards import NUM_CARDS, action_str
 from gongzhu_env.engine import Game, IllegalActionError
+from gongzhu_env.match import Match
 from gongzhu_env.rules import Rules
 from gongzhu_env.view import PlayerView
 
@@ -154,5 +155,31 @@ def play_turns(game: Game, players: Sequence[Player | None],
     return played
 
 
-__all__ = ["IllegalPlayerActionError", "OnAction", "Player", "action_text", "play_turn",
-           "play_turns", "player_label", "start_hand"]
+def play_match_turns(match: Match, players: Sequence[Player | None]) -> int:
+    """``play_turns`` for a whole match: play until it is over or an outside seat is to move.
+
+    Seats see ``match.view(seat)`` (the hand with the match blocks). When a hand ends and the
+    next one is dealt, every player is told so (``start_hand``), as at the start of any hand;
+    call ``start_hand`` yourself once before the first. Returns how many actions were played.
+    """
+    played = 0
+    while not match.is_over():
+        game = match.game
+        seat = game.current_player
+        player = players[seat]
+        if player is None:
+            break
+        action = player.act(match.view(seat))
+        try:
+            finished = match.step(action)
+        except IllegalActionError as e:
+            raise IllegalPlayerActionError(seat, player_label(player), action, str(e),
+                                           game.rules.decks) from None
+        played += 1
+        if finished is not None and not match.is_over():
+            start_hand(players, match.rules)
+    return played
+
+
+__all__ = ["IllegalPlayerActionError", "OnAction", "Player", "action_text", "play_match_turns",
+           "play_turn", "play_turns", "player_label", "start_hand"]

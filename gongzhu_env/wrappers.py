@@ -51,12 +51,18 @@ Episode End
 Terminated after the thirteenth trick (or an illegal action); never truncated.
 ``info["scores"]`` holds the four raw scores at the end; ``info["seat"]`` the learner's seat.
 
+``episode="match"``: an episode is a whole match (``gongzhu_env.match.Match``); the learner
+keeps its seat and its opponents for the whole match, and each hand's result is the reward of
+the step in which that hand ended (with ``info["scores"]``, ``"cumulative"`` and
+``"hand_number"``). Terminated when a cumulative score reaches the rules' threshold, truncated
+at ``max_hands``. The observation then has the match blocks (``obs_size(rules, True)``).
+
 Constructor arguments
 ---------------------
 ``opponents`` (the pool), ``factory`` (builds spec strings: ``factory(spec, seed=...)``),
 ``rules``, ``reward_mode``, ``reward_scale``
 (default 400), ``seat`` (fix the learner's seat), ``illegal_reward`` (default -1),
-``render_mode`` (``"ansi"``).
+``render_mode`` (``"ansi"``), ``episode`` (``"hand"`` or ``"match"``), ``max_hands``.
 
 >>> from agents import make_agent
 >>> from gongzhu_env.wrappers import SingleSeatEnv
@@ -79,12 +85,14 @@ import numpy as np
 from gymnasium import spaces
 
 from gongzhu_env.engine import Game
-from gongzhu_env.players import Player, play_turns, start_hand
+from gongzhu_env.match import DEFAULT_MAX_HANDS, Match
+from gongzhu_env.players import Player, play_match_turns, play_turns, start_hand
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import REWARD_MODES, check_reward_mode, hand_results
 from gongzhu_env.view import PlayerView, obs_size
 
 OpponentLike = Any  # a spec string, an ``agents.base.Agent`` or a callable view -> action
+EPISODES = ("hand", "match")
 
 
 def _reseed(agent: Any, seed: int) -> None:
@@ -149,9 +157,17 @@ class SingleSeatEnv(gym.Env):
                  factory: Callable[..., Any] | None = None,
                  rules: Rules | str | None = None, reward_mode: str = "zero_sum",
                  reward_scale: float = 400.0, seat: int | None = None,
-                 illegal_reward: float = -1.0, render_mode: str | None = None) -> None:
+                 illegal_reward: float = -1.0, render_mode: str | None = None,
+                 episode: str = "hand", max_hands: int = DEFAULT_MAX_HANDS) -> None:
         super().__init__()
         self.rules = Rules.coerce(rules)
+        if episode not in EPISODES:
+            raise ValueError(f"episode must be one of {EPISODES}; got {episode!r}")
+        if type(max_hands) is not int or max_hands < 1:
+            raise ValueError(f"max_hands must be a positive int; got {max_hands!r}")
+        self.episode = episode
+        self.max_hands = max_hands
+        self.match: Match | None = None
         check_reward_mode(reward_mode, self.rules)
         if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) \
                 or not reward_scale > 0:
@@ -169,8 +185,8 @@ class SingleSeatEnv(gym.Env):
         self.fixed_seat = seat
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
-        self.observation_space = spaces.Box(0.0, 1.0, (obs_size(self.rules),),
-                                            dtype=np.float32)
+        self.observation_space = spaces.Box(
+            0.0, 1.0, (obs_size(self.rules, episode == "match"),), dtype=np.float32)
         self.action_space = spaces.Discrete(self.rules.num_actions)
         self.game: Game | None = None
         self.seat = 0
@@ -203,8 +219,12 @@ class SingleSeatEnv(gym.Env):
         super().reset(seed=seed)
         rng = self.np_random
         hands = (options or {}).get("hands")
-        self.game = Game.from_hands(hands, self.rules) if hands is not None \
-            else Game(self.rules, rng=rng)
+        if self.episode == "match":
+            self.match = Match(self.rules, rng=rng, hands=hands, max_hands=self.max_hands)
+            self.game = self.match.game
+        else:
+            self.game = Game.from_hands(hands, self.rules) if hands is not None \
+                else Game(self.rules, rng=rng)
         self.seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(4))
         self.players = [None] * 4
         for s in range(4):
@@ -213,7 +233,10 @@ class SingleSeatEnv(gym.Env):
             index = int(rng.integers(len(self.pool)))
             self.players[s] = self._build(index, s, int(rng.integers(2**31)))
         start_hand(self.players, self.rules)
-        play_turns(self.game, self.players)
+        if self.match is not None:
+            play_match_turns(self.match, self.players)
+        else:
+            play_turns(self.game, self.players)
         return self._obs(), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -230,6 +253,8 @@ class SingleSeatEnv(gym.Env):
             obs = self._obs()
             self.game = None
             return obs, self.illegal_reward, True, False, info
+        if self.match is not None:
+            return self._step_match(a)
         game.step(a)
         play_turns(game, self.players)
         if game.is_over():
@@ -239,6 +264,30 @@ class SingleSeatEnv(gym.Env):
             info["scores"] = list(raw)
             return self._obs(), float(res[self.seat]) / self.reward_scale, True, False, info
         return self._obs(), 0.0, False, False, self._info()
+
+    def _step_match(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Play the learner's action in a match, then the others' until its turn or the end.
+
+        The reward is the learner's result of every hand that ended on the way (one at most,
+        as the learner plays in every trick), as the env's ``episode="match"`` gives it.
+        """
+        match = self.match
+        assert match is not None
+        before = match.hand_number
+        if match.step(action) is not None and not match.is_over():
+            start_hand(self.players, self.rules)
+        play_match_turns(match, self.players)
+        self.game = match.game
+        info = self._info()
+        reward = 0.0
+        for raw in match.hand_scores[before:]:
+            reward += float(hand_results(raw, self.reward_mode, self.game.teams)[self.seat])
+            info["scores"] = list(raw)
+        info["cumulative"] = list(match.cumulative)
+        info["hand_number"] = match.hand_number
+        over = match.is_over()
+        return (self._obs(), reward / self.reward_scale, over and not match.truncated,
+                over and match.truncated, info)
 
     def action_masks(self) -> np.ndarray:
         """Return the learner's legal actions as ``bool[num_actions]`` (all False once over)."""
@@ -261,6 +310,8 @@ class SingleSeatEnv(gym.Env):
     # ------------------------------------------------------------------ internals
     def _obs(self) -> np.ndarray:
         assert self.game is not None
+        if self.match is not None:
+            return self.match.view(self.seat).encode()
         return self.game.view(self.seat).encode()
 
     def _info(self) -> dict[str, Any]:

@@ -84,11 +84,14 @@ def random_views(n_games: int, seed: int) -> list[PlayerView]:
     return views
 
 
-def tiny_q_network(seed: int = 0) -> QNetwork:
-    """A freshly initialised one-layer Q network (torch is imported only when called)."""
+def tiny_q_network(seed: int = 0, obs_len: int | None = None) -> QNetwork:
+    """A freshly initialised one-layer Q network (torch is imported only when called).
+
+    ``obs_len``: the observation it reads (default: the standard game's single hands).
+    """
     import torch
 
     from agents.policy import QNetwork
 
     torch.manual_seed(seed)
-    return QNetwork(hidden=(16,))
+    return QNetwork(obs_len, hidden=(16,))

@@ -31,6 +31,7 @@ PRESETS = ("quick", "full", "tiny")
 TRAINERS = ("dmc", "sb3")
 REWARD_MODES = ("zero_sum", "raw", "team")
 SPECIAL_OPPONENTS = ("self", "snapshot")
+EPISODES = ("hand", "match")
 
 
 class ConfigError(ValueError):
@@ -57,6 +58,17 @@ class DMCConfig:
     """Rules the policy is trained for: a preset name (``gongzhu_env.rules.PRESETS``) or a
     dict of options (``Rules.from_dict``). The observation size, and with it the network's
     input, follows from them (``gongzhu_env.view.obs_size``)."""
+
+    episode: str = "hand"
+    """``"hand"``: every game is one hand. ``"match"``: every game is a whole match
+    (``gongzhu_env.match.Match``, to ``rules.match_threshold``); the observation adds the
+    match blocks (cumulative scores, hands played) and a decision's target is everything its
+    seat scores from there to the end of the match, as the env's ``episode="match"`` rewards.
+    With ``max_hands`` it decides what an episode is."""
+
+    max_hands: int = 100
+    """Match episodes only: a match still going after this many hands ends there (the env's
+    safety cap, ``gongzhu_env.match.DEFAULT_MAX_HANDS``)."""
 
     # ------------------------------------------------------------------ network
     hidden: tuple[int, ...] = (256, 256)
@@ -285,6 +297,10 @@ class DMCConfig:
                 raise ConfigError(f"init_policy: {e}") from None
             if not path.is_file():
                 raise ConfigError(f"init_policy: no policy file at {path}")
+        if self.episode == "match" and (self.rollout_share or self.rollout_share_final):
+            raise ConfigError("rollout_share: rollout labels value a card by finishing the "
+                              "hand, not the match; with episode='match' set rollout_share and "
+                              "rollout_share_final to 0")
         from agents.pimc import ROLLOUTS
 
         if self.rollout_policy not in ROLLOUTS:
@@ -323,6 +339,13 @@ class SB3Config:
 
     rules: str | dict[str, Any] = "standard"
     """Rules the policy is trained for: a preset name or a dict of options (as ``DMCConfig``)."""
+
+    episode: str = "hand"
+    """``"hand"`` or ``"match"``: what one episode of the single-seat env is (as
+    ``DMCConfig.episode``; in a match the learner keeps its seat to the end)."""
+
+    max_hands: int = 100
+    """Match episodes only: the cap on a match's hands (as ``DMCConfig.max_hands``)."""
 
     hidden: tuple[int, ...] = (256, 256)
     """Hidden widths of the policy and value MLPs."""
@@ -539,6 +562,9 @@ def _check_common(cfg: DMCConfig | SB3Config) -> None:
     if not cfg.hidden or any(type(h) is not int or h <= 0 for h in cfg.hidden):
         raise ConfigError(f"hidden: layer widths must be positive integers; got "
                           f"{list(cfg.hidden)}")
+    if cfg.episode not in EPISODES:
+        raise ConfigError(f"episode: must be one of {EPISODES}; got {cfg.episode!r}")
+    _positive_int(cfg, "max_hands")
 
 
 def _has_teams(rules: Any) -> bool:

@@ -55,12 +55,12 @@ from agents.base import Agent
 from agents.knowledge import Situation
 from agents.pimc import ROLLOUTS, card_runs, rollout
 from agents.policy import QNetwork
-from gongzhu_env.cards import NUM_ACTIONS
 from gongzhu_env.engine import Game
+from gongzhu_env.match import Match
 from gongzhu_env.players import play_turn
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import hand_results
-from gongzhu_env.view import obs_size
+from gongzhu_env.view import PlayerView, obs_size
 from training.config import DMCConfig, config_from_dict
 from training.run import seed_everything
 
@@ -72,6 +72,9 @@ class _Table:
     """One game in progress and who sits where."""
 
     game: Game
+    """The hand in play (with match episodes, the match's current hand)."""
+    match: Match | None
+    """With match episodes, the match the hand belongs to; else ``None``."""
     kinds: list[int]
     """Per seat: learner, snapshot or agent."""
     refs: list[Any]
@@ -80,11 +83,22 @@ class _Table:
     traj_act: list[list[int]]
     traj_val: list[list[float]]
     """Per seat: max legal Q of the acting network at each of its decisions."""
+    traj_rew: list[list[float]]
+    """Per seat (match episodes): the scaled hand results that arrived after each of its
+    decisions before its next one; all zero within a hand."""
+
+    def view(self, seat: int) -> PlayerView:
+        """``seat``'s view of the hand, with the match blocks in a match."""
+        return self.game.view(seat) if self.match is None else self.match.view(seat)
+
+    def is_over(self) -> bool:
+        """Whether the episode (the hand, or the whole match) is over."""
+        return self.game.is_over() if self.match is None else self.match.is_over()
 
 
-def action_targets(act: np.ndarray, ret: np.ndarray) -> np.ndarray:
+def action_targets(act: np.ndarray, ret: np.ndarray, num_actions: int) -> np.ndarray:
     """Target rows for decisions with one labelled action each (NaN marks "no target")."""
-    tgt = np.full((len(act), NUM_ACTIONS), np.nan, dtype=np.float32)
+    tgt = np.full((len(act), num_actions), np.nan, dtype=np.float32)
     tgt[np.arange(len(act)), act] = ret
     return tgt
 
@@ -96,17 +110,18 @@ class ReplayBuffer:
     decision has one per distinct legal card. Actions without a target hold NaN.
     """
 
-    def __init__(self, capacity: int, rng: np.random.Generator, obs_len: int) -> None:
-        # obs_len: the rules' observation size (gongzhu_env.view.obs_size), not a constant.
+    def __init__(self, capacity: int, rng: np.random.Generator, obs_len: int,
+                 num_actions: int) -> None:
+        # Both sizes come from the rules (gongzhu_env.view.obs_size, rules.num_actions).
         self.capacity = capacity
         self.obs = np.zeros((capacity, obs_len), dtype=np.uint8)
-        self.tgt = np.full((capacity, NUM_ACTIONS), np.nan, dtype=np.float32)
+        self.tgt = np.full((capacity, num_actions), np.nan, dtype=np.float32)
         self.size = 0
         self.pos = 0
         self.rng = rng
 
     def add(self, obs: np.ndarray, tgt: np.ndarray) -> None:
-        """Append decisions (``obs`` uint8 rows, ``tgt`` float32 rows of 53 targets)."""
+        """Append decisions (``obs`` uint8 rows, ``tgt`` float32 rows, a target per action)."""
         n = len(tgt)
         idx = (self.pos + np.arange(n)) % self.capacity
         self.obs[idx] = obs
@@ -147,8 +162,9 @@ class TableSimulator:
     """The acting side: tables in lockstep, the acting network and the snapshot pool.
 
     Labelled decisions go to ``sink(obs, targets)`` (uint8 observation rows, float32 rows of
-    53 per-action targets, NaN where an action has none): a seat's trajectory when its hand
-    ends, a rollout-labelled decision at once.
+    per-action targets, NaN where an action has none): a seat's trajectory when its episode
+    (a hand, or a whole match with ``cfg.episode == "match"``) ends, a rollout-labelled
+    decision at once.
 
     In single-process mode the trainer's own network is shared with it; in an actor process it
     holds a copy refreshed from the learner.
@@ -158,6 +174,8 @@ class TableSimulator:
                  sink: Callable[[np.ndarray, np.ndarray], None]) -> None:
         self.cfg = cfg
         self.rules = Rules.coerce(cfg.rules)
+        self.match = cfg.episode == "match"
+        self.num_actions = self.rules.num_actions
         self.net = net
         self.sink = sink
         self.rng = np.random.default_rng(seed)
@@ -181,11 +199,14 @@ class TableSimulator:
         self.ret_sum = 0.0
         self.ret_n = 0
         self.tables = [self._new_table() for _ in range(cfg.num_tables)]
-        self._obs = np.empty((cfg.num_tables, obs_size(self.rules)), dtype=np.float32)
-        self._mask = np.zeros((cfg.num_tables, NUM_ACTIONS), dtype=bool)
+        self._obs = np.empty((cfg.num_tables, obs_size(self.rules, self.match)),
+                             dtype=np.float32)
+        self._mask = np.zeros((cfg.num_tables, self.num_actions), dtype=bool)
 
     def _new_table(self) -> _Table:
-        game = Game(self.rules, rng=self.rng)
+        match = Match(self.rules, rng=self.rng, max_hands=self.cfg.max_hands) \
+            if self.match else None
+        game = match.game if match is not None else Game(self.rules, rng=self.rng)
         kinds = [_LEARNER] * 4
         refs: list[Any] = [None] * 4
         me = int(self.rng.integers(4))
@@ -201,8 +222,8 @@ class TableSimulator:
                 agent.reset(seat, self.rules)
                 kinds[seat] = _AGENT
                 refs[seat] = agent
-        return _Table(game, kinds, refs, [[] for _ in range(4)], [[] for _ in range(4)],
-                      [[] for _ in range(4)])
+        return _Table(game, match, kinds, refs, [[] for _ in range(4)], [[] for _ in range(4)],
+                      [[] for _ in range(4)], [[] for _ in range(4)])
 
     def reset_tables(self) -> None:
         """Abandon the games in progress and deal new ones (after the snapshot pool changed)."""
@@ -244,7 +265,7 @@ class TableSimulator:
         seat = g.current_player
         situation = Situation.from_game(g)
         mode = self.cfg.reward_mode
-        targets = np.full((1, NUM_ACTIONS), np.nan, dtype=np.float32)
+        targets = np.full((1, self.num_actions), np.nan, dtype=np.float32)
         for run in card_runs(g.legal_actions(), situation.unseen):
             # Equivalent cards lead to the same outcome: one rollout labels the whole run, so
             # no legal card is left without a target (the greedy policy ranks them all).
@@ -256,21 +277,60 @@ class TableSimulator:
         self.samples += 1
 
     def _finish(self, t: _Table) -> None:
-        """Label every learner seat's samples with its own result and hand them on."""
+        """Label every learner seat's samples with its own result and hand them on.
+
+        A hand: each decision's target is the lambda-return towards the seat's hand result.
+        A match: the hand results already arrived, hand by hand, in ``traj_rew``; the target
+        is the lambda-return of everything the seat scores from that decision to the end of
+        the match, which is what the env's ``episode="match"`` rewards add up to.
+        """
         c = self.cfg
-        raw = t.game.scores()
-        res = hand_results(raw, c.reward_mode, t.game.teams)
+        res: list[float] = [0.0] * 4
+        if t.match is None:
+            res = hand_results(t.game.scores(), c.reward_mode, t.game.teams)
+            self._count_results(t, res)
         for seat in range(4):
             if t.kinds[seat] != _LEARNER or not t.traj_act[seat]:
                 continue
-            targets = lambda_returns(t.traj_val[seat], self._label(res[seat]), c.td_lambda)
+            if t.match is None:
+                targets = lambda_returns(t.traj_val[seat], self._label(res[seat]), c.td_lambda)
+            else:
+                targets = lambda_returns(t.traj_val[seat], 0.0, c.td_lambda,
+                                         rewards=t.traj_rew[seat])
             np.clip(targets, -c.reward_clip, c.reward_clip, out=targets)
             self.sink(np.stack(t.traj_obs[seat]),
-                      action_targets(np.asarray(t.traj_act[seat]), targets))
+                      action_targets(np.asarray(t.traj_act[seat]), targets, self.num_actions))
             self.samples += len(targets)
-            self.ret_sum += res[seat]
-            self.ret_n += 1
+
+    def _count_results(self, t: _Table, res: list[float]) -> None:
+        """Count a finished hand and its learner seats' results (for the metrics)."""
+        for seat in range(4):
+            if t.kinds[seat] == _LEARNER and t.traj_act[seat]:
+                self.ret_sum += res[seat]
+                self.ret_n += 1
         self.games += 1
+
+    def _play(self, t: _Table, action: int) -> None:
+        """Apply one action to a table; in a match, book a finished hand and deal the next."""
+        match = t.match
+        if match is None:
+            t.game.step(action)
+            return
+        scores = match.step(action)
+        if scores is None:
+            return
+        res = hand_results(scores, self.cfg.reward_mode, t.game.teams)
+        self._count_results(t, res)
+        for seat in range(4):
+            # The hand's result follows the seat's latest decision (a seat that has not
+            # decided anything yet in the match had no say in it).
+            if t.kinds[seat] == _LEARNER and t.traj_rew[seat]:
+                t.traj_rew[seat][-1] += self._label(res[seat])
+        if not match.is_over():
+            t.game = match.game
+            for seat in range(4):
+                if t.kinds[seat] == _AGENT:
+                    t.refs[seat].reset(seat, self.rules)
 
     def step_tables(self) -> None:
         """Advance every table by one action (one batched forward pass for the learner)."""
@@ -282,14 +342,17 @@ class TableSimulator:
             seat = g.current_player
             legal = g.legal_actions()
             if len(legal) == 1:
-                g.step(legal[0])
+                self._play(t, legal[0])
                 self.forced += 1
                 continue
             kind = t.kinds[seat]
             if kind == _AGENT:
-                play_turn(g, t.refs[seat])
+                if t.match is None:
+                    play_turn(g, t.refs[seat])
+                else:
+                    self._play(t, t.refs[seat].act(t.view(seat)))
                 continue
-            g.view(seat).encode(out=obs[i])
+            t.view(seat).encode(out=obs[i])
             mask[i] = False
             mask[i, legal] = True
             if kind == _LEARNER:
@@ -301,7 +364,7 @@ class TableSimulator:
         for k, rows in snap_rows.items():
             self._act_rows(rows, self.snapshots[k], 0.0, record=False)
         for i, t in enumerate(self.tables):
-            if t.game.is_over():
+            if t.is_over():
                 self._finish(t)
                 self.tables[i] = self._new_table()
 
@@ -333,12 +396,14 @@ class TableSimulator:
                     t.traj_obs[seat].append(packed)
                     t.traj_act[seat].append(a)
                     t.traj_val[seat].append(float(best[j]))
+                    t.traj_rew[seat].append(0.0)
                 self.decisions += 1
                 self.global_decisions += 1
-            g.step(a)
+            self._play(t, a)
 
 
-def lambda_returns(values: list[float], final: float, lam: float) -> np.ndarray:
+def lambda_returns(values: list[float], final: float, lam: float,
+                   rewards: list[float] | None = None) -> np.ndarray:
     """Targets of one seat's decisions: lambda-returns over its own decision sequence.
 
     ``values[t]`` is the acting network's best legal Q at decision ``t`` and ``final`` the
@@ -347,11 +412,17 @@ def lambda_returns(values: list[float], final: float, lam: float) -> np.ndarray:
     is the pure Monte-Carlo target (every decision gets the hand result, as in DouZero);
     smaller ``lam`` trades a little bias for much less variance: the deal's luck that is
     already visible at decision ``t + 1`` is not charged to decision ``t``.
+
+    ``rewards[t]`` (match episodes): what the seat scored after decision ``t`` and before its
+    next one (a finished hand's result); it is added to ``y[t]``, so with ``lam = 1`` every
+    target is the sum of everything scored from that decision on, plus ``final``.
     """
     n = len(values)
     y = np.empty(n, dtype=np.float32)
     acc = float(final)
     for t in range(n - 1, -1, -1):
+        if rewards is not None:
+            acc += rewards[t]
         y[t] = acc
         acc = (1.0 - lam) * values[t] + lam * acc
     return y
@@ -359,7 +430,8 @@ def lambda_returns(values: list[float], final: float, lam: float) -> np.ndarray:
 
 def _network(cfg: DMCConfig) -> QNetwork:
     """Build a fresh Q network of the config's architecture, reading its rules' observation."""
-    return QNetwork(obs_size(Rules.coerce(cfg.rules)), NUM_ACTIONS, cfg.hidden,
+    rules = Rules.coerce(cfg.rules)
+    return QNetwork(obs_size(rules, cfg.episode == "match"), rules.num_actions, cfg.hidden,
                     card_features=cfg.card_features, holder_features=cfg.holder_features)
 
 
@@ -378,7 +450,7 @@ def _actor_main(cfg_dict: dict[str, Any], actor_id: int, samples: Any, commands:
 
     Messages in: ``("weights", state_dict, run_decisions, budget_fraction)``,
     ``("snapshots", [state_dict])``.
-    Messages out: ``(obs uint8[n, obs_size], targets float32[n, 53], stats dict)``.
+    Messages out: ``(obs uint8[n, obs_size], targets float32[n, num_actions], stats dict)``.
     """
     import os
     import queue
@@ -454,7 +526,7 @@ class DMCTrainer:
             self._load_init_policy(cfg.init_policy)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr)
         self.replay = ReplayBuffer(cfg.replay_size, np.random.default_rng(cfg.seed + 1),
-                                   self.net.obs_size)
+                                   self.net.obs_size, self.net.num_actions)
         self.snapshots: list[QNetwork] = []
         self.decisions = 0
         self.forced = 0

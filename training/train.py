@@ -63,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"rules to train for: a preset ({', '.join(RULE_PRESETS)}) or a JSON "
                         "object of options, e.g. '{\"team_play\": true}' (default standard; "
                         "team rules train on the team result)")
+    p.add_argument("--episode", default=None, choices=("hand", "match"),
+                   help="what one episode is: a single hand (default) or a whole match, whose "
+                        "observation adds the match scores")
     p.add_argument("--seed", type=int, default=None, help="override the config's seed")
     p.add_argument("--time-budget", type=float, default=None,
                    help="override the training budget in seconds")
@@ -96,6 +99,8 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if args.rules is not None:
         out["rules"] = parse_rules(args.rules)
+    if args.episode is not None:
+        out["episode"] = args.episode
     if args.seed is not None:
         out["seed"] = args.seed
     if args.time_budget is not None:

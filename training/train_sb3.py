@@ -30,7 +30,6 @@ from torch import nn
 
 from agents import make_agent
 from agents.policy import PolicyAgent, QNetwork, save_policy
-from gongzhu_env.cards import NUM_ACTIONS
 from gongzhu_env.rules import Rules
 from gongzhu_env.view import PlayerView, obs_size
 from gongzhu_env.wrappers import SingleSeatEnv
@@ -51,9 +50,13 @@ _POOL_SLOTS = 20
 def actor_network(model: Any, hidden: tuple[int, ...], rules: Rules) -> QNetwork:
     """Copy the MaskablePPO actor (MLP + action head) into a ``QNetwork`` of kind logits.
 
-    The network reads the observation of ``rules`` (``obs_size``), as the actor did.
+    The network reads what the actor read: the observation of ``rules`` for the model's
+    episode kind (its observation space says which) into ``rules.num_actions`` logits.
     """
-    net = QNetwork(obs_size(rules), NUM_ACTIONS, hidden)
+    width = int(model.observation_space.shape[0])
+    if width not in (obs_size(rules), obs_size(rules, True)):
+        raise ValueError(f"the model reads {width} values, not an observation of {rules}")
+    net = QNetwork(width, rules.num_actions, hidden)
     linears = [m for m in model.policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
     linears.append(model.policy.action_net)
     targets = [m for m in net.net if isinstance(m, nn.Linear)]
@@ -136,7 +139,8 @@ def train_sb3(cfg: SB3Config, run: RunDir, resume: bool, quiet: bool = False) ->
 
         def thunk() -> SingleSeatEnv:
             env = SingleSeatEnv(pool, factory=make_agent, rules=rules,
-                                reward_mode=cfg.reward_mode, reward_scale=cfg.reward_scale)
+                                reward_mode=cfg.reward_mode, reward_scale=cfg.reward_scale,
+                                episode=cfg.episode, max_hands=cfg.max_hands)
             env.reset(seed=cfg.seed * 1000 + rank)
             return env
         return thunk

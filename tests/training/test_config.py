@@ -28,6 +28,10 @@ from training.config import ConfigError, DMCConfig, load_config, make_config, sa
     ({"select_last": -1}, "select_last"),
     ({"select_opponent": "nobody"}, "select_opponent"),
     ({"select_average": "yes"}, "select_average"),
+    ({"episode": "season"}, "episode"),
+    ({"episode": "match", "max_hands": 0}, "max_hands"),
+    ({"episode": "match", "rollout_share": 0.5}, "rollout_share"),
+    ({"episode": "match", "rollout_share_final": 0.2}, "rollout_share"),
 ])
 def test_bad_config_values_are_refused_naming_the_field(overrides, field):
     with pytest.raises(ConfigError, match=f"^{field}:"):
@@ -69,7 +73,8 @@ def test_presets_are_valid_and_documented():
 # What each preset produced before the defaults became the quick preset, written out once from
 # that code: the quick run field by field, the other presets as their changes to it.
 DMC_QUICK = {
-    "preset": "quick", "seed": 0, "rules": "standard", "hidden": [256, 256],
+    "preset": "quick", "seed": 0, "rules": "standard", "episode": "hand", "max_hands": 100,
+    "hidden": [256, 256],
     "card_features": True, "holder_features": False, "init_policy": "", "num_tables": 128,
     "epsilon_start": 0.05, "epsilon_end": 0.01, "epsilon_decay_decisions": 1_000_000,
     "reward_mode": "zero_sum", "reward_scale": 400.0, "reward_clip": 4.0, "td_lambda": 0.8,
@@ -103,7 +108,8 @@ DMC_CHANGES = {
              "final_eval_deals": 2},
 }
 SB3_QUICK = {
-    "preset": "quick", "seed": 0, "rules": "standard", "hidden": [256, 256], "n_envs": 8,
+    "preset": "quick", "seed": 0, "rules": "standard", "episode": "hand", "max_hands": 100,
+    "hidden": [256, 256], "n_envs": 8,
     "subproc": False, "n_steps": 256, "batch_size": 512, "n_epochs": 4, "lr": 0.0003,
     "gamma": 1.0, "ent_coef": 0.01, "reward_mode": "zero_sum", "reward_scale": 400.0,
     "opponent_mix": {"self": 0.4, "snapshot": 0.3, "random": 0.1, "greedy": 0.2},

@@ -13,7 +13,7 @@ from agents.policy import (
 )
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
-from gongzhu_env.view import OBS_SIZE, decode
+from gongzhu_env.view import OBS_SIZE, decode, obs_size
 from tests.helpers import tiny_q_network
 from training.config import ConfigError, DMCConfig, make_config
 from training.dmc import TableSimulator, lambda_returns
@@ -107,7 +107,7 @@ def test_q_loss_splits_the_error_into_differences_and_level():
     # Row 0 has targets for actions 0 and 2 (error +1 on both: all of it in the level);
     # row 1 one target (plain squared error 0.25).
     tgt = torch.tensor([[1.0, nan, 3.0], [nan, nan, nan]])
-    tgt[1] = torch.from_numpy(action_targets(np.array([0]), np.array([0.0]))[0, :3])
+    tgt[1] = torch.from_numpy(action_targets(np.array([0]), np.array([0.0]), 53)[0, :3])
     assert float(q_loss(q, tgt, 1.0)) == pytest.approx((1.0 + 0.25) / 2)
     assert float(q_loss(q, tgt, 0.25)) == pytest.approx((0.25 + 0.25) / 2)
     # Differences wrong, level right: the level weight does not matter.
@@ -123,6 +123,55 @@ def test_lambda_returns_blend_later_values_into_earlier_targets():
     np.testing.assert_allclose(lambda_returns([0.1, 0.2, 0.3], 1.0, 0.5), [0.425, 0.65, 1.0])
     np.testing.assert_allclose(lambda_returns([0.1, 0.2, 0.3], -2.0, 1.0), [-2.0] * 3)
     np.testing.assert_allclose(lambda_returns([0.1, 0.2, 0.3], 5.0, 0.0), [0.2, 0.3, 5.0])
+
+
+def test_lambda_returns_add_the_rewards_that_arrive_between_decisions():
+    # A match: hand results arrive after decisions 0 and 2. With lam = 1 each target is
+    # everything scored from that decision on; by hand for lam = 0.5: y2 = 2,
+    # y1 = 0.5 * 0.3 + 0.5 * 2 = 1.15, y0 = 1 + 0.5 * 0.2 + 0.5 * 1.15 = 1.675.
+    np.testing.assert_allclose(
+        lambda_returns([0.1, 0.2, 0.3], 0.0, 1.0, rewards=[1.0, 0.0, 2.0]), [3.0, 2.0, 2.0])
+    np.testing.assert_allclose(
+        lambda_returns([0.1, 0.2, 0.3], 0.0, 0.5, rewards=[1.0, 0.0, 2.0]),
+        [1.675, 1.15, 2.0])
+    # No rewards in between: the hand case.
+    np.testing.assert_allclose(lambda_returns([0.1, 0.2, 0.3], 1.0, 0.5, rewards=[0.0] * 3),
+                               lambda_returns([0.1, 0.2, 0.3], 1.0, 0.5))
+
+
+def test_match_tables_label_each_decision_with_what_its_seat_scores_to_the_match_end():
+    from gongzhu_env.scoring import hand_results
+    from training.dmc import TableSimulator
+
+    cfg = make_config("tiny", "dmc", episode="match", max_hands=2, td_lambda=1.0,
+                      reward_clip=100.0, opponent_mix={"self": 1.0})
+    calls: list[tuple[np.ndarray, np.ndarray, list[list[int]]]] = []
+    finishing: list[list[list[int]]] = []
+    net = tiny_q_network(0, obs_len=obs_size(Rules(), True))
+    sim = TableSimulator(cfg, net, 0, lambda o, t: calls.append((o, t, finishing[-1])))
+    finish = sim._finish
+
+    def spy(table):
+        finishing.append([list(h) for h in table.match.hand_scores])
+        finish(table)
+
+    sim._finish = spy
+    while len(finishing) < 4:
+        sim.step_tables()
+    assert calls and all(o.shape[1] == obs_size(Rules(), True) for o, _, _ in calls)
+    assert all(len(hands) == 2 for hands in finishing)  # every match ran to max_hands
+    # With all four seats learners, a finished match sends its seats' samples in seat order.
+    seat = 0
+    last = None
+    for _obs, tgt, hands in calls:
+        seat = seat + 1 if hands is last else 0
+        last = hands
+        y = np.nanmax(tgt, axis=1)
+        res = [hand_results(h, "zero_sum", None)[seat] / cfg.reward_scale for h in hands]
+        # The last decisions are worth the last hand; the first ones the whole match.
+        assert y[-1] == pytest.approx(res[-1], abs=1e-5)
+        assert y[0] == pytest.approx(sum(res), abs=1e-5)
+
 
 
 def test_a_run_can_start_from_a_trained_policy(tmp_path):

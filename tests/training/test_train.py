@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 
+import numpy as np
 import pytest
 import torch
 
@@ -157,3 +158,45 @@ def test_command_line_rules_name_what_is_wrong(tmp_path, capsys):
                        'reward_mode="team"']) == 2
     assert "reward_mode" in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("trainer", ["dmc", "sb3"])
+def test_match_episodes_train_a_policy_for_whole_matches(tmp_path, trainer):
+    from gongzhu_env.match import Match
+    from gongzhu_env.players import play_match_turns, start_hand
+
+    out = tmp_path / "match"
+    assert train.main(["--trainer", trainer, "--preset", "tiny", "--episode", "match",
+                       "--out", str(out), "--quiet", "--final-eval-deals", "0",
+                       *_SHORT[trainer]]) == 0
+    assert json.loads((out / "config.json").read_text())["episode"] == "match"
+    net, data = load_policy_file(out / "policy.pt")
+    assert data["episode"] == "match"
+    assert data["obs_size"] == net.obs_size == obs_size(Rules(), True) != obs_size(Rules())
+    spec = f"policy:{out / 'policy.pt'}"
+    # A whole match, four copies of the policy reading the match blocks.
+    match = Match(Rules(), seed=3, max_hands=3)
+    players = [make_agent(spec, seed=s) for s in range(4)]
+    start_hand(players, match.rules)
+    play_match_turns(match, players)
+    assert match.is_over() and 1 <= match.hand_number <= 3
+    # And a lone hand, which it plays as the first hand of a match.
+    _plays_legal_moves_at_its_table(spec, Rules())
+
+
+def test_a_hand_policy_plays_a_hand_of_a_match_without_the_match_blocks(tmp_path):
+    from agents.policy import PolicyAgent
+    from gongzhu_env.match import Match
+    from tests.helpers import tiny_q_network
+
+    agent = PolicyAgent(tiny_q_network(1), Rules())
+    assert agent.episode == "hand"
+    match = Match(Rules(), seed=4)
+    while match.game.phase != "play":
+        match.step(match.game.legal_actions()[-1])
+    seat = match.game.current_player
+    lone = match.game.view(seat)
+    # The same numbers as for the hand alone: the match blocks are left out, not misread.
+    np.testing.assert_array_equal(agent.scores(match.view(seat)), agent.scores(lone))
+    with pytest.raises(PolicyLoadError, match="reads 77 values"):
+        PolicyAgent(type(tiny_q_network())(77, hidden=(8,)), Rules())
