@@ -25,6 +25,13 @@ wins_now         ``c`` follows and beats every card played to the trick so far
 wins_surely      ``c`` wins now and either we play last or no unseen card of the suit beats it
 leads_top        we lead and ``c`` is the highest card still out in its suit
 ===============  ===============================================================================
+
+With two decks (``CardFeatures(two_decks=True)``, which ``QNetwork`` picks for a network of
+105 actions) the same blocks count *copies*: the observation's ``*_twice`` blocks are added to
+the one-deck ones, ``unseen`` is the share of ``c``'s two copies in other hands, the rank
+counts are divided by twice as many copies, and a trick led with a pair counts plays, not
+cards, to know who plays last. An identical card already in the trick beats ``c`` (the
+earlier of equal plays wins), which the one-deck comparison already says.
 """
 
 from __future__ import annotations
@@ -33,12 +40,29 @@ import torch
 from torch import nn
 
 from gongzhu_env.cards import NUM_CARDS, NUM_RANKS
-from gongzhu_env.view import SLICES
+from gongzhu_env.rules import Rules
+from gongzhu_env.view import SLICES, layout
 
 FEATURE_NAMES = ("unseen", "higher_unseen", "lower_unseen", "higher_own", "suit_unseen",
                  "top_unseen", "follows", "wins_now", "wins_surely", "leads_top")
 NUM_FEATURES = len(FEATURE_NAMES) * NUM_CARDS
 _SUITS = NUM_CARDS // NUM_RANKS
+
+
+def _block_slices(rules: Rules) -> dict[str, slice]:
+    """Where each block of ``rules``' observation lies (``gongzhu_env.view.layout``)."""
+    out, start = {}, 0
+    for name, shape, _ in layout(rules):
+        size = 1
+        for n in shape:
+            size *= n
+        out[name] = slice(start, start + size)
+        start += size
+    return out
+
+
+# The two-deck blocks come first after the one-deck ones in every two-deck layout.
+_TWICE = _block_slices(Rules(decks=2))
 
 
 def _suit_matrices() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -68,8 +92,10 @@ def unseen_cards(obs: torch.Tensor) -> torch.Tensor:
 class CardFeatures(nn.Module):
     """Map observations ``(batch, >= 600)`` to ``(batch, NUM_FEATURES)`` per-card features."""
 
-    def __init__(self) -> None:
+    def __init__(self, two_decks: bool = False) -> None:
         super().__init__()
+        self.two_decks = bool(two_decks)
+        self.copies = 2.0 if self.two_decks else 1.0
         above, below, same = _suit_matrices()
         # Constant tables, not weights: kept out of the state dict (persistent=False).
         self.register_buffer("above", above, persistent=False)
@@ -81,8 +107,16 @@ class CardFeatures(nn.Module):
         b = obs.shape[0]
         hand = obs[:, SLICES["hand"]]
         trick = obs[:, SLICES["trick_cards"]].reshape(b, 4, NUM_CARDS)
+        plays_per_seat: torch.Tensor | float = 1.0
+        if self.two_decks:
+            hand = hand + obs[:, _TWICE["hand_twice"]]
+            trick = trick + obs[:, _TWICE["trick_twice"]].reshape(b, 4, NUM_CARDS)
+            plays_per_seat = 1.0 + obs[:, _TWICE["pair_lead"]]
+            unseen = unseen_copies(obs)
+        else:
+            unseen = unseen_cards(obs)
+        copies = self.copies
         in_trick = trick.sum(1)
-        unseen = unseen_cards(obs)
         higher_unseen = unseen @ self.above
         lower_unseen = unseen @ self.below
         higher_own = hand @ self.above
@@ -91,18 +125,34 @@ class CardFeatures(nn.Module):
         # The led card is the trick leader's card; its suit is the suit every card follows.
         leader = obs[:, SLICES["trick_leader"]]
         led = torch.einsum("br,brc->bc", leader, trick)
-        led_suit = led.reshape(b, _SUITS, NUM_RANKS).sum(-1)
+        led_suit = led.reshape(b, _SUITS, NUM_RANKS).sum(-1).clamp(max=1.0)
         follows = led_suit.repeat_interleave(NUM_RANKS, dim=1)
-        wins_now = follows * (1.0 - in_trick) * ((in_trick @ self.above) < 0.5).float()
-        n_played = in_trick.sum(1, keepdim=True)
+        present = in_trick.clamp(max=1.0)
+        wins_now = follows * (1.0 - present) * ((present @ self.above) < 0.5).float()
+        # Seats that have played to the trick (a seat plays two cards to a pair lead).
+        n_played = in_trick.sum(1, keepdim=True) / plays_per_seat
         last = (n_played > 2.5).float()
         wins_surely = wins_now * torch.clamp(last + top_unseen, max=1.0)
         to_play = obs[:, SLICES["to_move"]][:, :1] * obs[:, SLICES["phase"]][:, 1:2]
         leading = (n_played < 0.5).float() * to_play
         leads_top = leading * top_unseen * hand
-        return torch.cat([unseen, higher_unseen / 12.0, lower_unseen / 12.0, higher_own / 12.0,
-                          suit_unseen / 13.0, top_unseen, follows, wins_now, wins_surely,
-                          leads_top], dim=1)
+        leads_top = leads_top.clamp(max=1.0)
+        return torch.cat([unseen / copies, higher_unseen / (12.0 * copies),
+                          lower_unseen / (12.0 * copies), higher_own / (12.0 * copies),
+                          suit_unseen / (13.0 * copies), top_unseen, follows, wins_now,
+                          wins_surely, leads_top], dim=1)
 
 
-__all__ = ["CardFeatures", "FEATURE_NAMES", "NUM_FEATURES", "unseen_cards"]
+def unseen_copies(obs: torch.Tensor) -> torch.Tensor:
+    """Two decks: ``(batch, 52)`` copies (0, 1, 2) of each card in other seats' hands.
+
+    The ``played`` blocks already hold the cards of the trick in progress.
+    """
+    b = obs.shape[0]
+    held = obs[:, SLICES["hand"]] + obs[:, _TWICE["hand_twice"]]
+    played = (obs[:, SLICES["played"]] + obs[:, _TWICE["played_twice"]]).reshape(
+        b, 4, NUM_CARDS).sum(1)
+    return (2.0 - held - played).clamp(0.0, 2.0)
+
+
+__all__ = ["CardFeatures", "FEATURE_NAMES", "NUM_FEATURES", "unseen_cards", "unseen_copies"]

@@ -100,7 +100,10 @@ class QNetwork(nn.Module):
         self.hidden = [int(h) for h in hidden]
         self.card_features = bool(card_features)
         self.holder_features = bool(holder_features)
-        self.features = CardFeatures() if self.card_features else None
+        # The action count tells the game: two decks have pair leads (105 actions) and
+        # their card features count copies.
+        two_decks = self.num_actions == Rules(decks=2).num_actions
+        self.features = CardFeatures(two_decks) if self.card_features else None
         self.holders = HolderFeatures() if self.holder_features else None
         layers: list[nn.Module] = []
         width = (self.obs_size + (NUM_FEATURES if self.card_features else 0)
