@@ -17,6 +17,9 @@ architecture   ``{"obs_size": int, "num_actions": int, "hidden": [int, ...],
 rules          ``Rules.to_dict()`` of the rule set the policy was trained for
 episode        ``"hand"`` (single hands) or ``"match"`` (whole matches, whose observation adds
                the match blocks); absent in older files: ``"hand"``
+rules_mix      only for one network trained at tables of several rule sets: their
+               ``to_dict()`` list (``rules`` is then the first); with ``rule_features``, the
+               names of the rule features its input ends with (``agents.rule_features``)
 obs_size       length of the observation it reads: ``gongzhu_env.view.obs_size(rules, match)``
                of the rules and episode above (600 for single hands of the standard game)
 trainer        which trainer wrote it (``"dmc"``, ``"sb3-maskable-ppo"``)
@@ -55,6 +58,7 @@ from torch import nn
 from agents.base import Agent, AgentError
 from agents.card_features import NUM_FEATURES, CardFeatures
 from agents.holder_features import NUM_HOLDER_FEATURES, HolderFeatures
+from agents.rule_features import MixedInput
 from gongzhu_env.rules import Rules
 from gongzhu_env.view import PlayerView, obs_size
 
@@ -161,12 +165,26 @@ def network_episode(net: QNetwork, rules: Rules) -> str:
 
 
 def policy_dict(net: QNetwork, rules: Rules, *, kind: str = "q", trainer: str = "dmc",
-                metadata: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Build the dict a policy file holds (see the module docstring)."""
+                metadata: Mapping[str, Any] | None = None,
+                mixed: MixedInput | None = None) -> dict[str, Any]:
+    """Build the dict a policy file holds (see the module docstring).
+
+    ``mixed``: the network plays every rule set of this mix (``rules`` is ignored).
+    """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}; got {kind!r}")
-    episode = network_episode(net, rules)
-    return {
+    extra: dict[str, Any] = {}
+    if mixed is not None:
+        rules = mixed.mix[0]
+        if net.obs_size != mixed.width or net.num_actions != rules.num_actions:
+            raise ValueError(f"the network reads {net.obs_size} values into {net.num_actions} "
+                             f"actions; the mix needs {mixed.width} into {rules.num_actions}")
+        episode = "hand"
+        extra = {"rules_mix": [r.to_dict() for r in mixed.mix],
+                 "rule_features": list(mixed.names)}
+    else:
+        episode = network_episode(net, rules)
+    return {**extra,
         "format": FORMAT,
         "version": FORMAT_VERSION,
         "kind": kind,
@@ -181,12 +199,14 @@ def policy_dict(net: QNetwork, rules: Rules, *, kind: str = "q", trainer: str = 
 
 
 def save_policy(path: str | os.PathLike[str], net: QNetwork, rules: Rules, *, kind: str = "q",
-                trainer: str = "dmc", metadata: Mapping[str, Any] | None = None) -> Path:
+                trainer: str = "dmc", metadata: Mapping[str, Any] | None = None,
+                mixed: MixedInput | None = None) -> Path:
     """Write a policy file atomically (a crash never leaves half a file under ``path``)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    torch.save(policy_dict(net, rules, kind=kind, trainer=trainer, metadata=metadata), tmp)
+    torch.save(policy_dict(net, rules, kind=kind, trainer=trainer, metadata=metadata,
+                           mixed=mixed), tmp)
     os.replace(tmp, path)
     return path
 
@@ -242,9 +262,31 @@ def load_policy_file(path_or_name: str | os.PathLike[str],
     if cached is None:
         cached = _CACHE[key] = _read_policy(path)
     net, data = cached
-    if rules is not None and trained_rules(data, path) != rules:
+    mixed = policy_mix(data, path)
+    if mixed is not None:
+        if rules is not None and rules not in mixed:
+            raise PolicyLoadError(f"{path} was trained for the rule sets {_mix_text(mixed)}; "
+                                  f"the table's rules ({rule_differences(Rules(), rules)}) "
+                                  "are not among them")
+    elif rules is not None and trained_rules(data, path) != rules:
         raise rules_mismatch(str(path), trained_rules(data, path), rules, is_shipped(path))
     return net, data
+
+
+def policy_mix(data: Mapping[str, Any], path: object = "policy") -> MixedInput | None:
+    """Return the rules mix of a mixed-rules policy file (``None`` for a one-rule-set file)."""
+    if "rules_mix" not in data:
+        return None
+    try:
+        return MixedInput([Rules.from_dict(r) for r in data["rules_mix"]],
+                          [str(n) for n in data["rule_features"]])
+    except (KeyError, TypeError, ValueError) as e:
+        raise PolicyLoadError(f"{path}: its rules mix is not valid ({e})") from None
+
+
+def _mix_text(mixed: MixedInput) -> str:
+    return "; ".join(rule_differences(Rules(), r) if r != Rules() else "standard"
+                     for r in mixed.mix)
 
 
 def is_shipped(path: Path) -> bool:
@@ -319,7 +361,8 @@ def _read_policy(path: Path) -> tuple[QNetwork, dict[str, Any]]:
     if episode not in EPISODES:
         raise PolicyLoadError(f"{path}: unknown episode {episode!r}; expected one of {EPISODES}")
     rules = trained_rules(data, path)
-    size = obs_size(rules, episode == "match")
+    mixed = policy_mix(data, path)
+    size = mixed.width if mixed is not None else obs_size(rules, episode == "match")
     if data.get("obs_size") != size:
         raise PolicyLoadError(
             f"{path} was trained on observations of size {data.get('obs_size')}, but this "
@@ -346,35 +389,53 @@ class PolicyAgent(Agent):
 
     ``temperature > 0`` samples from a softmax over the legal scores instead (with the agent's
     seeded generator), for variety in human play; the arena uses the default argmax.
+    ``mixed``: the network plays every rule set of a mix (``agents.rule_features``) and reads
+    the table's rules from its input; ``rules`` is then the mix's first.
     """
 
     name = "policy"
 
     def __init__(self, net: QNetwork, rules: Rules | None = None, *, seed: int | None = None,
-                 temperature: float = 0.0, label: str = "policy") -> None:
+                 temperature: float = 0.0, label: str = "policy",
+                 mixed: MixedInput | None = None) -> None:
         super().__init__(seed)
         if temperature < 0:
             raise ValueError(f"temperature must be >= 0; got {temperature}")
         self.net = net.eval()
-        self.rules = rules or Rules()
+        self.mixed = mixed
+        self.rules = mixed.mix[0] if mixed is not None else rules or Rules()
         self.temperature = float(temperature)
         self.name = label
-        try:
-            self.episode = network_episode(net, self.rules)
-        except ValueError as e:
-            raise PolicyLoadError(f"policy {label!r}: {e}") from None
+        if mixed is not None:
+            if net.obs_size != mixed.width:
+                raise PolicyLoadError(f"policy {label!r}: its network reads {net.obs_size} "
+                                      f"values; its rules mix gives {mixed.width}")
+            self.episode = "hand"
+        else:
+            try:
+                self.episode = network_episode(net, self.rules)
+            except ValueError as e:
+                raise PolicyLoadError(f"policy {label!r}: {e}") from None
         self._obs = np.empty(net.obs_size, dtype=np.float32)
         self.shipped = False
         """Whether the network is a shipped file (``agents/pretrained/``): errors say so."""
 
     def reset(self, seat: int, rules: Rules) -> None:
         """Refuse to sit at a table whose rules the policy was not trained for."""
-        if rules != self.rules:
+        if self.mixed is not None:
+            if rules not in self.mixed:
+                raise PolicyLoadError(f"policy {self.name!r} was trained for the rule sets "
+                                      f"{_mix_text(self.mixed)}; the table's rules "
+                                      f"({rule_differences(Rules(), rules)}) are not among them")
+        elif rules != self.rules:
             raise rules_mismatch(f"policy {self.name!r}", self.rules, rules, self.shipped)
 
     def scores(self, view: PlayerView) -> np.ndarray:
         """Return the network's score of each action (illegal ones too)."""
-        _in_episode(view, self.episode == "match").encode(out=self._obs)
+        if self.mixed is not None:
+            self.mixed.write(view, self._obs)
+        else:
+            _in_episode(view, self.episode == "match").encode(out=self._obs)
         with torch.inference_mode():
             # from_numpy shares the buffer; built per call so a deep copy of the agent (the
             # arena copies agents per seat) never reads a stale buffer.
@@ -419,7 +480,8 @@ def load_policy_agent(path_or_name: str | os.PathLike[str], seed: int | None = N
     net, data = load_policy_file(path_or_name, rules)
     label = f"policy:{os.fspath(path_or_name)}"
     agent = PolicyAgent(net, trained_rules(data, path_or_name), seed=seed,
-                        temperature=temperature, label=label)
+                        temperature=temperature, label=label,
+                        mixed=policy_mix(data, path_or_name))
     agent.shipped = is_shipped(resolve_policy_path(path_or_name, rules))
     return agent
 
@@ -427,4 +489,4 @@ def load_policy_agent(path_or_name: str | os.PathLike[str], seed: int | None = N
 __all__ = ["QNetwork", "PolicyAgent", "PolicyLoadError", "load_policy_agent",
            "load_policy_file", "save_policy", "policy_dict", "trained_rules", "rule_differences",
            "PRETRAINED_DIR", "PRETRAINED_FILE", "SHIPPED", "pretrained_path", "EPISODES",
-           "network_episode"]
+           "network_episode", "policy_mix"]
