@@ -13,15 +13,15 @@ run on 2,000.
 
 File formats (chosen by the suffix):
 
-* ``.npz``: arrays ``hands`` (int8, ``(n, 4, 13)`` or ``(n, 4, 26)``), ``seed`` (int64, ``-1`` when unknown) and
-  ``format_version``.
+* ``.npz``: arrays ``hands`` (int8, ``(n, 4, 13)`` or ``(n, 4, 26)``), ``seed`` (int64, ``-1``
+  when unknown) and ``format_version``.
 * ``.json``: ``{"format": "gongzhu-deals", "format_version": 1, "seed": s, "deals": [[[...13
   (or 26) card texts...] x 4] ...]}`` with cards as text (``"SQ"``) so the file is readable by hand.
 
 Every deal is checked on load by the engine (``Game.from_hands``): four disjoint hands of 13
 that cover the deck, or four hands of 26 that hold each card twice. The hand size tells the
-number of decks (``DealSet.decks``); ``check_deals`` refuses a set dealt for the other number. A bad file raises ``DealFileError`` naming the file, the deal and the
-problem.
+number of decks (``DealSet.decks``); ``check_deals`` refuses a set dealt for the other number.
+A bad file raises ``DealFileError`` naming the file, the deal and the problem.
 """
 
 from __future__ import annotations
