@@ -3,9 +3,9 @@
 A *deal* is four 13-card hands, seat ``i`` holding ``hands[i]`` (four 26-card hands under
 two-deck rules, in which every card index appears twice). A ``DealSet`` is an array of shape
 ``(n, 4, 13)`` (or ``(n, 4, 26)``) of card indices (each hand sorted) plus the seed that
-produced it. It is
-generated once from a seed with a ``numpy.random.Generator`` and can be saved to and loaded from
-a file, so a ladder measured today can be re-measured on exactly the same hands later.
+produced it. It is generated once from a seed with a ``numpy.random.Generator`` and can be saved
+to and loaded from a file, so a ladder measured today can be re-measured on exactly the same
+hands later.
 
 Deals are drawn one after the other from one generator, so the first ``k`` deals of a set of
 ``n`` are the set of ``k`` for the same seed: a quick run on 200 deals is a prefix of the full
@@ -16,7 +16,7 @@ File formats (chosen by the suffix):
 * ``.npz``: arrays ``hands`` (int8, ``(n, 4, 13)`` or ``(n, 4, 26)``), ``seed`` (int64, ``-1``
   when unknown) and ``format_version``.
 * ``.json``: ``{"format": "gongzhu-deals", "format_version": 1, "seed": s, "deals": [[[...13
-  (or 26) card texts...] x 4] ...]}`` with cards as text (``"SQ"``) so the file is readable by hand.
+  (or 26) card texts...] x 4] ...]}`` with cards as text (``"SQ"``), readable by hand.
 
 Every deal is checked on load by the engine (``Game.from_hands``): four disjoint hands of 13
 that cover the deck, or four hands of 26 that hold each card twice. The hand size tells the
