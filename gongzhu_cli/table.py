@@ -39,6 +39,14 @@ from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import settle
 
 
+class AgentFailed(Exception):
+    """An agent at the table raised or chose an illegal action; the hand cannot go on."""
+
+    def __init__(self, seat: int, label: str, error: Exception) -> None:
+        super().__init__(f"{label} failed: {type(error).__name__}: {error}")
+        self.seat = seat
+
+
 @dataclass
 class Table:
     """One match at the terminal: the players, the hands so far and the running totals."""
@@ -255,7 +263,11 @@ class Table:
             before = _moment(game)
 
         while True:
-            play_turns(game, self.players, on_action=show)
+            try:
+                play_turns(game, self.players, on_action=show)
+            except Exception as e:  # noqa: BLE001 - an agent's failure ends the hand, politely
+                seat = game.current_player
+                raise AgentFailed(seat, self.name(seat), e) from e
             if game.is_over():
                 return
             action = self.human_action(game)

@@ -272,3 +272,34 @@ def test_eval_front_runs_the_arena_under_two_decks(tmp_path, teams):
         assert r["rules"] == TWO.to_dict() and len(r["diffs"]) == 2
         assert r["mode"] == ("2v2" if teams else "1v3")
         assert r["hands_played"] == 2 * (2 if teams else 4)
+
+
+def test_an_agent_that_breaks_ends_the_hand_with_a_message(monkeypatch, tmp_path):
+    import io
+
+    from gongzhu_cli import play
+    from tests.training.arena.scripted_agents import Cheater
+
+    real = play.build_opponents
+
+    def with_a_cheater(*args, **kwargs):
+        players, labels = real(*args, **kwargs)
+        players[2] = Cheater()
+        players[2].reset(2, TWO)
+        return players, labels
+
+    monkeypatch.setattr(play, "build_opponents", with_a_cheater)
+    target = tmp_path / "broken.jsonl"
+
+    def read(prompt: str) -> str:
+        return str(target) if prompt.startswith("Save the match") else "1"
+
+    out = io.StringIO()
+    rc = play.run_play(opponents=["random"], seat=0, seed=2, match=False, threshold=-1000,
+                       rules=TWO, save=None, colour=False, out=out, read=read)
+    text = out.getvalue()
+    assert rc == 1
+    assert "the hand cannot go on: Seat 2 (random) failed: IllegalPlayerActionError" in text
+    # What was played before the failure is kept and offered for saving.
+    (rec,) = load_records(target)
+    assert rec["complete"] is False and replay_record(rec).current_player == 2
