@@ -138,7 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
         "play", help="play a hand (or a match) against three agents in the terminal",
         description="Play one seat against three agents. Type a card (SQ, h10, CT, ♠Q) or the "
         "number of an option; 'done' ends your declaration turn; '?' shows help. Ctrl-D or "
-        "Ctrl-C offers to save the match and quits.")
+        "Ctrl-C offers to save the match and quits. With --rules two_decks, lead both copies "
+        "of a card as a pair with SQ+SQ, 'SQ SQ' or 'pair SQ'; after a pair lead you play "
+        "your two cards one at a time, the first and then the second.")
     play.add_argument("--opponents", nargs="+", metavar="SPEC", default=None,
                       help="agent spec for all three opponents, or three specs in seat order "
                       "(e.g. random, greedy, expert, pimc, policy:PATH). Default: the "
@@ -154,7 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
                       "negative number; default: the rules' match threshold, -1000)")
     play.add_argument("--save", type=Path, default=None, metavar="FILE",
                       help="append every finished hand to FILE as hand records (JSON lines)")
-    play.add_argument("--rules", default="standard", help="rules preset name (default standard)")
+    play.add_argument("--rules", default="standard",
+                      help="rules preset name, e.g. two_decks (default standard)")
     play.add_argument("--no-color", action="store_true",
                       help="plain text (also when the NO_COLOR variable is set)")
     play.set_defaults(func=cmd_play)

@@ -19,7 +19,7 @@ import numpy as np
 
 from agents import make_agent
 from agents.base import Agent
-from gongzhu_cli.table import Table
+from gongzhu_cli.table import AgentFailed, Table
 from gongzhu_cli.terminal import Console, Interrupted, Style
 from gongzhu_env.engine import Game
 from gongzhu_env.records import save_records, sq_taker
@@ -178,6 +178,14 @@ def run_play(*, opponents: Sequence[str] | None, seat: int, seed: int | None, ma
         console.say("Interrupted.")
         offer_save(table, save)
         return 130
+    except AgentFailed as e:
+        # Not the person's doing: say which agent broke, keep what was played, and stop.
+        console.say(f"gongzhu play: the hand cannot go on: {e}")
+        try:
+            offer_save(table, save)
+        except Interrupted:
+            pass
+        return 1
     if save is not None:
         console.say(f"Hand records appended to {save}.")
     elif save_failed:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from gongzhu_cli.table import Table
+from gongzhu_cli.table import Table, action_part
 from gongzhu_cli.terminal import Console, Interrupted, Style
 from gongzhu_env.engine import Game
 from gongzhu_env.records import RecordError, load_records, replay_record
@@ -53,9 +53,9 @@ def run_replay(path: Path, *, hand: int | None, show_all: bool, colour: bool,
             for action in final.actions:
                 seat = game.current_player
                 tricks, decls = len(game.tricks), len(game.declarations)
-                phase = game.phase
+                phase, part = game.phase, action_part(game)
                 game.step(action)
-                console.say(table.describe(phase, seat, action))
+                console.say(table.describe(phase, seat, action, part=part))
                 table.announce_after(game, tricks, decls, seat, action)
                 if stepping:
                     answer = console.ask("").strip().lower()

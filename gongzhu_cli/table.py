@@ -4,6 +4,11 @@
 more), describes every action as it happens, asks the person for theirs and keeps the match
 totals and hand records. ``gongzhu play`` drives it with agents in the other seats;
 ``gongzhu replay`` uses it with nobody seated, only to describe recorded actions.
+
+With two decks every multiset (a hand, exposures, captures) is shown with a card twice where
+there are two copies, a trick led with a pair is shown play by play (``♣7+♣7``, then each
+follower's two cards), and a follower to a pair lead is asked for the first and then the second
+card of their two-card play, each time with the cards the engine allows.
 """
 
 from __future__ import annotations
@@ -13,13 +18,33 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.base import Agent
-from gongzhu_cli.terminal import HELP_WORDS, Console, Style, parse_choice, why_illegal
-from gongzhu_env.cards import DONE, card_symbol, parse_card
+from gongzhu_cli.terminal import (
+    HELP_WORDS,
+    Console,
+    NotLegal,
+    Style,
+    action_text,
+    done_action,
+    is_pair_action,
+    parse_choice,
+    two_card_part,
+    view_part,
+    why_illegal,
+)
+from gongzhu_env.cards import card_symbol, multiset_cards
 from gongzhu_env.engine import Game
 from gongzhu_env.players import play_turns, start_hand
 from gongzhu_env.records import record_hand
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import settle
+
+
+class AgentFailed(Exception):
+    """An agent at the table raised or chose an illegal action; the hand cannot go on."""
+
+    def __init__(self, seat: int, label: str, error: Exception) -> None:
+        super().__init__(f"{label} failed: {type(error).__name__}: {error}")
+        self.seat = seat
 
 
 @dataclass
@@ -51,8 +76,12 @@ class Table:
     def show_state(self, game: Game) -> None:
         """Print the table as the person sees it before acting."""
         st, view = self.st, game.view(self.human)
-        trick_no = min(len(game.tricks) + 1, 13)
-        where = "declaration" if game.phase == "declare" else f"trick {trick_no}/13"
+        if game.phase == "declare":
+            where = "declaration"
+        elif self.rules.decks == 1:
+            where = f"trick {min(len(game.tricks) + 1, 13)}/13"
+        else:  # two decks: a trick led with a pair takes eight cards, so the count varies
+            where = f"trick {len(game.tricks) + 1}"
         self.console.say()
         self.console.say(st.bold(f"── Hand {self.hand_number} · {where} ──"))
         # Everything shown comes from the person's own view: what a seat may know, no more.
@@ -65,7 +94,7 @@ class Table:
         # Under hidden exposure (暗卖) the view knows only how many cards a seat exposed.
         counts = getattr(view, "exposed_counts", None) or [len(cs) for cs in view.exposed]
         exposed = []
-        for s, cs in enumerate(view.exposed):
+        for s, cs in enumerate(_multisets(view.exposed_masks, view.exposed_pair_masks)):
             hidden = counts[s] - len(cs)
             text = " ".join(filter(None, [st.cards(cs) if cs else "",
                                           f"{hidden} hidden" if hidden > 0 else ""]))
@@ -73,26 +102,41 @@ class Table:
                 exposed.append(f"{self.name(s)} {text}")
         if exposed:
             self.console.say("Exposed: " + "   ".join(exposed))
-        captured = [(s, cs) for s, cs in enumerate(view.captured) if cs]
+        captured = [(s, cs) for s, cs in enumerate(
+            _multisets(view.captured_masks, view.captured_pair_masks)) if cs]
         if captured:
             self.console.say("Captured: " + "   ".join(
                 f"{self.name(s)} {st.cards(cs)}" for s, cs in captured))
-        cards = view.current_trick
-        if cards:
-            leader = view.trick_leader
-            self.console.say("Trick so far: " + ", ".join(
-                f"{self.name((leader + i) % 4)} {st.card(c)}" for i, c in enumerate(cards)))
+        if view.current_trick:
+            self.console.say("Trick so far: " + self.trick_text(view.trick_leader,
+                                                                view.current_trick,
+                                                                view.pair_lead))
         elif game.phase == "play":
             self.console.say("You lead this trick.")
-        self.console.say(f"Your hand: {st.hand(view.hand)}")
+        hand = multiset_cards(view.hand_mask, view.hand_pair_mask)
+        self.console.say(f"Your hand: {st.hand(hand)}")
+
+    def trick_text(self, leader: int, cards: Sequence[int], pair_lead: bool) -> str:
+        """Return the plays of a trick in seat order: one card each, or two after a pair lead."""
+        st = self.st
+        if not pair_lead:
+            return ", ".join(f"{self.name((leader + i) % 4)} {st.card(c)}"
+                             for i, c in enumerate(cards))
+        plays = [cards[i:i + 2] for i in range(0, len(cards), 2)]
+        shown = [f"{self.name(leader)} {st.card(plays[0][0])}+{st.card(plays[0][1])}"]
+        for i, play in enumerate(plays[1:], start=1):
+            more = " …" if len(play) == 1 else ""
+            shown.append(f"{self.name((leader + i) % 4)} {st.cards(play)}{more}")
+        return ", ".join(shown)
 
     def show_options(self, options: Sequence[int], declaring: bool) -> None:
-        """Print the numbered legal options."""
-        st = self.st
+        """Print the numbered legal options (a pair lead is shown ``♠Q+♠Q``)."""
+        st, decks = self.st, self.rules.decks
         items = []
         for i, a in enumerate(options, start=1):
-            label = st.bold("done") if a == DONE else (
-                ("expose " if declaring else "") + st.card(a))
+            label = st.action(a, decks)
+            if declaring and a != done_action(decks):
+                label = "expose " + label
             items.append(f"{i}) {label}")
         self.console.say("Options: " + "  ".join(items))
 
@@ -102,15 +146,24 @@ class Table:
             return True
         return card in game.view(self.human).exposed[seat]
 
-    def describe(self, phase: str, seat: int, action: int, visible: bool = True) -> str:
-        """One line for an action ``seat`` took in ``phase``; ``visible=False`` hides the card."""
+    def describe(self, phase: str, seat: int, action: int, visible: bool = True,
+                 part: int = 0) -> str:
+        """One line for an action ``seat`` took in ``phase``; ``visible=False`` hides the card.
+
+        ``part`` (two decks) is 1 or 2 for the first or second card of a two-card play to a
+        pair lead (``action_part``), 0 otherwise.
+        """
         you = seat == self.human
         who, s = ("You", "") if you else (self.name(seat), "s")
+        decks = self.rules.decks
         if phase == "declare":
-            if action == DONE:
+            if action == done_action(decks):
                 return f"{who} {'are' if you else 'is'} done declaring"
             return f"{who} expose{s} " + (self.st.card(action) if visible else "a card")
-        return f"{who} play{s} {self.st.card(action)}"
+        if is_pair_action(action, decks):
+            return f"{who} lead{s} the pair {self.st.action(action, decks)}"
+        which = {1: " (first of two)", 2: " (second of two)"}.get(part, "")
+        return f"{who} play{s} {self.st.card(action)}{which}"
 
     def announce_after(self, game: Game, tricks_before: int, declarations_before: int,
                        seat: int, action: int) -> None:
@@ -128,43 +181,67 @@ class Table:
             t = game.tricks[-1]
             taken = [c for c in t.cards if c in game.captured[t.winner]]
             gain = f" (takes {self.st.cards(taken)})" if taken else ""
-            self.console.say(self.st.bold(f"→ {self.name(t.winner)} wins the trick") + gain)
+            wins = "You win" if t.winner == self.human else f"{self.name(t.winner)} wins"
+            self.console.say(self.st.bold(f"→ {wins} the trick") + gain)
 
     # -------------------------------------------------------------- acting
     def human_action(self, game: Game) -> int:
         """Ask until the person gives a legal action; mistakes are explained, never fatal."""
         view = game.view(self.human)
         options = view.legal_actions
+        decks = self.rules.decks
         declaring = game.phase == "declare"
+        part = view_part(view)
+        pairs = any(is_pair_action(a, decks) for a in options)
         self.show_state(game)
         if declaring:
-            self.console.say("Declaration: you may expose ♠Q ♦J ♣10 ♥A to double their effect; "
-                             "type 'done' when finished.")
+            self.console.say("Declaration: you may expose ♠Q ♦J ♣10 ♥A to double their effect"
+                             + (" (each copy you hold, one at a time)" if decks == 2 else "")
+                             + "; type 'done' when finished.")
+        elif part == 1:
+            self.console.say("The trick was led with a pair: you play two cards, one at a time. "
+                             "Choose the first card of your two.")
+        elif part == 2:
+            first = card_symbol(view.current_trick[-1])
+            self.console.say(f"Choose the second card of your two (the first was {first}).")
         self.show_options(options, declaring)
-        prompt = ("Expose a card or 'done' (number or card): " if declaring
-                  else "Your play (number or card, e.g. SQ, h10, ♠Q): ")
+        if declaring:
+            prompt = "Expose a card or 'done' (number or card): "
+        elif part:
+            prompt = f"{'First' if part == 1 else 'Second'} of your two cards (number or card): "
+        elif pairs:
+            prompt = "Your lead (number, a card such as SQ, or a pair such as SQ+SQ): "
+        else:
+            prompt = "Your play (number or card, e.g. SQ, h10, ♠Q): "
         while True:
             text = self.console.ask(prompt).strip()
             if not text:
                 continue
             if text.lower() in HELP_WORDS:
-                self.console.say("Type the number of an option, or a card: suit letter or "
-                                 "symbol and rank (SQ, h10, CT, ♠Q)"
-                                 + (", or 'done'." if declaring else "."))
+                self.console.say(self.help_text(declaring, part, pairs))
                 self.show_options(options, declaring)
                 continue
             try:
-                return parse_choice(text, options)
+                return parse_choice(text, options, decks)
+            except NotLegal as e:
+                message = f"{action_text(e.action, decks)} is not legal: " \
+                          f"{why_illegal(view, e.action)}."
             except ValueError as e:
                 message = str(e)
-                try:
-                    c = parse_card(text)
-                except ValueError:
-                    c = None
-                if c is not None and c not in options:
-                    message = f"{card_symbol(c)} is not legal: {why_illegal(view, c)}."
-                self.console.say(f"✗ {message}")
-                self.show_options(options, declaring)
+            self.console.say(f"✗ {message}")
+            self.show_options(options, declaring)
+
+    def help_text(self, declaring: bool, part: int, pairs: bool) -> str:
+        """Return what may be typed at the current prompt."""
+        text = ("Type the number of an option, or a card: suit letter or symbol and rank "
+                "(SQ, h10, CT, ♠Q)")
+        if declaring:
+            return text + ", or 'done'."
+        if pairs:
+            return text + ". To lead both copies of a card as a pair type SQ+SQ, SQ SQ or pair SQ."
+        if part:
+            return text + ". After a pair lead you play two cards: one card at each prompt."
+        return text + "."
 
     def play_hand(self, game: Game) -> None:
         """Play ``game`` to the end, agents and person in turn.
@@ -179,14 +256,18 @@ class Table:
 
         def show(seat: int, action: int) -> None:
             nonlocal before
-            phase, tricks, decls = before
+            phase, tricks, decls, part = before
             self.console.say(self.describe(phase, seat, action,
-                                           self.sees_exposure(game, seat, action)))
+                                           self.sees_exposure(game, seat, action), part))
             self.announce_after(game, tricks, decls, seat, action)
             before = _moment(game)
 
         while True:
-            play_turns(game, self.players, on_action=show)
+            try:
+                play_turns(game, self.players, on_action=show)
+            except Exception as e:  # noqa: BLE001 - an agent's failure ends the hand, politely
+                seat = game.current_player
+                raise AgentFailed(seat, self.name(seat), e) from e
             if game.is_over():
                 return
             action = self.human_action(game)
@@ -207,6 +288,10 @@ class Table:
             total = f"{self.totals[s]:>8}" if totals else ""
             self.console.say(f"{self.name(s):<{width}}{scores[s]:>6}{money[s]:>9}{total}"
                              f"   {st.cards(game.captured[s])}")
+        if self.rules.team_play:
+            self.console.say("Teams (hand points): " + ", ".join(
+                f"{self.name(a)} & {self.name(b)} {scores[a] + scores[b]:+d}"
+                for a, b in ((0, 2), (1, 3))))
 
     def record(self, game: Game) -> dict[str, Any]:
         """Return the hand record of ``game`` with this table's metadata."""
@@ -215,6 +300,17 @@ class Table:
         return record_hand(game, leader=self.leader, meta=meta)
 
 
-def _moment(game: Game) -> tuple[str, int, int]:
-    """Return the phase and the counts of tricks and declarations, to describe the next action."""
-    return game.phase, len(game.tricks), len(game.declarations)
+def action_part(game: Game) -> int:
+    """For the seat to move: 1 or 2 if it plays the first or second card to a pair lead, else 0."""
+    return two_card_part(game.current_player, game.trick_leader, game.trick_cards,
+                         game.pair_lead)
+
+
+def _multisets(once: Sequence[int], twice: Sequence[int]) -> list[tuple[int, ...]]:
+    """Each seat's cards from its ``once`` and ``twice`` masks (a card twice where twice)."""
+    return [multiset_cards(a, b) for a, b in zip(once, twice, strict=True)]
+
+
+def _moment(game: Game) -> tuple[str, int, int, int]:
+    """Return what describes the next action: phase, tricks, declarations and its pair part."""
+    return game.phase, len(game.tricks), len(game.declarations), action_part(game)

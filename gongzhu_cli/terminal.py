@@ -3,8 +3,14 @@
 Nothing here decides a rule. The options offered are always the engine's legal actions; this
 module turns what the person typed into one of them (``parse_choice``) and, when the typed card
 is not among them, reads a reason off the view so the refusal is explained in words
-(``why_illegal``). End of input (Ctrl-D) and Ctrl-C become ``Interrupted``, which the commands
-catch to offer saving the match before they quit.
+(``why_illegal``).
+
+With two decks (RULES.md 6.11) a leader holding both copies of a card may lead them as a pair:
+the person types ``SQ+SQ``, ``SQ SQ`` or ``pair SQ`` (any card notation, e.g. ``♠Q+♠Q``). A
+follower to a pair lead plays two cards, one card per prompt, as the engine takes them.
+
+End of input (Ctrl-D) and Ctrl-C become ``Interrupted``, which the commands catch to offer
+saving the match before they quit.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from gongzhu_env.cards import (
     C2,
     DONE,
     EXPOSABLE,
+    NUM_CARDS,
     SUIT_NAMES,
     SUIT_SYMBOLS,
     card_symbol,
@@ -28,6 +35,25 @@ from gongzhu_env.view import PlayerView
 
 DONE_WORDS = {"done", "d", "pass", "p", "no", "n", "-"}
 HELP_WORDS = {"?", "h", "help"}
+PAIR_WORD = "pair"
+
+
+def is_pair_action(action: int, decks: int) -> bool:
+    """Whether ``action`` leads a pair (two decks: ``52 + k`` leads both copies of card ``k``)."""
+    return decks == 2 and NUM_CARDS <= action < 2 * NUM_CARDS
+
+
+def done_action(decks: int) -> int:
+    """Return the DONE action: 52 with one deck, 104 with two."""
+    return NUM_CARDS * decks
+
+
+class NotLegal(ValueError):
+    """A well-formed action that is not among the legal ones; ``action`` says which it was."""
+
+    def __init__(self, action: int, message: str) -> None:
+        super().__init__(message)
+        self.action = action
 
 
 class Interrupted(Exception):
@@ -69,6 +95,15 @@ class Style:
             return self.bold("done")
         return self.suit(c // 13, card_symbol(c))
 
+    def action(self, a: int, decks: int = 1) -> str:
+        """Render an action: a card, ``done``, or (two decks) a pair lead ``♠Q+♠Q``."""
+        if a == done_action(decks):
+            return self.bold("done")
+        if is_pair_action(a, decks):
+            c = a - NUM_CARDS
+            return self.suit(c // 13, f"{card_symbol(c)}+{card_symbol(c)}")
+        return self.suit(a // 13, card_symbol(a))
+
     def cards(self, cards: Sequence[int]) -> str:
         """Several cards, or a dash when there are none."""
         return " ".join(self.card(c) for c in cards) if cards else "-"
@@ -84,12 +119,19 @@ class Style:
 
 
 # ---------------------------------------------------------------------- reading input
-def parse_choice(text: str, options: Sequence[int]) -> int:
+def action_text(a: int, decks: int = 1) -> str:
+    """Plain text of an action for messages: ``♠Q``, ``♠Q+♠Q`` or ``done``."""
+    return Style(False).action(a, decks)
+
+
+def parse_choice(text: str, options: Sequence[int], decks: int = 1) -> int:
     """Turn what the person typed into one of ``options`` (legal actions), or raise.
 
     Accepts a number from the numbered list, ``done`` (and short forms) for DONE, or a card
-    in any notation ``parse_card`` knows (``SQ``, ``h10``, ``♠Q``, ``CT``). Raises
-    ``ValueError`` with a readable reason; an empty string is the caller's business.
+    in any notation ``parse_card`` knows (``SQ``, ``h10``, ``♠Q``, ``CT``). With two decks
+    (``decks=2``) a pair lead is typed ``SQ+SQ``, ``SQ SQ`` or ``pair SQ``. Raises
+    ``NotLegal`` for a well-formed action that is not among ``options`` and ``ValueError``
+    with a readable reason for anything else; an empty string is the caller's business.
     """
     t = text.strip()
     if t.isdigit():
@@ -97,43 +139,124 @@ def parse_choice(text: str, options: Sequence[int]) -> int:
         if 1 <= n <= len(options):
             return options[n - 1]
         raise ValueError(f"there is no option {n}; choose a number from 1 to {len(options)}")
+    done = done_action(decks)
     if t.lower() in DONE_WORDS:
-        if DONE in options:
-            return DONE
+        if done in options:
+            return done
         raise ValueError("'done' only ends your declaration turn; now you must play a card")
+    cards = _typed_cards(t, decks)
+    if len(cards) == 2:
+        a, b = cards
+        if a != b:
+            raise ValueError(f"{card_symbol(a)} and {card_symbol(b)} are two different cards: a "
+                             "pair lead is two copies of one card (e.g. SQ+SQ), and to a pair "
+                             "lead you play your two cards one at a time")
+        action = NUM_CARDS + a
+    else:
+        (action,) = cards
+    if action not in options:
+        raise NotLegal(action, f"{action_text(action, decks)} is not legal here")
+    return action
+
+
+def _typed_cards(t: str, decks: int) -> list[int]:
+    """Return the one card, or (two decks) the two cards of a pair, that the text ``t`` names."""
+    pair_hint = ", or a pair such as SQ+SQ, SQ SQ or pair SQ" if decks == 2 else ""
+    tokens = t.replace("+", " + ").split()
+    if decks == 2 and tokens and tokens[0].lower() == PAIR_WORD and len(tokens) == 2:
+        tokens = [tokens[1], "+", tokens[1]]
+    if len(tokens) == 3 and tokens[1] == "+":
+        tokens = [tokens[0], tokens[2]]
+    if decks != 2 and len(tokens) > 1:
+        raise ValueError(f"{t!r} is not a card. Type one card such as SQ, h10, CT or ♠Q, or "
+                         "the number of an option")
+    if len(tokens) not in (1, 2) or "+" in tokens:
+        raise ValueError(f"{t!r} is not a card. Type a suit and a rank such as SQ, h10, CT or "
+                         f"♠Q{pair_hint}, or the number of an option")
     try:
-        c = parse_card(t)
+        return [parse_card(tok) for tok in tokens]
     except ValueError:
         raise ValueError(f"{t!r} is not a card. Type a suit and a rank such as SQ, h10, CT or "
-                         "♠Q, or the number of an option") from None
-    if c not in options:
-        raise ValueError(f"{card_symbol(c)} is not legal here")
-    return c
+                         f"♠Q{pair_hint}, or the number of an option") from None
+
+
+def two_card_part(seat: int, leader: int, trick: Sequence[int], pair_lead: bool) -> int:
+    """Which card of a two-card play to a pair lead ``seat`` plays next: 1, 2, or 0 (none).
+
+    ``leader``, ``trick`` and ``pair_lead`` describe the trick in progress (a game's
+    ``trick_leader``, ``trick_cards`` and ``pair_lead``, or a view's ``current_trick``).
+    """
+    if not pair_lead or not trick:
+        return 0
+    before = (seat - leader) & 3
+    if before == 0:
+        return 0
+    return len(trick) - 2 * before + 1
+
+
+def view_part(view: PlayerView) -> int:
+    """``two_card_part`` for the observer of ``view``."""
+    return two_card_part(view.seat, view.trick_leader, view.current_trick, view.pair_lead)
 
 
 def why_illegal(view: PlayerView, c: int) -> str:
-    """Give a reason, in words, why card ``c`` is not among the legal actions of ``view``.
+    """Give a reason, in words, why action ``c`` is not among the legal actions of ``view``.
 
     The legal set itself always comes from the engine; this only puts a name on the refusal,
     reading it off that set, so that a person learns the rule that stopped them.
     """
+    decks = view.rules.decks
+    if is_pair_action(c, decks):
+        return _why_pair_illegal(view, c - NUM_CARDS)
     if not view.hand_mask >> c & 1:
         return f"you do not hold {card_symbol(c)}"
-    legal = [a for a in view.legal_actions if a != DONE]
+    done = done_action(decks)
+    legal = [a for a in view.legal_actions if a != done]
     if view.phase == "declare":
         if c not in EXPOSABLE:
             return "only ♠Q, ♦J, ♣10 and ♥A can be exposed"
+        if decks == 2 and view.hand_pair_mask >> c & 1:
+            return f"both your copies of {card_symbol(c)} are already exposed"
         return f"{card_symbol(c)} is already exposed"
-    if not view.tricks and not view.current_trick and legal == [C2]:
-        return "the first trick must be led with ♣2"
+    if not view.tricks and not view.current_trick and legal and \
+            all(a in (C2, NUM_CARDS + C2) for a in legal):
+        return "the first trick must be led with ♣2" + (
+            " (alone, or the pair ♣2+♣2)" if decks == 2 else "")
     led = view.led_suit
     if led is not None and legal and all(a // 13 == led for a in legal) and c // 13 != led:
         return (f"you must follow suit: {SUIT_SYMBOLS[led]} {SUIT_NAMES[led]} was led "
                 "and you hold some")
+    part = view_part(view)
+    if part:
+        rule = ("to a pair lead you play a pair of the led suit if you hold one, else two "
+                "cards of the suit if you hold two, else every card of the suit you have and "
+                "discards")
+        if part == 2:
+            first = view.current_trick[-1]
+            return f"with your first card {card_symbol(first)} it is not a legal play: {rule}"
+        return rule
     if view.exposed_all >> c & 1:
         return (f"{card_symbol(c)} is exposed: it may not be played to the first trick of its "
                 "suit unless it is your only card of that suit")
     return f"{card_symbol(c)} is not legal here"
+
+
+def _why_pair_illegal(view: PlayerView, c: int) -> str:
+    """Why leading the pair of card ``c`` is refused (two decks)."""
+    if view.phase == "declare":
+        return "a pair is led in play; while declaring you expose one copy at a time"
+    if view.current_trick:
+        return ("only the leader may lead a pair; you follow with one card"
+                if not view_part(view) else
+                "type your two cards one at a time: the first now, the second when asked")
+    if not view.hand_mask >> c & 1:
+        return f"you do not hold {card_symbol(c)}"
+    if not view.hand_pair_mask >> c & 1:
+        return f"you hold only one {card_symbol(c)}; a pair lead needs both copies"
+    if not view.tricks and C2 in view.legal_actions:
+        return "the first trick must be led with ♣2 (alone, or the pair ♣2+♣2)"
+    return (f"the pair uses an exposed copy of {card_symbol(c)}, which may not open its suit "
+            "while you hold another card of that suit")
 
 
 @dataclass

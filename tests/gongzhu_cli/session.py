@@ -49,3 +49,22 @@ def next_turn(child: pexpect.spawn) -> tuple[list[int], list[str]] | None:
 def expect_reask(child: pexpect.spawn, message: str) -> None:
     child.expect_exact(message)
     child.expect(r"Options: [^\r\n]*\r\n")
+
+
+PROMPT = (r"(Expose a card or 'done'|First of your two cards|Second of your two cards|Your lead"
+          r"|Your play) \([^\r\n]*\): ")
+PROMPT_KINDS = {"Expose a card or 'done'": "declare", "First of your two cards": "first",
+                "Second of your two cards": "second", "Your lead": "lead", "Your play": "play"}
+
+
+def next_prompt(child: pexpect.spawn) -> tuple[list[int], list[str], str] | None:
+    """Like ``next_turn``, and also wait for the prompt: (hand, options, kind) or None.
+
+    ``kind`` is declare, lead (a lead with a pair among the options), play, or first / second
+    (the first or second card of a two-card play to a pair lead).
+    """
+    turn = next_turn(child)
+    if turn is None:
+        return None
+    child.expect(PROMPT)
+    return turn[0], turn[1], PROMPT_KINDS[child.match.group(1)]

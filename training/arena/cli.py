@@ -33,7 +33,7 @@ from typing import Any
 
 from agents import AgentError
 from gongzhu_env.rules import Rules
-from training.arena.deals import DealFileError, generate_deals, load_deals
+from training.arena.deals import DealFileError, check_deals, generate_deals, load_deals
 from training.arena.duplicate import ArenaError, duplicate_match, journal_path, make_executor
 from training.arena.formats import MODES, SCORINGS, check_format, team_presets
 from training.arena.hands import HandRecord, validate_agents
@@ -148,8 +148,9 @@ def main(argv: list[str] | None = None) -> int:
         validate_agents(specs, rules)
         if args.deal_file:
             deals = load_deals(args.deal_file)
+            check_deals(deals, rules)
         else:
-            deals = generate_deals(args.deals, args.seed)
+            deals = generate_deals(args.deals, args.seed, rules.decks)
         if args.save_deals:
             deals.save(args.save_deals)
     except (AgentError, ValueError, TypeError, DealFileError) as e:

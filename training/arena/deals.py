@@ -1,9 +1,11 @@
 """Fixed, seeded deal sets: the same hands for every contender in the arena.
 
-A *deal* is four 13-card hands, seat ``i`` holding ``hands[i]``. A ``DealSet`` is an array of
-shape ``(n, 4, 13)`` of card indices (each hand sorted) plus the seed that produced it. It is
-generated once from a seed with a ``numpy.random.Generator`` and can be saved to and loaded from
-a file, so a ladder measured today can be re-measured on exactly the same hands later.
+A *deal* is four 13-card hands, seat ``i`` holding ``hands[i]`` (four 26-card hands under
+two-deck rules, in which every card index appears twice). A ``DealSet`` is an array of shape
+``(n, 4, 13)`` (or ``(n, 4, 26)``) of card indices (each hand sorted) plus the seed that
+produced it. It is generated once from a seed with a ``numpy.random.Generator`` and can be saved
+to and loaded from a file, so a ladder measured today can be re-measured on exactly the same
+hands later.
 
 Deals are drawn one after the other from one generator, so the first ``k`` deals of a set of
 ``n`` are the set of ``k`` for the same seed: a quick run on 200 deals is a prefix of the full
@@ -11,14 +13,15 @@ run on 2,000.
 
 File formats (chosen by the suffix):
 
-* ``.npz``: arrays ``hands`` (int8, ``(n, 4, 13)``), ``seed`` (int64, ``-1`` when unknown) and
-  ``format_version``.
+* ``.npz``: arrays ``hands`` (int8, ``(n, 4, 13)`` or ``(n, 4, 26)``), ``seed`` (int64, ``-1``
+  when unknown) and ``format_version``.
 * ``.json``: ``{"format": "gongzhu-deals", "format_version": 1, "seed": s, "deals": [[[...13
-  card texts...] x 4] ...]}`` with cards as text (``"SQ"``) so the file is readable by hand.
+  (or 26) card texts...] x 4] ...]}`` with cards as text (``"SQ"``), readable by hand.
 
 Every deal is checked on load by the engine (``Game.from_hands``): four disjoint hands of 13
-that cover the deck. A bad file raises ``DealFileError`` naming the file, the deal and the
-problem.
+that cover the deck, or four hands of 26 that hold each card twice. The hand size tells the
+number of decks (``DealSet.decks``); ``check_deals`` refuses a set dealt for the other number.
+A bad file raises ``DealFileError`` naming the file, the deal and the problem.
 """
 
 from __future__ import annotations
@@ -32,11 +35,15 @@ import numpy as np
 
 from gongzhu_env.cards import card_str, parse_card
 from gongzhu_env.engine import Game
+from gongzhu_env.rules import Rules
 
 FORMAT_NAME = "gongzhu-deals"
 FORMAT_VERSION = 1
 NUM_SEATS = 4
 HAND_SIZE = 13
+HAND_SIZES = {1: 13, 2: 26}
+"""Cards per hand for one and for two decks."""
+_DECKS_OF_SIZE = {size: decks for decks, size in HAND_SIZES.items()}
 
 
 class DealFileError(ValueError):
@@ -45,7 +52,7 @@ class DealFileError(ValueError):
 
 @dataclass(frozen=True, eq=False)
 class DealSet:
-    """``hands[d, s]``: the 13 sorted cards seat ``s`` holds in deal ``d``.
+    """``hands[d, s]``: the 13 (two decks: 26) sorted cards seat ``s`` holds in deal ``d``.
 
     ``seed`` is the generator seed the set was drawn from (``None`` for a set built from given
     hands). Build one with ``generate_deals``, ``DealSet.from_hands`` or ``load_deals``.
@@ -56,9 +63,10 @@ class DealSet:
 
     def __post_init__(self) -> None:
         h = np.asarray(self.hands)
-        if h.ndim != 3 or h.shape[1:] != (NUM_SEATS, HAND_SIZE):
+        if h.ndim != 3 or h.shape[1] != NUM_SEATS or h.shape[2] not in _DECKS_OF_SIZE:
             raise ValueError(
-                f"a deal set is an array of shape (n, 4, 13); got shape {h.shape}"
+                f"a deal set is an array of shape (n, 4, 13), or (n, 4, 26) for two decks; "
+                f"got shape {h.shape}"
             )
         if not np.issubdtype(h.dtype, np.integer):
             raise ValueError(f"deal cards must be integer card indices; got dtype {h.dtype}")
@@ -66,14 +74,27 @@ class DealSet:
         h.setflags(write=False)
         object.__setattr__(self, "hands", h)
 
+    @property
+    def decks(self) -> int:
+        """Number of decks the deals are for: 1 (13 cards a hand) or 2 (26)."""
+        return _DECKS_OF_SIZE[int(self.hands.shape[2])]
+
     @classmethod
     def from_hands(cls, deals: Sequence[Sequence[Sequence[int | str]]],
                    seed: int | None = None) -> DealSet:
-        """Build a set from explicit deals (card indices or texts), each checked by the engine."""
+        """Build a set from explicit deals (card indices or texts), each checked by the engine.
+
+        The first hand's size says whether the deals are for one deck (13) or two (26); every
+        deal is then checked by the engine under that number of decks.
+        """
         rows = []
+        rules = None
         for d, deal in enumerate(deals):
+            if rules is None:
+                size = len(deal[0]) if len(deal) and not isinstance(deal[0], str) else 0
+                rules = Rules(decks=_DECKS_OF_SIZE.get(size, 1))
             try:
-                game = Game.from_hands(deal)
+                game = Game.from_hands(deal, rules)
             except ValueError as e:
                 raise ValueError(f"deal {d} is not a valid deal: {e}") from None
             rows.append(game.deal)
@@ -111,17 +132,33 @@ class DealSet:
         return save_deals(self, path)
 
 
-def generate_deals(n: int, seed: int) -> DealSet:
-    """Draw ``n`` deals from ``numpy.random.default_rng(seed)``, one shuffled deck per deal."""
+def generate_deals(n: int, seed: int, decks: int = 1) -> DealSet:
+    """Draw ``n`` deals from ``numpy.random.default_rng(seed)``, one shuffled deck per deal.
+
+    With ``decks=2`` each deal shuffles the 104 cards of two decks into four hands of 26.
+    """
     if type(n) is not int or n < 1:
         raise ValueError(f"number of deals must be a positive int; got {n!r}")
     if type(seed) is not int or seed < 0:
         raise ValueError(f"deal seed must be a non-negative int; got {seed!r}")
+    if decks not in HAND_SIZES:
+        raise ValueError(f"decks must be 1 or 2; got {decks!r}")
     rng = np.random.default_rng(seed)
-    hands = np.empty((n, NUM_SEATS, HAND_SIZE), dtype=np.int8)
+    size = HAND_SIZES[decks]
+    hands = np.empty((n, NUM_SEATS, size), dtype=np.int8)
     for d in range(n):
-        hands[d] = rng.permutation(52).reshape(NUM_SEATS, HAND_SIZE)
+        hands[d] = (rng.permutation(52 * decks) % 52).reshape(NUM_SEATS, size)
     return DealSet(hands, seed)
+
+
+def check_deals(deals: DealSet, rules: Rules) -> None:
+    """Raise ``ValueError`` when ``deals`` were dealt for another number of decks than ``rules``."""
+    if deals.decks != rules.decks:
+        raise ValueError(
+            f"the deal set holds hands of {HAND_SIZES[deals.decks]} cards ({deals.decks} "
+            f"deck{'s' if deals.decks > 1 else ''}), but the rules play {rules.decks} "
+            f"deck{'s' if rules.decks > 1 else ''} ({HAND_SIZES[rules.decks]} cards a hand); "
+            "use a deal set made for these rules")
 
 
 def save_deals(deals: DealSet, path: str | Path) -> Path:
@@ -183,9 +220,9 @@ def _read_npz(path: Path) -> tuple[list, int | None]:
     except Exception as e:  # a truncated or foreign file: zipfile, OSError, ValueError...
         raise DealFileError(f"deal file {str(path)!r} is not a readable .npz: {e}") from None
     _check_version(path, version)
-    if hands.ndim != 3 or hands.shape[1:] != (NUM_SEATS, HAND_SIZE):
-        raise DealFileError(f"deal file {str(path)!r}: 'hands' must have shape (n, 4, 13); "
-                            f"got {hands.shape}")
+    if hands.ndim != 3 or hands.shape[1] != NUM_SEATS or hands.shape[2] not in _DECKS_OF_SIZE:
+        raise DealFileError(f"deal file {str(path)!r}: 'hands' must have shape (n, 4, 13), or "
+                            f"(n, 4, 26) for two decks; got {hands.shape}")
     if not np.issubdtype(hands.dtype, np.integer):
         raise DealFileError(f"deal file {str(path)!r}: 'hands' must hold integer card indices; "
                             f"got dtype {hands.dtype}")

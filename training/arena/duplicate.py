@@ -31,7 +31,7 @@ import numpy as np
 from agents import Agent
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
-from training.arena.deals import DealSet, generate_deals
+from training.arena.deals import DealSet, check_deals, generate_deals
 from training.arena.formats import SEATINGS, check_format, paired_differences, unit_of
 from training.arena.hands import (
     AgentLike,
@@ -151,12 +151,19 @@ def make_executor(workers: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
                                initializer=_worker_init)
 
-def coerce_deals(deals: DealSet | int, seed: int) -> DealSet:
-    """Return ``deals`` itself, or ``deals`` deals drawn with ``generate_deals(deals, seed)``."""
+def coerce_deals(deals: DealSet | int, seed: int, rules: Rules | None = None) -> DealSet:
+    """Return ``deals`` itself, or ``deals`` deals drawn with ``generate_deals(deals, seed)``.
+
+    With ``rules``, drawn deals are for the rules' number of decks, and a given set dealt for
+    another number is refused (``check_deals``) before any hand is played.
+    """
+    decks = 1 if rules is None else rules.decks
     if isinstance(deals, DealSet):
+        if rules is not None:
+            check_deals(deals, rules)
         return deals
     if type(deals) is int:
-        return generate_deals(deals, seed)
+        return generate_deals(deals, seed, decks)
     raise TypeError(f"deals must be a DealSet or a number of deals; got {deals!r}")
 
 
@@ -183,7 +190,8 @@ def duplicate_match(candidate: AgentLike, opponent: AgentLike, deals: DealSet | 
                     resume: bool = False) -> MatchResult:
     """Play ``candidate`` against ``opponent`` on every deal in duplicate and summarize.
 
-    ``deals`` is a ``DealSet`` or a number of deals (then drawn with ``generate_deals(n, seed)``).
+    ``deals`` is a ``DealSet`` or a number of deals (then drawn with ``generate_deals(n, seed)``,
+    for the rules' number of decks).
     ``seed`` seeds the agents (through ``agent_seed``) and the bootstrap. ``workers`` processes
     share the deals; the result does not depend on it. ``on_game`` receives a ``HandRecord`` for
     every finished hand, in deal then play order, once all deals are played (the hook for hand
@@ -205,7 +213,7 @@ def duplicate_match(candidate: AgentLike, opponent: AgentLike, deals: DealSet | 
     if type(workers) is not int or workers < 1:
         raise ValueError(f"workers must be a positive int; got {workers!r}")
     validate_agents([candidate, opponent], rules)
-    dealset = coerce_deals(deals, seed)
+    dealset = coerce_deals(deals, seed, rules)
     n = len(dealset)
     record = on_game is not None
     done, book = _open_journal(journal, resume, candidate, opponent, mode, rules, seed,

@@ -80,7 +80,7 @@ def round_robin(agents: Sequence[AgentLike], deals: DealSet | int, *, mode: str 
         raise ValueError(f"round-robin agents need distinct names; got {list(names)}")
     rules = Rules.coerce(rules)
     validate_agents(agents, rules)
-    dealset = coerce_deals(deals, seed)
+    dealset = coerce_deals(deals, seed, rules)
     pairs = [(i, j) for i in range(len(agents)) for j in range(i + 1, len(agents))]
     matches = []
     pool = make_executor(workers) if workers > 1 else None

@@ -82,4 +82,4 @@ def test_formats_refused_under_team_rules_say_why():
         check_format("1v3", "raw", rules)  # each seat's own hand score stays allowed
     with pytest.raises(ValueError, match="pig_sheep_team"):
         duplicate_match("random", "random", 2, mode="2v2", rules=pig_sheep)
-    assert team_presets() == ["scrofazero"]
+    assert team_presets() == ["scrofazero", "two_decks"]
