@@ -58,7 +58,7 @@ from torch import nn
 from agents.base import Agent, AgentError
 from agents.card_features import NUM_FEATURES, CardFeatures
 from agents.holder_features import NUM_HOLDER_FEATURES, HolderFeatures
-from agents.rule_features import MixedInput
+from agents.rule_features import MixedInput, rules_label
 from gongzhu_env.rules import Rules
 from gongzhu_env.view import PlayerView, obs_size
 
@@ -266,8 +266,8 @@ def load_policy_file(path_or_name: str | os.PathLike[str],
     if mixed is not None:
         if rules is not None and rules not in mixed:
             raise PolicyLoadError(f"{path} was trained for the rule sets {_mix_text(mixed)}; "
-                                  f"the table's rules ({rule_differences(Rules(), rules)}) "
-                                  "are not among them")
+                                  f"the table's rules ({rules_label(rules)}) are not among "
+                                  "them")
     elif rules is not None and trained_rules(data, path) != rules:
         raise rules_mismatch(str(path), trained_rules(data, path), rules, is_shipped(path))
     return net, data
@@ -285,8 +285,7 @@ def policy_mix(data: Mapping[str, Any], path: object = "policy") -> MixedInput |
 
 
 def _mix_text(mixed: MixedInput) -> str:
-    return "; ".join(rule_differences(Rules(), r) if r != Rules() else "standard"
-                     for r in mixed.mix)
+    return ", ".join(rules_label(r) for r in mixed.mix)
 
 
 def is_shipped(path: Path) -> bool:
@@ -426,7 +425,7 @@ class PolicyAgent(Agent):
             if rules not in self.mixed:
                 raise PolicyLoadError(f"policy {self.name!r} was trained for the rule sets "
                                       f"{_mix_text(self.mixed)}; the table's rules "
-                                      f"({rule_differences(Rules(), rules)}) are not among them")
+                                      f"({rules_label(rules)}) are not among them")
         elif rules != self.rules:
             raise rules_mismatch(f"policy {self.name!r}", self.rules, rules, self.shipped)
 

@@ -20,10 +20,20 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gongzhu_env.rules import Rules
+from gongzhu_env.rules import PRESETS, Rules
 from gongzhu_env.view import PlayerView, obs_size
 
-__all__ = ["MixedInput", "rule_feature_names", "rule_features"]
+__all__ = ["MixedInput", "rule_feature_names", "rule_features", "rules_label"]
+
+
+def rules_label(rules: Rules) -> str:
+    """Name rules for people: the preset they are, else the options that differ from standard."""
+    for name in PRESETS:
+        if Rules.preset(name) == rules:
+            return name
+    default = Rules().to_dict()
+    return "{" + ", ".join(f"{k}={v!r}" for k, v in rules.to_dict().items()
+                           if v != default[k]) + "}"
 
 
 def rule_feature_names() -> tuple[str, ...]:

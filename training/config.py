@@ -59,6 +59,14 @@ class DMCConfig:
     dict of options (``Rules.from_dict``). The observation size, and with it the network's
     input, follows from them (``gongzhu_env.view.obs_size``)."""
 
+    rules_mix: tuple[str | dict[str, Any], ...] = ()
+    """Several rule sets for one network: each table's rules are drawn uniformly from these
+    (preset names or option dicts), and the network reads the table's observation padded to
+    the longest of them followed by the rule features (``agents.rule_features``), so one
+    policy plays them all. ``rules`` must be one of them (the periodic evaluations use it).
+    Empty: the one rule set ``rules``. All entries one deck or all two, all with teams or
+    none; single hands only, no ``init_policy`` and no checkpoint selection."""
+
     episode: str = "hand"
     """``"hand"``: every game is one hand. ``"match"``: every game is a whole match
     (``gongzhu_env.match.Match``, to ``rules.match_threshold``); the observation adds the
@@ -297,6 +305,8 @@ class DMCConfig:
                 raise ConfigError(f"init_policy: {e}") from None
             if not path.is_file():
                 raise ConfigError(f"init_policy: no policy file at {path}")
+        if self.rules_mix:
+            _check_rules_mix(self)
         if self.episode == "match" and (self.rollout_share or self.rollout_share_final):
             raise ConfigError("rollout_share: rollout labels value a card by finishing the "
                               "hand, not the match; with episode='match' set rollout_share and "
@@ -514,7 +524,7 @@ def config_from_dict(data: Mapping[str, Any]) -> Config:
     if unknown:
         raise ConfigError(f"{unknown[0]}: not a field of {cls.__name__}; valid fields: "
                           f"{sorted(names)}")
-    for key in ("hidden", "eval_opponents"):
+    for key in ("hidden", "eval_opponents", "rules_mix"):
         if key in data and isinstance(data[key], list):
             data[key] = tuple(data[key])
     cfg = cls(**data)
@@ -565,6 +575,33 @@ def _check_common(cfg: DMCConfig | SB3Config) -> None:
     if cfg.episode not in EPISODES:
         raise ConfigError(f"episode: must be one of {EPISODES}; got {cfg.episode!r}")
     _positive_int(cfg, "max_hands")
+
+
+def _check_rules_mix(cfg: DMCConfig) -> None:
+    """Check a rules mix: valid rule sets of one kind, with ``rules`` among them.
+
+    Options that need a single rule set (match episodes, a starting policy, selection) are
+    refused next to it.
+    """
+    from agents.rule_features import MixedInput
+    from gongzhu_env.rules import Rules
+
+    if isinstance(cfg.rules_mix, (str, dict)):
+        raise ConfigError(f"rules_mix: must be a list of rule sets; got {cfg.rules_mix!r}")
+    try:
+        mix = [Rules.coerce(r) for r in cfg.rules_mix]
+        MixedInput(mix)
+    except (ValueError, TypeError) as e:
+        raise ConfigError(f"rules_mix: {e}") from None
+    if len(set(mix)) != len(mix):
+        raise ConfigError(f"rules_mix: a rule set is named twice in {list(cfg.rules_mix)}")
+    if Rules.coerce(cfg.rules) not in mix:
+        raise ConfigError(f"rules_mix: rules {cfg.rules!r} must be one of the mix (the "
+                          "periodic evaluations play at its tables)")
+    for name, bad in (("episode", cfg.episode != "hand"), ("init_policy", cfg.init_policy),
+                      ("select_last", cfg.select_last > 0)):
+        if bad:
+            raise ConfigError(f"rules_mix: cannot be combined with {name}={getattr(cfg, name)!r}")
 
 
 def _has_teams(rules: Any) -> bool:

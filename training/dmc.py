@@ -55,6 +55,7 @@ from agents.base import Agent
 from agents.knowledge import Situation
 from agents.pimc import ROLLOUTS, card_runs, rollout
 from agents.policy import QNetwork
+from agents.rule_features import MixedInput
 from gongzhu_env.engine import Game
 from gongzhu_env.match import Match
 from gongzhu_env.players import play_turn
@@ -174,6 +175,7 @@ class TableSimulator:
                  sink: Callable[[np.ndarray, np.ndarray], None]) -> None:
         self.cfg = cfg
         self.rules = Rules.coerce(cfg.rules)
+        self.mixed = mixed_input(cfg)
         self.match = cfg.episode == "match"
         self.num_actions = self.rules.num_actions
         self.net = net
@@ -199,14 +201,18 @@ class TableSimulator:
         self.ret_sum = 0.0
         self.ret_n = 0
         self.tables = [self._new_table() for _ in range(cfg.num_tables)]
-        self._obs = np.empty((cfg.num_tables, obs_size(self.rules, self.match)),
-                             dtype=np.float32)
+        width = self.mixed.width if self.mixed is not None else \
+            obs_size(self.rules, self.match)
+        self._obs = np.empty((cfg.num_tables, width), dtype=np.float32)
         self._mask = np.zeros((cfg.num_tables, self.num_actions), dtype=bool)
 
     def _new_table(self) -> _Table:
-        match = Match(self.rules, rng=self.rng, max_hands=self.cfg.max_hands) \
+        rules = self.rules
+        if self.mixed is not None:
+            rules = self.mixed.mix[int(self.rng.integers(len(self.mixed.mix)))]
+        match = Match(rules, rng=self.rng, max_hands=self.cfg.max_hands) \
             if self.match else None
-        game = match.game if match is not None else Game(self.rules, rng=self.rng)
+        game = match.game if match is not None else Game(rules, rng=self.rng)
         kinds = [_LEARNER] * 4
         refs: list[Any] = [None] * 4
         me = int(self.rng.integers(4))
@@ -219,7 +225,7 @@ class TableSimulator:
                 refs[seat] = int(self.rng.integers(len(self.snapshots)))
             elif spec not in ("self", "snapshot"):
                 agent: Agent = make_agent(spec, seed=int(self.rng.integers(2**31)))
-                agent.reset(seat, self.rules)
+                agent.reset(seat, rules)
                 kinds[seat] = _AGENT
                 refs[seat] = agent
         return _Table(game, match, kinds, refs, [[] for _ in range(4)], [[] for _ in range(4)],
@@ -330,7 +336,7 @@ class TableSimulator:
             t.game = match.game
             for seat in range(4):
                 if t.kinds[seat] == _AGENT:
-                    t.refs[seat].reset(seat, self.rules)
+                    t.refs[seat].reset(seat, t.game.rules)
 
     def step_tables(self) -> None:
         """Advance every table by one action (one batched forward pass for the learner)."""
@@ -352,7 +358,10 @@ class TableSimulator:
                 else:
                     self._play(t, t.refs[seat].act(t.view(seat)))
                 continue
-            t.view(seat).encode(out=obs[i])
+            if self.mixed is not None:
+                self.mixed.write(t.view(seat), obs[i])
+            else:
+                t.view(seat).encode(out=obs[i])
             mask[i] = False
             mask[i, legal] = True
             if kind == _LEARNER:
@@ -428,10 +437,19 @@ def lambda_returns(values: list[float], final: float, lam: float,
     return y
 
 
+def mixed_input(cfg: DMCConfig) -> MixedInput | None:
+    """Return the input of a network for ``cfg.rules_mix`` (``None`` for one rule set)."""
+    if not cfg.rules_mix:
+        return None
+    return MixedInput([Rules.coerce(r) for r in cfg.rules_mix])
+
+
 def _network(cfg: DMCConfig) -> QNetwork:
     """Build a fresh Q network of the config's architecture, reading its rules' observation."""
     rules = Rules.coerce(cfg.rules)
-    return QNetwork(obs_size(rules, cfg.episode == "match"), rules.num_actions, cfg.hidden,
+    mixed = mixed_input(cfg)
+    width = mixed.width if mixed is not None else obs_size(rules, cfg.episode == "match")
+    return QNetwork(width, rules.num_actions, cfg.hidden,
                     card_features=cfg.card_features, holder_features=cfg.holder_features)
 
 

@@ -36,6 +36,7 @@ import numpy as np
 import torch
 
 from agents.policy import PolicyAgent, QNetwork
+from agents.rule_features import MixedInput
 from gongzhu_env.rules import Rules
 from training.arena import MatchResult, duplicate_match
 from training.arena.plots import new_figure
@@ -212,9 +213,13 @@ class RunLog:
 
 # ---------------------------------------------------------------------------- evaluation
 def evaluate_policy(net: QNetwork, rules: Rules, opponents: tuple[str, ...], deals: int,
-                    seed: int) -> list[MatchResult]:
-    """Duplicate 1-vs-3 matches of the network's greedy policy against each opponent spec."""
-    agent = PolicyAgent(net, rules, label="policy")
+                    seed: int, mixed: MixedInput | None = None) -> list[MatchResult]:
+    """Duplicate 1-vs-3 matches of the network's greedy policy against each opponent spec.
+
+    ``mixed``: the network reads a rules mix (``agents.rule_features``); it plays at
+    ``rules``, one of the mix.
+    """
+    agent = PolicyAgent(net, rules, label="policy", mixed=mixed)
     return [duplicate_match(agent, opp, deals, rules=rules, seed=seed) for opp in opponents]
 
 

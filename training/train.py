@@ -20,6 +20,7 @@ import threading
 import time
 from typing import Any
 
+from agents.rule_features import rules_label
 from gongzhu_env.rules import PRESETS as RULE_PRESETS
 from gongzhu_env.rules import Rules
 from training.arena import markdown_table
@@ -34,6 +35,7 @@ from training.config import (
     make_config,
     save_config,
 )
+from training.dmc import mixed_input
 from training.run import (
     FINAL_EVAL_SEED,
     RunDir,
@@ -63,6 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"rules to train for: a preset ({', '.join(RULE_PRESETS)}) or a JSON "
                         "object of options, e.g. '{\"team_play\": true}' (default standard; "
                         "team rules train on the team result)")
+    p.add_argument("--rules-mix", default=None, metavar="NAME,NAME,...",
+                   help="train one network for several rule sets (preset names, comma "
+                        "separated; DMC only): each table draws its rules from them and the "
+                        "network reads the rules; --rules defaults to the first")
     p.add_argument("--episode", default=None, choices=("hand", "match"),
                    help="what one episode is: a single hand (default) or a whole match, whose "
                         "observation adds the match scores")
@@ -99,6 +105,10 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if args.rules is not None:
         out["rules"] = parse_rules(args.rules)
+    if args.rules_mix is not None:
+        mix = [name.strip() for name in args.rules_mix.split(",") if name.strip()]
+        out["rules_mix"] = tuple(mix)
+        out.setdefault("rules", mix[0] if mix else "standard")
     if args.episode is not None:
         out["episode"] = args.episode
     if args.seed is not None:
@@ -134,16 +144,23 @@ def run_training(cfg: Config, out: str | os.PathLike[str], resume: bool = False,
     summary: dict[str, Any] = {"run_dir": str(run.root), "policy": str(run.policy),
                                "train_wall_s": round(time.perf_counter() - t0, 1)}
     if cfg.final_eval_deals > 0:
-        results = evaluate_policy(net, rules, cfg.eval_opponents, cfg.final_eval_deals,
-                                  FINAL_EVAL_SEED)
-        table = markdown_table(results)
-        run.arena_md.write_text(
-            f"Final arena (duplicate 1 vs 3, {cfg.final_eval_deals} deals per opponent, deal "
-            f"seed {FINAL_EVAL_SEED}):\n\n{table}\n", encoding="utf-8")
-        run.arena_json.write_text(json.dumps([r.to_dict() for r in results], indent=1),
-                                  encoding="utf-8")
-        summary["results"] = {r.opponent: r.stats.to_dict() for r in results}
-        print(table)
+        mixed = mixed_input(cfg) if isinstance(cfg, DMCConfig) else None
+        tables = list(mixed.mix) if mixed is not None else [rules]
+        md, records = [], []
+        for table_rules in tables:
+            results = evaluate_policy(net, table_rules, cfg.eval_opponents,
+                                      cfg.final_eval_deals, FINAL_EVAL_SEED, mixed=mixed)
+            table = markdown_table(results)
+            where = "" if mixed is None else f" at {rules_label(table_rules)} tables"
+            md.append(f"Final arena{where} (duplicate 1 vs 3, {cfg.final_eval_deals} deals per "
+                      f"opponent, deal seed {FINAL_EVAL_SEED}):\n\n{table}\n")
+            records += [{**r.to_dict(), "rules": table_rules.to_dict()} if mixed else r.to_dict()
+                        for r in results]
+            if table_rules == rules:
+                summary["results"] = {r.opponent: r.stats.to_dict() for r in results}
+            print(md[-1] if mixed is not None else table)
+        run.arena_md.write_text("\n".join(md), encoding="utf-8")
+        run.arena_json.write_text(json.dumps(records, indent=1), encoding="utf-8")
     plot = plot_learning_curve(run.evals, run.plot)
     summary["plot"] = str(plot) if plot else None
     if not quiet:

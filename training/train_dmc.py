@@ -16,7 +16,7 @@ import time
 from agents.policy import QNetwork, load_policy_file, save_policy
 from gongzhu_env.rules import Rules
 from training.config import DMCConfig
-from training.dmc import DMCTrainer
+from training.dmc import DMCTrainer, mixed_input
 from training.run import (
     EVAL_SEED,
     SELECT_SEED,
@@ -34,6 +34,7 @@ from training.select import select_policy, write_selection
 def train_dmc(cfg: DMCConfig, run: RunDir, resume: bool, quiet: bool = False) -> QNetwork:
     """Run the Deep Monte-Carlo trainer until its budget is used; return the trained network."""
     rules = Rules.coerce(cfg.rules)
+    mixed = mixed_input(cfg)
     trainer = DMCTrainer(cfg)
     if resume:
         state = load_checkpoint(run.latest)
@@ -54,12 +55,12 @@ def train_dmc(cfg: DMCConfig, run: RunDir, resume: bool, quiet: bool = False) ->
         save_checkpoint(run.latest, trainer.state_dict())
         if periodic:
             save_policy(run.periodic_policy(trainer.decisions), trainer.net, rules,
-                        metadata=meta())
+                        metadata=meta(), mixed=mixed)
 
     def evaluate() -> None:
         t0 = time.perf_counter()
         results = evaluate_policy(trainer.net, rules, cfg.eval_opponents, cfg.eval_deals,
-                                  EVAL_SEED)
+                                  EVAL_SEED, mixed=mixed)
         log.evaluations(results, trainer.elapsed_s, trainer.decisions)
         if not quiet:
             txt = "  ".join(f"{r.opponent} {r.stats.mean:+.1f}" for r in results)
@@ -121,7 +122,7 @@ def train_dmc(cfg: DMCConfig, run: RunDir, resume: bool, quiet: bool = False) ->
     checkpoint(periodic=True)
     evaluate()
     log.close()
-    save_policy(run.policy, trainer.net, rules, metadata=meta())
+    save_policy(run.policy, trainer.net, rules, metadata=meta(), mixed=mixed)
     if cfg.select_last > 0:
         return _select(cfg, run, rules, quiet)
     return trainer.net

@@ -29,6 +29,12 @@ from training.config import ConfigError, DMCConfig, load_config, make_config, sa
     ({"select_opponent": "nobody"}, "select_opponent"),
     ({"select_average": "yes"}, "select_average"),
     ({"episode": "season"}, "episode"),
+    ({"rules_mix": "standard"}, "rules_mix"),
+    ({"rules_mix": ["standard", "nosuch"]}, "rules_mix"),
+    ({"rules_mix": ["standard", "standard"]}, "rules_mix"),
+    ({"rules_mix": ["huapai", "online"]}, "rules_mix"),
+    ({"rules_mix": ["standard", "huapai"], "episode": "match"}, "rules_mix"),
+    ({"rules_mix": ["standard", "huapai"], "select_last": 2}, "rules_mix"),
     ({"episode": "match", "max_hands": 0}, "max_hands"),
     ({"episode": "match", "rollout_share": 0.5}, "rollout_share"),
     ({"episode": "match", "rollout_share_final": 0.2}, "rollout_share"),
@@ -73,8 +79,8 @@ def test_presets_are_valid_and_documented():
 # What each preset produced before the defaults became the quick preset, written out once from
 # that code: the quick run field by field, the other presets as their changes to it.
 DMC_QUICK = {
-    "preset": "quick", "seed": 0, "rules": "standard", "episode": "hand", "max_hands": 100,
-    "hidden": [256, 256],
+    "preset": "quick", "seed": 0, "rules": "standard", "rules_mix": [], "episode": "hand",
+    "max_hands": 100, "hidden": [256, 256],
     "card_features": True, "holder_features": False, "init_policy": "", "num_tables": 128,
     "epsilon_start": 0.05, "epsilon_end": 0.01, "epsilon_decay_decisions": 1_000_000,
     "reward_mode": "zero_sum", "reward_scale": 400.0, "reward_clip": 4.0, "td_lambda": 0.8,

@@ -200,3 +200,26 @@ def test_a_hand_policy_plays_a_hand_of_a_match_without_the_match_blocks(tmp_path
     np.testing.assert_array_equal(agent.scores(match.view(seat)), agent.scores(lone))
     with pytest.raises(PolicyLoadError, match="reads 77 values"):
         PolicyAgent(type(tiny_q_network())(77, hidden=(8,)), Rules())
+
+
+def test_one_network_trains_for_a_rules_mix_and_plays_at_each_of_its_tables(tmp_path, capsys):
+    out = tmp_path / "mix"
+    assert train.main(["--preset", "tiny", "--rules-mix", "standard,huapai,online",
+                       "--out", str(out), "--quiet", "--final-eval-deals", "1",
+                       *_SHORT["dmc"]]) == 0
+    assert "at huapai tables" in (out / "arena.md").read_text()
+    net, data = load_policy_file(out / "policy.pt")
+    assert [Rules.from_dict(r) for r in data["rules_mix"]] == [
+        Rules(), Rules.preset("huapai"), Rules.preset("online")]
+    spec = f"policy:{out / 'policy.pt'}"
+    for name in ("standard", "huapai", "online"):
+        _plays_legal_moves_at_its_table(spec, Rules.preset(name))
+    with pytest.raises(PolicyLoadError, match="not among them"):
+        make_agent(spec, seed=0, rules=Rules.preset("all_but_sheep"))
+    # Options that need one rule set are refused next to a mix, before any work.
+    assert train.main(["--preset", "tiny", "--rules-mix", "standard,scrofazero",
+                       "--out", str(tmp_path / "never")]) == 2
+    assert "team and individual" in capsys.readouterr().err
+    assert train.main(["--preset", "tiny", "--rules-mix", "standard,huapai", "--rules",
+                       "online", "--out", str(tmp_path / "never")]) == 2
+    assert "must be one of the mix" in capsys.readouterr().err
