@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from gongzhu_env import Game, Rules
 from gongzhu_env.cards import parse_cards
-from tests.gongzhu_env.two_deck_deals import act, declare, deal2, legal_text, rest_of_suit, suit_deal
+from tests.gongzhu_env.two_deck_deals import (
+    act,
+    deal2,
+    declare,
+    legal_text,
+    rest_of_suit,
+    suit_deal,
+)
 
 R2 = Rules(decks=2)
 

@@ -10,7 +10,7 @@ import pytest
 from gongzhu_env import Game, Rules
 from gongzhu_env.cards import parse_cards
 from gongzhu_env.scoring import score_hand, settle
-from tests.gongzhu_env.two_deck_deals import act, declare, deal2, legal_text
+from tests.gongzhu_env.two_deck_deals import act, deal2, declare, legal_text
 
 R2 = Rules(decks=2)
 ALL_HEARTS = " ".join(f"H{r} H{r}" for r in ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J",
