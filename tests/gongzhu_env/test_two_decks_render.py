@@ -90,3 +90,20 @@ def test_a_seat_view_counts_26_cards_and_shows_its_own_copies() -> None:
     html = view_html(view)
     assert "24 cards" in html and "26 cards" in html
     assert game.view(0).hand.count(parse_cards("SA")[0]) == 2
+
+
+def test_the_documented_observation_layout_is_the_views() -> None:
+    from pathlib import Path
+
+    from gongzhu_env.view import layout, obs_size
+
+    text = Path(__file__).parents[2].joinpath("docs", "rules.md").read_text(encoding="utf-8")
+    chapter = text[text.index("### 7.6 Actions and observation"):]
+    rows = re.findall(r"^\| (\w+) \| ([\d × ]+) \|", chapter, flags=re.M)
+    documented = [(name, size.replace(" ", "")) for name, size in rows if name != "name"]
+    extra = layout(Rules(decks=2))[13:]
+    assert documented == [(n, "×".join(map(str, shape))) for n, shape, _ in extra]
+    assert f"`Rules(decks=2)` has {obs_size(Rules(decks=2))} values" in chapter
+    assert f"`\"two_decks\"` (with the 4 `partners` values after these\nblocks) " \
+        f"{obs_size('two_decks')}" in chapter
+    assert f"match episode {obs_size('two_decks', True)}" in chapter
