@@ -27,7 +27,8 @@ Readings of 6.11 that the rule book leaves open, as implemented:
   holding two or more cards of the suit, two of them; else every card of the suit plus
   discards. Either card of a two-card play may come first.
 * Voids: a seat that plays a card of another suit to a trick has shown that it holds no card
-  of the led suit.
+  of the led suit. In a two-card follow that is recorded once both cards are played: after a
+  discard as the first card the seat may still hold one card of the suit.
 * The first leader (unless the first lead is free) is the lowest seat holding a C2 (``Game``
   deals the shuffled 104 cards to the seats in blocks of 26, so it is also the first seat dealt
   a C2); its lead must contain C2: C2 alone or the pair of C2.
