@@ -7,6 +7,9 @@ Run from the repository root::
 Contenders (each plays ``--hands`` complete hands with uniformly random legal actions):
 
 * ``engine``: ``Game`` + ``legal_actions()`` + ``step()``; no observations.
+* ``engine_2decks`` and ``raw_env_2decks``: the same two loops under the ``"two_decks"`` preset
+  (RULES.md 6.11: 104 cards, pairs; a hand is 104 plays in 13 to 26 tricks plus the
+  declarations, so compare decisions/s as well as hands/s with the one-deck rows).
 * ``raw_env``: ``raw_env`` through the standard AEC loop (``agent_iter`` / ``last`` / ``step``),
   so the acting agent's observation vector and action mask are built at every step; the action
   is drawn from ``obs["action_mask"]``.
@@ -45,8 +48,10 @@ from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
 
 # Upper bound on the random floats one hand may consume: Gong Zhu takes at most 4 DONE + 4
-# exposures + 52 plays = 60 decisions; OpenSpiel hearts takes 1 + 52 chance outcomes + 52 plays.
-_FLOATS_PER_HAND = 112
+# exposures + 52 plays = 60 decisions (two decks: 4 + 8 + 104 = 116); OpenSpiel hearts takes
+# 1 + 52 chance outcomes + 52 plays. (A longer list keeps the same leading floats, so the
+# one-deck runs draw what they always drew.)
+_FLOATS_PER_HAND = 120
 
 # The clock of every timed region: wall time by default; ``--clock cpu`` uses this process's CPU
 # time, which is steadier on a machine shared with other jobs.
@@ -61,10 +66,10 @@ def _uniforms(seed: int, hands: int) -> list[float]:
     return np.random.default_rng(seed).random(hands * _FLOATS_PER_HAND).tolist()
 
 
-def run_engine(hands: int, seed: int) -> tuple[int, float]:
+def run_engine(hands: int, seed: int, rules: Rules | None = None) -> tuple[int, float]:
     """The engine alone: deal, ``legal_actions()``, ``step()`` until each hand is over."""
     u = _uniforms(seed, hands)
-    rules = Rules()
+    rules = rules or Rules()
     deal_rng = np.random.default_rng(seed)
     k = 0
     t0 = _clock()
@@ -105,6 +110,19 @@ def run_raw_env(hands: int, seed: int) -> tuple[int, float]:
 def run_env(hands: int, seed: int) -> tuple[int, float]:
     """``env()``: the wrapped environment, observation and mask at every step."""
     return _run_aec(make_env(), hands, seed)
+
+
+TWO_DECKS = Rules.preset("two_decks")
+
+
+def run_engine_2decks(hands: int, seed: int) -> tuple[int, float]:
+    """The engine alone under the two-deck preset."""
+    return run_engine(hands, seed, TWO_DECKS)
+
+
+def run_raw_env_2decks(hands: int, seed: int) -> tuple[int, float]:
+    """``raw_env`` under the two-deck preset: 1153 observation values, 105-entry masks."""
+    return _run_aec(raw_env(rules=TWO_DECKS), hands, seed)
 
 
 def _openspiel_runner(with_infostate: bool) -> Runner | None:
@@ -199,8 +217,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
     p.add_argument("--no-openspiel", action="store_true", help="skip OpenSpiel even if installed")
     p.add_argument("--only", nargs="+", metavar="NAME",
-                   help="run only these contenders (engine raw_env env openspiel "
-                        "openspiel+infostate)")
+                   help="run only these contenders (engine raw_env env engine_2decks "
+                        "raw_env_2decks openspiel openspiel+infostate)")
     args = p.parse_args(argv)
     if args.hands < 1 or args.repeats < 1:
         p.error(f"--hands and --repeats must be >= 1; got {args.hands} and {args.repeats}")
@@ -209,7 +227,8 @@ def main(argv: list[str] | None = None) -> int:
     _clock = time.perf_counter if args.clock == "wall" else time.process_time
 
     contenders: list[tuple[str, Runner]] = [
-        ("engine", run_engine), ("raw_env", run_raw_env), ("env", run_env)]
+        ("engine", run_engine), ("raw_env", run_raw_env), ("env", run_env),
+        ("engine_2decks", run_engine_2decks), ("raw_env_2decks", run_raw_env_2decks)]
     if not args.no_openspiel:
         for name, infostate in (("openspiel", False), ("openspiel+infostate", True)):
             runner = _openspiel_runner(infostate)
@@ -239,6 +258,10 @@ def main(argv: list[str] | None = None) -> int:
         for theirs in ("openspiel", "openspiel+infostate")
         if ours in by_name and theirs in by_name
     ]
+    # The two-deck engine beside the one-deck one (hands/s; a two-deck hand is twice as long).
+    ratios += [(two, one, by_name[two]["hands_per_s"] / by_name[one]["hands_per_s"])
+               for two, one in (("engine_2decks", "engine"), ("raw_env_2decks", "raw_env"))
+               if two in by_name and one in by_name]
     _print_table(rows, ratios)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:

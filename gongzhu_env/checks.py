@@ -27,10 +27,20 @@ __all__ = ["check_hand", "check_rules", "play_checked", "random_rules"]
 _FORCED = {"all": set(EXPOSABLE), "all_but_sheep": {SQ, C10, HA}, "none": set()}
 
 
-def random_rules(rng: np.random.Generator) -> Rules:
-    """Draw a random valid combination of options: each option at random, redrawn on a conflict."""
+def random_rules(rng: np.random.Generator, decks: int | None = None) -> Rules:
+    """Draw a random valid combination of options: each option at random, redrawn on a conflict.
+
+    ``decks`` fixes the deck count (``decks=2``: a valid two-deck combination); ``None`` draws
+    it with the rest. With ``decks=2`` ``auto_expose`` is left unset: two decks have no
+    auto-exposure, so its only valid value is the unset default.
+    """
+    choices = Rules.choices()
+    if decks is not None:
+        choices["decks"] = (decks,)
     while True:
-        opts = {k: v[int(rng.integers(len(v)))] for k, v in Rules.choices().items()}
+        opts = {k: v[int(rng.integers(len(v)))] for k, v in choices.items()}
+        if decks == 2:
+            del opts["auto_expose"]
         try:
             return Rules(**opts)
         except ValueError:

@@ -133,8 +133,8 @@ class Game:
     def __new__(cls, rules: Rules | str | None = None, *args: object, **kwargs: object) -> Game:
         """Build the game class of ``rules.decks``: ``Game(rules)`` is a two-deck game for two.
 
-        ``rules=None`` (the standard rules, and every internal ``Game.__new__(Game)``) takes the
-        fast path.
+        ``rules=None`` (the standard rules) takes the fast path; ``clone`` and ``from_hands``
+        build their instance with ``object.__new__``, which skips this dispatch altogether.
         """
         if rules is not None and cls is Game:
             decks = rules.decks if type(rules) is Rules else Rules.coerce(rules).decks
@@ -188,7 +188,7 @@ class Game:
                 if type(c) is not int or not 0 <= c < NUM_CARDS or not masks[seat] >> c & 1:
                     raise ValueError(f"first_drawn[{seat}] = {first_drawn[seat]!r} is not a card "
                                      f"of seat {seat}'s hand")
-        game = cls.__new__(cls)
+        game = object.__new__(cls)
         game._setup(rules, masks, leader, first)
         return game
 
@@ -767,7 +767,7 @@ class Game:
     # ------------------------------------------------------------------ copies and views
     def clone(self) -> Game:
         """Return an independent copy of this game (for search): a few short lists are copied."""
-        g = Game.__new__(Game)
+        g = object.__new__(Game)  # no deck dispatch: a clone keeps its class
         g.rules = self.rules
         g._hand = self._hand[:]
         g._deal = self._deal

@@ -5,6 +5,10 @@ module. The markup is a self-contained ``<div>`` with inline styles (notebook fr
 or scope ``<style>`` blocks differently), red for hearts and diamonds, and every piece of text
 escaped. Hidden information stays hidden: ``game_html(game, seat)`` shows only that seat's hand,
 and ``view_html`` can only show what the view holds.
+
+Two decks (RULES.md 6.11) show every copy: a card held, exposed or taken twice is drawn twice,
+a trick led with a pair shows each seat's two cards as one play, and a pair lead among the
+legal actions reads ``♠Q+♠Q``.
 """
 
 from __future__ import annotations
@@ -13,10 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-from gongzhu_env.cards import DONE, SUIT_SYMBOLS, card_symbol, cards_of
+from gongzhu_env.cards import DONE, NUM_CARDS, SUIT_SYMBOLS, card_symbol, multiset_cards
+from gongzhu_env.render import trick_plays
 from gongzhu_env.state import GameState, SeatView, Trick
 
-__all__ = ["card_html", "game_html", "view_html"]
+__all__ = ["action_html", "card_html", "game_html", "view_html"]
 
 _RED, _BLACK = "#c62828", "#1b1b1b"
 _LEGAL_STYLE = "background:#fff3b0;border-radius:3px;"
@@ -33,18 +38,32 @@ def card_html(c: int, *, legal: bool = False) -> str:
     return f'<span style="color:{colour};{extra}">{escape(card_symbol(c))}</span>'
 
 
-def _cards_html(mask: int, legal: int = 0) -> str:
-    cards = cards_of(mask)
+def action_html(action: int, decks: int = 1) -> str:
+    """One action: a card, ``DONE``, or (two decks) a pair lead drawn as ``♠Q+♠Q``."""
+    if action == NUM_CARDS * decks:
+        return '<span style="font-weight:bold;">DONE</span>'
+    if decks == 2 and action >= NUM_CARDS:
+        c = card_html(action - NUM_CARDS)
+        return f"{c}+{c}"
+    return card_html(action)
+
+
+def _cards_html(mask: int, twice: int = 0) -> str:
+    cards = multiset_cards(mask, twice)
     if not cards:
         return "&ndash;"
-    return " ".join(card_html(c, legal=bool(legal >> c & 1)) for c in cards)
+    return " ".join(card_html(c) for c in cards)
 
 
-def _hand_html(mask: int, legal: int = 0) -> str:
-    """Render a hand grouped by suit, spades first, highest rank first within a suit."""
+def _hand_html(mask: int, legal: int = 0, twice: int = 0) -> str:
+    """Render a hand grouped by suit, spades first, highest rank first within a suit.
+
+    ``twice`` (two decks): cards held twice, whose rank is drawn twice.
+    """
     groups = []
+    held = multiset_cards(mask, twice)
     for s in (3, 2, 1, 0):
-        cards = [c for c in cards_of(mask) if c // 13 == s]
+        cards = [c for c in held if c // 13 == s]
         if not cards:
             continue
         colour = _RED if s in (1, 2) else _BLACK
@@ -65,15 +84,20 @@ class _Table:
     phase: str
     current_player: int
     hands: list[int | None]  # a seat's hand mask, or None when hidden
+    hands_twice: list[int]  # two decks: the cards of a shown hand held twice
     hand_sizes: list[int]
     exposed: Sequence[int]
+    exposed_twice: Sequence[int]
     captured: Sequence[int]
+    captured_twice: Sequence[int]
     scores: Sequence[int]
     final: bool
     trick_leader: int
     trick: Sequence[int]
+    pair_lead: bool
     tricks: Sequence[Trick]
     legal: int
+    decks: int
     observer: int | None
     names: Sequence[str]
 
@@ -90,7 +114,8 @@ def _render(t: _Table) -> str:
     n_tricks = len(t.tricks)
     header = f"Gong Zhu &middot; phase: {escape(t.phase)}"
     if t.phase == "play":
-        header += f" &middot; trick {n_tricks + 1}/13"
+        # With two decks pair leads shorten the hand, so there is no fixed number of tricks.
+        header += f" &middot; trick {n_tricks + 1}" + ("/13" if t.decks == 1 else "")
     if t.phase != "over":
         header += f" &middot; {escape(t.names[t.current_player])} to act"
     parts = ['<div class="gongzhu" style="font-family:sans-serif;font-size:14px;">',
@@ -104,34 +129,40 @@ def _render(t: _Table) -> str:
         name = escape(t.names[s]) + (" &#9664;" if to_act else "")
         hand = t.hands[s]
         legal = t.legal if s == t.current_player else 0
-        hand_cell = (_hand_html(hand, legal) if hand is not None
+        hand_cell = (_hand_html(hand, legal, t.hands_twice[s]) if hand is not None
                      else f'<span style="color:#777;">{t.hand_sizes[s]} cards</span>')
         weight = "font-weight:bold;" if to_act else ""
         parts.append(
             f"<tr><td style=\"{_CELL_STYLE}{weight}\">{name}</td>"
             f'<td style="{_CELL_STYLE}">{hand_cell}</td>'
-            f'<td style="{_CELL_STYLE}">{_cards_html(t.exposed[s])}</td>'
-            f'<td style="{_CELL_STYLE}">{_cards_html(t.captured[s])}</td>'
+            f'<td style="{_CELL_STYLE}">{_cards_html(t.exposed[s], t.exposed_twice[s])}</td>'
+            f'<td style="{_CELL_STYLE}">{_cards_html(t.captured[s], t.captured_twice[s])}</td>'
             f'<td style="{_CELL_STYLE}text-align:right;">{int(t.scores[s])}</td></tr>')
     parts.append("</tbody></table>")
     if t.trick:
-        played = ", ".join(f"{escape(t.names[(t.trick_leader + i) % 4])} {card_html(c)}"
-                           for i, c in enumerate(t.trick))
-        parts.append(f"<div>Trick in progress: {played}</div>")
+        pair = " (led with a pair)" if t.pair_lead else ""
+        parts.append(f"<div>Trick in progress{pair}: "
+                     f"{_plays_html(t, t.trick_leader, t.trick, t.pair_lead)}</div>")
     if t.tricks:
         last = t.tricks[-1]
-        played = ", ".join(f"{escape(t.names[(last.leader + i) % 4])} {card_html(c)}"
-                           for i, c in enumerate(last.cards))
+        played = _plays_html(t, last.leader, last.cards, len(last.cards) == 8)
         parts.append(f"<div>Last trick: {played} &rarr; taken by "
                      f"{escape(t.names[last.winner])}</div>")
     if t.legal:
-        legal = " ".join(card_html(a) for a in range(DONE + 1) if t.legal >> a & 1)
+        n_actions = DONE * t.decks + 1
+        legal = " ".join(action_html(a, t.decks) for a in range(n_actions) if t.legal >> a & 1)
         parts.append(f"<div>Legal actions: {legal}</div>")
     if t.final:
         parts.append("<div style=\"font-weight:bold;\">Final scores: " + ", ".join(
             f"{escape(t.names[s])} {int(t.scores[s])}" for s in range(4)) + "</div>")
     parts.append("</div>")
     return "".join(parts)
+
+
+def _plays_html(t: _Table, leader: int, cards: Sequence[int], pair_lead: bool) -> str:
+    """Write a trick's plays in order: each seat's name, then its card (two after a pair)."""
+    return ", ".join(f"{escape(t.names[seat])} {' '.join(card_html(c) for c in play)}"
+                     for seat, play in trick_plays(leader, cards, pair_lead))
 
 
 def game_html(game: GameState, seat: int | None = None, names: Sequence[str] | None = None) -> str:
@@ -144,21 +175,26 @@ def game_html(game: GameState, seat: int | None = None, names: Sequence[str] | N
     if seat is not None:
         # One seat's table is exactly its view: whatever the rules hide, the view hides.
         return view_html(game.view(seat), names)
-    hands = game.hand_masks
+    hands, twice = game.hand_masks, game.hand_pair_masks
     over = game.is_over()
     return _render(_Table(
         phase=game.phase.value,
         current_player=game.current_player,
         hands=list(hands),
-        hand_sizes=[h.bit_count() for h in hands],
+        hands_twice=list(twice),
+        hand_sizes=[h.bit_count() + h2.bit_count() for h, h2 in zip(hands, twice, strict=True)],
         exposed=game.exposed_masks,
+        exposed_twice=game.exposed_pair_masks,
         captured=game.captured_masks,
+        captured_twice=game.captured_pair_masks,
         scores=game.scores() if over else game.provisional_scores(),
         final=over,
         trick_leader=game.trick_leader,
         trick=game.trick_cards,
+        pair_lead=game.pair_lead,
         tricks=game.tricks,
         legal=game.legal_mask(),
+        decks=game.rules.decks,
         observer=None,
         names=_names(names, None),
     ))
@@ -169,20 +205,27 @@ def view_html(view: SeatView, names: Sequence[str] | None = None) -> str:
 
     The observer's legal actions are highlighted when it is its turn.
     """
-    played = view.played_masks
+    played, played2 = view.played_masks, view.played_pair_masks
+    decks = view.rules.decks
     return _render(_Table(
         phase=str(view.phase.value if hasattr(view.phase, "value") else view.phase),
         current_player=view.current_player,
         hands=[view.hand_mask if s == view.seat else None for s in range(4)],
-        hand_sizes=[13 - played[s].bit_count() for s in range(4)],
+        hands_twice=[view.hand_pair_mask if s == view.seat else 0 for s in range(4)],
+        hand_sizes=[13 * decks - played[s].bit_count() - played2[s].bit_count()
+                    for s in range(4)],
         exposed=view.exposed_masks,
+        exposed_twice=view.exposed_pair_masks,
         captured=view.captured_masks,
+        captured_twice=view.captured_pair_masks,
         scores=view.scores,
         final=view.phase == "over",
         trick_leader=view.trick_leader,
         trick=view.current_trick,
+        pair_lead=view.pair_lead,
         tricks=view.tricks,
         legal=view.legal_mask,
+        decks=decks,
         observer=view.seat,
         names=_names(names, view.seat),
     ))

@@ -1,24 +1,53 @@
-"""Readable text tables of a hand, with suit symbols, for terminals and the env's ``render``."""
+"""Readable text tables of a hand, with suit symbols, for terminals and the env's ``render``.
+
+Two decks (RULES.md 6.11) draw the same table: a card held, exposed or taken twice is written
+twice (``♠ A A Q``), and a trick led with a pair shows each seat's two cards together
+(``1:♠3 ♠3``), so a two-card play reads as one play.
+"""
 
 from __future__ import annotations
 
-from gongzhu_env.cards import SUIT_SYMBOLS, card_symbol, cards_of
+from collections.abc import Sequence
+
+from gongzhu_env.cards import SUIT_SYMBOLS, card_symbol, multiset_cards
 from gongzhu_env.state import GameState
 
 
-def hand_by_suit(mask: int) -> str:
-    """Cards of a mask grouped by suit, highest first: ``♠ A Q 3  ♥ 10 2 ...``."""
+def hand_by_suit(mask: int, twice: int = 0) -> str:
+    """Cards of a hand grouped by suit, highest first: ``♠ A Q 3  ♥ 10 2 ...``.
+
+    ``twice`` (two decks) holds the cards held twice; their rank is written twice.
+    """
     groups = []
+    cards = multiset_cards(mask, twice)
     for s in (3, 2, 1, 0):  # spades, hearts, diamonds, clubs
-        cards = [c for c in cards_of(mask) if c // 13 == s]
-        if cards:
-            ranks = " ".join(card_symbol(c)[1:] for c in reversed(cards))
+        suit = [c for c in cards if c // 13 == s]
+        if suit:
+            ranks = " ".join(card_symbol(c)[1:] for c in reversed(suit))
             groups.append(f"{SUIT_SYMBOLS[s]} {ranks}")
     return "  ".join(groups) if groups else "-"
 
 
-def _cards(mask: int) -> str:
-    return " ".join(card_symbol(c) for c in cards_of(mask)) or "-"
+def _cards(mask: int, twice: int = 0) -> str:
+    return " ".join(card_symbol(c) for c in multiset_cards(mask, twice)) or "-"
+
+
+def trick_plays(leader: int, cards: Sequence[int],
+                pair_lead: bool) -> list[tuple[int, tuple[int, ...]]]:
+    """Split a trick's cards into ``(seat, cards)`` plays in play order.
+
+    One card per seat, or two per seat when the trick was led with a pair (two decks); a
+    follower halfway through its two-card play shows the one card played so far.
+    """
+    step = 2 if pair_lead else 1
+    return [((leader + i // step) % 4, tuple(cards[i:i + step]))
+            for i in range(0, len(cards), step)]
+
+
+def plays_text(leader: int, cards: Sequence[int], pair_lead: bool) -> str:
+    """Write a trick as text: ``0:♠5 ♠5  1:♠3 ♠3 ...`` (seat, then its card or cards)."""
+    return "  ".join(f"{seat}:{' '.join(card_symbol(c) for c in play)}"
+                     for seat, play in trick_plays(leader, cards, pair_lead))
 
 
 def render_game(game: GameState, seat: int | None = None) -> str:
@@ -27,34 +56,46 @@ def render_game(game: GameState, seat: int | None = None) -> str:
     Shows hands (only ``seat``'s unless ``seat`` is None, a spectator), exposures, captured
     scoring cards, provisional scores, the trick in progress and the last completed trick.
     """
-    lines = [f"Gong Zhu — phase: {game.phase.value}, trick {min(game.tricks_played + 1, 13)}/13"
+    two_decks = game.rules.decks == 2
+    n = game.tricks_played
+    # One deck always has 13 tricks; with two decks pair leads make the hand shorter.
+    trick = f"trick {n + 1}" if two_decks else f"trick {min(n + 1, 13)}/13"
+    lines = [f"Gong Zhu — phase: {game.phase.value}, {trick}"
              + ("" if game.is_over() else f", seat {game.current_player} to act")]
+    ex2 = game.exposed_pair_masks
     if seat is None:
         prov, exposed = game.provisional_scores(), game.exposed_masks
-        counts = [m.bit_count() for m in exposed]
+        counts = [m.bit_count() + m2.bit_count() for m, m2 in zip(exposed, ex2, strict=True)]
     else:
         # One seat's table shows only what that seat may know (hidden exposures stay hidden).
         view = game.view(seat)
         prov, exposed, counts = list(view.scores), view.exposed_masks, view.exposed_counts
-    lines.append(f"{'seat':<6}{'hand':<44}{'exposed':<16}{'captured':<30}score")
-    hands, captured = game.hand_masks, game.captured_masks
+        ex2 = view.exposed_pair_masks
+    hands, hands2 = game.hand_masks, game.hand_pair_masks
+    captured, captured2 = game.captured_masks, game.captured_pair_masks
+    shown_hands = [hand_by_suit(hands[s], hands2[s]) if seat is None or seat == s else
+                   f"({hands[s].bit_count() + hands2[s].bit_count()} cards)" for s in range(4)]
+    shown_captured = [_cards(captured[s], captured2[s]) for s in range(4)]
+    hw = max(44, *(len(h) + 2 for h in shown_hands))
+    cw = max(30, *(len(c) + 2 for c in shown_captured))
+    lines.append(f"{'seat':<6}{'hand':<{hw}}{'exposed':<16}{'captured':<{cw}}score")
     for s in range(4):
         marker = "*" if s == game.current_player and not game.is_over() else " "
-        hand = hand_by_suit(hands[s]) if seat is None or seat == s else \
-            f"({hands[s].bit_count()} cards)"
-        shown = _cards(exposed[s])
-        if counts[s] > exposed[s].bit_count():
+        shown = _cards(exposed[s], ex2[s])
+        known = exposed[s].bit_count() + ex2[s].bit_count()
+        if counts[s] > known:
             shown = f"{counts[s]} hidden" if not exposed[s] else f"{shown} +hidden"
-        lines.append(f"{marker}{s:<5}{hand:<44}{shown:<16}"
-                     f"{_cards(captured[s]):<30}{prov[s]:>5}")
+        lines.append(f"{marker}{s:<5}{shown_hands[s]:<{hw}}{shown:<16}"
+                     f"{shown_captured[s]:<{cw}}{prov[s]:>5}")
     leader, cards = game.trick_leader, game.trick_cards
     if cards:
-        played = "  ".join(f"{(leader + i) % 4}:{card_symbol(c)}" for i, c in enumerate(cards))
-        lines.append(f"trick in progress (led by seat {leader}): {played}")
+        pair = " with a pair" if game.pair_lead else ""
+        lines.append(f"trick in progress (led by seat {leader}{pair}): "
+                     f"{plays_text(leader, cards, game.pair_lead)}")
     if game.tricks_played:
         t = game.tricks[-1]
-        played = "  ".join(f"{(t.leader + i) % 4}:{card_symbol(c)}" for i, c in enumerate(t.cards))
-        lines.append(f"last trick: {played}  -> seat {t.winner}")
+        lines.append(f"last trick: {plays_text(t.leader, t.cards, len(t.cards) == 8)}"
+                     f"  -> seat {t.winner}")
     if game.is_over():
         lines.append("final scores: " + "  ".join(f"seat {s}: {v}"
                                                   for s, v in enumerate(game.scores())))

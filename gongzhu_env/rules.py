@@ -186,6 +186,13 @@ class Rules:
                 "rule option 'match_threshold' must be a negative integer (a match ends when a "
                 f"cumulative score falls to it); got {self.match_threshold}"
             )
+        if self.decks == 2:
+            # Checked before the one-deck conflicts: an option two decks do not define is the
+            # problem to name, whatever else it would conflict with.
+            for cond, why in _ONE_DECK_ONLY:
+                if _on(self, cond):
+                    raise ValueError(f"rule option {_show(self, cond)} cannot be combined with "
+                                     f"decks=2: {why}")
         for a, b, why in _CONFLICTS:
             if _on(self, a) and _on(self, b):
                 raise ValueError(
@@ -195,11 +202,6 @@ class Rules:
                 f"contradictory rule options: auto_expose=False with "
                 f"{_show(self, ('declaration', _NOT_FREE))} (auto-exposure only applies to a "
                 "free declaration; leave auto_expose unset)")
-        if self.decks == 2:
-            for cond, why in _ONE_DECK_ONLY:
-                if _on(self, cond):
-                    raise ValueError(f"rule option {_show(self, cond)} cannot be combined with "
-                                     f"decks=2: {why}")
         # Computed once: the engine and the scoring pick their fast standard path from it.
         object.__setattr__(self, "_standard_hand", self.hand_rules() == _STANDARD_HAND
                            if "_STANDARD_HAND" in globals() else True)

@@ -12,6 +12,9 @@ offer ``game.view(seat)`` and ``game.render()`` without an import circle.
 Card sets come in two forms: sorted tuples of card indices for people (``hands``, ``exposed``,
 ``captured``) and 52-bit masks for speed (``hand_masks``, ``exposed_masks``, ...; bit ``c`` is
 card ``c``, see ``gongzhu_env.cards``). Per-seat values are tuples indexed by absolute seat.
+With two decks a card set is a multiset: the tuples hold a card twice where there are two
+copies, the masks hold the cards present at least once and the ``*_pair_masks`` those present
+twice.
 """
 
 from __future__ import annotations
@@ -91,6 +94,22 @@ class GameState(Protocol):
         """Suits (bit ``s`` for suit ``s``) each seat has shown to hold no unexposed card of."""
 
     @property
+    def hand_pair_masks(self) -> tuple[int, ...]:
+        """Two decks: the cards each seat holds twice (all 0 with one deck)."""
+
+    @property
+    def exposed_pair_masks(self) -> tuple[int, ...]:
+        """Two decks: the cards each seat exposed both copies of."""
+
+    @property
+    def captured_pair_masks(self) -> tuple[int, ...]:
+        """Two decks: the scoring cards each seat took both copies of."""
+
+    @property
+    def pair_lead(self) -> bool:
+        """Two decks: whether the trick in progress was led with a pair."""
+
+    @property
     def doubled_mask(self) -> int:
         """Exposed cards whose effect is doubled again as their holder's first dealt card."""
 
@@ -156,6 +175,7 @@ class SeatView(Protocol):
 
     seat: int
     """The observer."""
+    rules: Rules
     phase: Phase
     current_player: int
     hand_mask: int
@@ -172,5 +192,11 @@ class SeatView(Protocol):
     """How many cards each seat exposed (public even when exposures are hidden)."""
     captured_masks: tuple[int, ...]
     played_masks: tuple[int, ...]
+    hand_pair_mask: int
+    """Two decks: the observer's cards held twice (0 with one deck)."""
+    exposed_pair_masks: tuple[int, ...]
+    captured_pair_masks: tuple[int, ...]
+    played_pair_masks: tuple[int, ...]
+    pair_lead: bool
     scores: tuple[int, ...]
     """Provisional score of each seat, as far as the observer can tell."""

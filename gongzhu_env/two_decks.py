@@ -27,7 +27,8 @@ Readings of 6.11 that the rule book leaves open, as implemented:
   holding two or more cards of the suit, two of them; else every card of the suit plus
   discards. Either card of a two-card play may come first.
 * Voids: a seat that plays a card of another suit to a trick has shown that it holds no card
-  of the led suit.
+  of the led suit. In a two-card follow that is recorded once both cards are played: after a
+  discard as the first card the seat may still hold one card of the suit.
 * The first leader (unless the first lead is free) is the lowest seat holding a C2 (``Game``
   deals the shuffled 104 cards to the seats in blocks of 26, so it is also the first seat dealt
   a C2); its lead must contain C2: C2 alone or the pair of C2.
@@ -136,7 +137,7 @@ class TwoDeckGame(Game):
         if first_drawn is not None:
             raise ValueError("first_drawn only applies to first_drawn_exposure, which two "
                              "decks do not have")
-        game = cls.__new__(cls)
+        game = object.__new__(cls)
         game._setup2(rules, _validate_two_deck_hands(hands), leader)
         return game
 
@@ -401,13 +402,20 @@ class TwoDeckGame(Game):
             self._remove(p, action)
             self._plays.append((action,))
         elif self._pending < 0:
+            # The first card of a two-card follow. An off-suit card here does not yet show a
+            # void (the seat may still hold one card of the suit): the completed play does.
             self._second = self._second_mask(action)
-            self._remove(p, action)
+            self._remove(p, action, shows_void=False)
             self._pending = action
             self._legal = self._second
             return
         else:
-            self._remove(p, action)
+            self._remove(p, action, shows_void=False)
+            led = self._led_mask
+            if not (led >> action & 1 and led >> self._pending & 1):
+                # A discard in a two-card follow: the seat had at most one card of the suit
+                # and has played it (the follow rule), so it holds none now.
+                self._voids[p] |= 1 << self._led_suit
             self._plays.append(tuple(sorted((self._pending, action))))
             self._pending = -1
             self._second = 0
@@ -434,12 +442,12 @@ class TwoDeckGame(Game):
             self._plays.append((action,))
         self._trick_leader = p
 
-    def _remove(self, p: int, card: int) -> None:
+    def _remove(self, p: int, card: int, shows_void: bool = True) -> None:
         """Take one copy of ``card`` from seat ``p``'s hand into the trick.
 
         The copy is the unexposed one when the card follows or leads its suit and the exposed
         one when it is discarded (6.11); an off-suit card also shows the seat void in the led
-        suit.
+        suit (``shows_void``; a two-card follow decides that once both cards are played).
         """
         bit = 1 << card
         in_suit = bool(bit & self._led_mask)
@@ -451,7 +459,7 @@ class TwoDeckGame(Game):
         self._hand[p], self._hand2[p] = _take(self._hand[p], self._hand2[p], bit)
         self._played_by[p], self._played2[p] = _put(self._played_by[p], self._played2[p], bit)
         self._trick.append(card)
-        if not in_suit:
+        if not in_suit and shows_void:
             self._voids[p] |= 1 << self._led_suit
 
     def _end_trick(self) -> None:
@@ -523,14 +531,35 @@ class TwoDeckGame(Game):
                 what += f": seat {seat} does not hold it"
             elif self._pending >= 0:
                 what += (f": with {card_str(self._pending)} it would not make a legal play to "
-                         "the pair lead")
+                         f"the pair lead ({self._pair_rule_text()})")
+            elif self._pair_lead:
+                what += (": no legal play to the pair lead starts with it "
+                         f"({self._pair_rule_text()})")
         return IllegalActionError(
             f"{what} in the {phase} phase for seat {seat}; legal actions: {shown}")
+
+    def _pair_rule_text(self) -> str:
+        """Say what the follow rule asks of the seat to move on a pair lead (for errors)."""
+        p, suit = self._current, self._led_mask
+        once, twice = self._hand[p] & suit, self._hand2[p] & suit
+        if self._pending >= 0:
+            # Count the pending card back in: the rule applies to the hand before the play.
+            once, twice = _put(once, twice, 1 << self._pending & suit)
+        name = "CDHS"[self._led_suit]
+        if twice:
+            rule = f"holding a pair of {name}, a pair of {name} is required"
+        elif _count(once, twice) >= 2:
+            rule = f"holding two or more {name} and no pair, two {name} are required"
+        else:
+            rule = f"short of {name}, every {name} held is played, the rest discards"
+        if self._xheld[p] & suit and not self._suits_led >> self._led_suit & 1:
+            rule += "; on the suit's first round an exposed copy only if no play avoids it"
+        return rule
 
     # ------------------------------------------------------------------ copies and views
     def clone(self) -> TwoDeckGame:
         """Return an independent copy of this game (for search)."""
-        g = TwoDeckGame.__new__(TwoDeckGame)
+        g = object.__new__(TwoDeckGame)
         for name in Game.__slots__ + TwoDeckGame.__slots__:
             value = getattr(self, name)
             setattr(g, name, value[:] if type(value) is list else value)

@@ -101,6 +101,7 @@ from gongzhu_env.cards import (
     NUM_CARDS,
     SQ,
     cards_of,
+    multiset_cards,
 )
 from gongzhu_env.html import view_html
 from gongzhu_env.rules import Rules
@@ -150,6 +151,7 @@ _PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 _ORDER = tuple(tuple((me + r) & 3 for r in range(4)) for me in range(4))
 """``_ORDER[me][r]``: the absolute seat at relative position ``r`` from observer ``me``."""
 _SQUASHED: dict[int, float] = {}
+_NO_PAIRS = (0, 0, 0, 0)
 HIDDEN_ACTION = -1
 """Stands in ``PlayerView.actions`` for another seat's hidden exposure (``hidden_exposure``)."""
 
@@ -453,11 +455,17 @@ class PlayerView(SeatView):
             v.match_scores, v.hand_number, v.match_result = match
         first = game.first_drawn
         v.first_drawn = None if first is None else first[seat]
-        v.hand_pair_mask = game.hand_pair_masks[seat]
-        v.exposed_pair_masks = game.exposed_pair_masks
-        v.captured_pair_masks = game.captured_pair_masks
-        v.played_pair_masks = game.played_pair_masks
-        v.pair_lead = game.pair_lead
+        if rules.decks == 2:
+            v.hand_pair_mask = game.hand_pair_masks[seat]
+            v.exposed_pair_masks = game.exposed_pair_masks
+            v.captured_pair_masks = game.captured_pair_masks
+            v.played_pair_masks = game.played_pair_masks
+            v.pair_lead = game.pair_lead
+        else:
+            # One deck holds nothing twice; constants keep the agents' per-decision view cheap.
+            v.hand_pair_mask = 0
+            v.exposed_pair_masks = v.captured_pair_masks = v.played_pair_masks = _NO_PAIRS
+            v.pair_lead = False
         if rules.hidden_exposure:
             v._hide_exposures()
         return v
@@ -490,8 +498,8 @@ class PlayerView(SeatView):
     # ------------------------------------------------------------------ readable fields
     @property
     def hand(self) -> tuple[int, ...]:
-        """The observer's cards, sorted."""
-        return cards_of(self.hand_mask)
+        """The observer's cards, sorted; with two decks a card held twice appears twice."""
+        return multiset_cards(self.hand_mask, self.hand_pair_mask)
 
     @property
     def legal_actions(self) -> list[int]:
@@ -510,8 +518,9 @@ class PlayerView(SeatView):
 
     @property
     def exposed(self) -> tuple[tuple[int, ...], ...]:
-        """Cards each seat exposed."""
-        return tuple(cards_of(m) for m in self.exposed_masks)
+        """Cards each seat exposed (two decks: a card twice if both copies were exposed)."""
+        return tuple(multiset_cards(m, m2) for m, m2 in
+                     zip(self.exposed_masks, self.exposed_pair_masks, strict=True))
 
     @property
     def exposed_all(self) -> int:
@@ -521,8 +530,9 @@ class PlayerView(SeatView):
 
     @property
     def captured(self) -> tuple[tuple[int, ...], ...]:
-        """Scoring cards each seat has taken."""
-        return tuple(cards_of(m) for m in self.captured_masks)
+        """Scoring cards each seat has taken (two decks: a card twice if both were taken)."""
+        return tuple(multiset_cards(m, m2) for m, m2 in
+                     zip(self.captured_masks, self.captured_pair_masks, strict=True))
 
     @property
     def voids(self) -> tuple[frozenset[int], ...]:
