@@ -255,13 +255,14 @@ def _constraints(view: PlayerView) -> tuple[list[list[int]], list[list[int]], li
             c = b.bit_length() - 1
             floor[s][c] = max(0, ms_count(exposed, c) - ms_count(played[s], c))
     _no_pair_caps(view, cap)
-    if view.rules.first_lead != "any" and view.hand_number == 0:
-        # The C2 lead: the first leader is the lowest seat dealt a C2.
+    _restricted_play_caps(view, cap, hand, played)
+    if view.hand_number == 0:
+        # A hand's first leader (not a match's pig taker) is the lowest seat dealt a C2.
         for s in range(view.first_leader):
             cap[s][C2] = 0
         fl = view.first_leader
-        if fl != me and not view.tricks and not view.current_trick:
-            floor[fl][C2] = max(floor[fl][C2], 1)
+        if fl != me:
+            floor[fl][C2] = max(floor[fl][C2], 1 - ms_count(played[fl], C2))
     return floor, cap, unseen, room
 
 
@@ -276,32 +277,89 @@ def _tricks_of(view: PlayerView) -> list[tuple[int, tuple[int, ...], bool]]:
     return out
 
 
+def _restricted_play_caps(view: PlayerView, cap: list[list[int]], hand: Multiset,
+                          played: list[Multiset]) -> None:
+    """Lower ``cap`` for seats that played an exposed copy on the first round of its suit.
+
+    The engine allows that only when the seat had no other card of the suit (RULES.md 6.11:
+    the exposed copy is restricted on that round, its twin is not, and a play in the suit
+    uses the unexposed copy first). The copy played was surely an exposed one when the seat
+    exposed both copies, or exposed one and cannot have held the other (it is seen
+    elsewhere). Single leads, single follows and pair leads are read; a follow to a pair lead
+    is left to the engine's replay.
+    """
+    me = view.seat
+    may_lead = view.rules.exposed_may_lead
+    led = 0
+    for leader, cards, pair in _tricks_of(view):
+        suit = cards[0] // 13
+        if led >> suit & 1:
+            continue
+        led |= 1 << suit
+        per = 2 if pair else 1
+        for j in range(0, len(cards) - per + 1, per):
+            seat = (leader + j // per) & 3
+            c = cards[j]
+            if seat == me or c // 13 != suit or (pair and j) or (j == 0 and may_lead):
+                continue
+            exposed = (view.exposed_masks[seat], view.exposed_pair_masks[seat])
+            e = ms_count(exposed, c)
+            if not e:
+                continue
+            if e == 1 and not pair:
+                elsewhere = ms_count(hand, c) + sum(ms_count(played[t], c)
+                                                    for t in range(4) if t != seat)
+                if not elsewhere:
+                    continue  # it may have held the unexposed twin and played that
+            for c2 in range(suit * 13, suit * 13 + 13):
+                if c2 != c:
+                    cap[seat][c2] = 0
+
+
+def _held_at_most_one(tricks: list[tuple[int, tuple[int, ...], bool]], i: int, seat: int,
+                      cards: range, cap: list[list[int]], skip: int = -1) -> None:
+    """Cap ``seat``, which held at most one copy of each of ``cards`` when trick ``i`` began.
+
+    What it holds now plus what it has played of a card from then on is at most one
+    (``skip``: a card left out of the statement).
+    """
+    later = [0] * NUM_CARDS
+    for leader, cards2, pair in tricks[i:]:
+        per = 2 if pair else 1
+        for j, c in enumerate(cards2):
+            if (leader + j // per) & 3 == seat:
+                later[c] += 1
+    for c in cards:
+        if c != skip:
+            cap[seat][c] = min(cap[seat][c], max(0, 1 - later[c]))
+
+
 def _no_pair_caps(view: PlayerView, cap: list[list[int]]) -> None:
     """Lower ``cap`` for followers who showed they held no pair of a pair-led suit.
 
-    Such a follower held at most one copy of each card of the suit then: what it holds now
-    plus what it has played of that card from then on is at most one.
+    Two unpaired cards of the suit show it: a follower holding a pair must play one. So does
+    a pair that uses an exposed copy on the first round of the suit (the engine plays the pair
+    with the fewest exposed copies, so the follower had no other pair of the suit).
     """
     tricks = _tricks_of(view)
     me = view.seat
+    led = 0
     for i, (leader, cards, pair) in enumerate(tricks):
+        suit = cards[0] // 13
+        first_round = not led >> suit & 1
+        led |= 1 << suit
         if not pair:
             continue
-        suit = cards[0] // 13
+        suit_cards = range(suit * 13, suit * 13 + 13)
         for k in range(1, len(cards) // 2):
             seat = (leader + k) & 3
             a, b = cards[2 * k], cards[2 * k + 1]
-            if seat == me or a == b or a // 13 != suit or b // 13 != suit:
+            if seat == me or a // 13 != suit or b // 13 != suit:
                 continue
-            # Copies it played of each card from this play on (this play included).
-            later = [0] * NUM_CARDS
-            for leader2, cards2, pair2 in tricks[i:]:
-                per = 2 if pair2 else 1
-                for j, c in enumerate(cards2):
-                    if (leader2 + j // per) & 3 == seat:
-                        later[c] += 1
-            for c in range(suit * 13, suit * 13 + 13):
-                cap[seat][c] = min(cap[seat][c], max(0, 1 - later[c]))
+            if a != b:
+                _held_at_most_one(tricks, i, seat, suit_cards, cap)
+            elif first_round and (view.exposed_masks[seat] >> a & 1):
+                _held_at_most_one(tricks, i, seat, suit_cards, cap, skip=a)
 
 
 def sample_two_deck_hands(view: PlayerView, rng: np.random.Generator, tries: int = 4
@@ -449,7 +507,7 @@ def build_two_deck_world(view: PlayerView, hands: list[Multiset]) -> Game | None
         deal.append(list(multiset_cards(once, twice)))
     leaders: list[int | None] = [view.first_leader]
     c2_holder = next(s for s in range(4) if C2 in deal[s])
-    if c2_holder == view.first_leader and view.rules.first_lead != "any":
+    if c2_holder == view.first_leader and view.hand_number == 0:
         leaders.insert(0, None)
     for leader in leaders:
         try:
