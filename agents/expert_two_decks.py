@@ -142,16 +142,21 @@ def _pig_out(s: TwoDeckSituation) -> bool:
     return bool(s.unseen & SQ_BIT)
 
 
-def _shed_worth(s: TwoDeckSituation, c: int, copies_left: int) -> float:
+def _shed_worth(s: TwoDeckSituation, c: int, copies_left: int, wins: bool) -> float:
     """Worth (positive) or cost (negative) of no longer holding this copy of ``c``.
 
-    ``copies_left``: copies of ``c`` still in hand after the play.
+    ``copies_left``: copies of ``c`` still in hand after the play; ``wins``: the play heads
+    the trick (a pig or a high card shed into our own trick is no relief).
     """
     b = 1 << c
-    if c == SQ:
-        return TUNING2["shed_pig"]
     if c == DJ:
         return -TUNING2["keep_sheep"]
+    if b & SHEEP_CAGES and s.unseen & DJ_BIT:
+        return -TUNING2["keep_dcage"]
+    if wins:
+        return 0.0
+    if c == SQ:
+        return TUNING2["shed_pig"]
     if b & HEARTS:
         out = s.unseen & HEARTS
         if not out or s.captured[s.seat] & C10_BIT:
@@ -160,8 +165,6 @@ def _shed_worth(s: TwoDeckSituation, c: int, copies_left: int) -> float:
         return TUNING2["heart_liab"] * share * -s.score_if_taken(s.seat, b)
     if b & PIG_CAGES and _pig_out(s) and not s.hand & SQ_BIT and not copies_left:
         return TUNING2["shed_cage"] + _rank(c)
-    if b & SHEEP_CAGES and s.unseen & DJ_BIT:
-        return -TUNING2["keep_dcage"]
     return TUNING2["shed_rank"] * _rank(c)
 
 
@@ -220,7 +223,7 @@ def _play_value(s: TwoDeckSituation, play: tuple[int, ...], head: int,
     held: dict[int, int] = {}
     for c in mine:
         held[c] = held.get(c, s.held(c)) - 1
-        v += _shed_worth(s, c, held[c])
+        v += _shed_worth(s, c, held[c], wins)
     return v + 0.01 * sum(_rank(c) for c in play)
 
 
