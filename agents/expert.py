@@ -46,6 +46,8 @@ Discarding (void): the pig first, then the transformer onto a trick with negativ
 its costliest hearts (unless that feeds an opponent who has every heart so far), then pig cages
 while the pig is out, then high cards of short suits; never the sheep unless forced.
 
+Two decks: at a two-deck table it plays the pair-aware rules of ``agents.expert_two_decks``.
+
 All hearts / slam: it defends (takes a heart to break an opponent who has every heart so far)
 and goes for it when it already holds every heart taken so far, has taken many of them and
 commands the remaining ones.
@@ -54,6 +56,7 @@ commands the remaining ones.
 from __future__ import annotations
 
 from agents.base import Agent
+from agents.expert_two_decks import expert_declare_two_decks, expert_play_two_decks
 from agents.knowledge import (
     C10_BIT,
     CLUBS,
@@ -72,6 +75,7 @@ from agents.knowledge import (
     lowest,
     trick_lead,
 )
+from agents.two_deck_knowledge import TwoDeckSituation
 from gongzhu_env.cards import (
     C10,
     DJ,
@@ -445,6 +449,10 @@ class ExpertAgent(Agent):
 
     def act(self, view: PlayerView) -> int:
         """Expose by hand shape in declaration; otherwise the expert's card."""
+        if view.rules.decks == 2:
+            if view.phase == "declare":
+                return expert_declare_two_decks(view)
+            return expert_play_two_decks(TwoDeckSituation.from_view(view))
         if view.phase == "declare":
             return expert_declare(view.hand_mask, view.legal_mask)
         return expert_play(Situation.from_view(view))

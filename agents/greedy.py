@@ -13,13 +13,16 @@ Strategy, trick by trick, looking at nothing but the trick in progress:
   doubler to a trick with +100 in it would be a gift), then its highest card by rank (high cards
   win tricks later), keeping the sheep DJ for last.
 
-It counts no cards and has no memory; it is the yardstick the ``expert`` must beat.
+It counts no cards and has no memory; it is the yardstick the ``expert`` must beat. At a
+two-deck table it plays the pair-aware version of these rules (``agents.greedy_two_decks``).
 """
 
 from __future__ import annotations
 
 from agents.base import Agent
+from agents.greedy_two_decks import greedy_play_two_decks
 from agents.knowledge import C10_BIT, DJ_BIT, HEARTS, SQ_BIT, Situation, highest, trick_lead
+from agents.two_deck_knowledge import TwoDeckSituation
 from gongzhu_env.cards import C10, DJ, DONE, FULL_DECK, SQ, SUIT_MASKS, cards_of
 from gongzhu_env.view import PlayerView
 
@@ -67,9 +70,20 @@ class GreedyAgent(Agent):
 
     def act(self, view: PlayerView) -> int:
         """Never expose; in play, the greedy card for the trick in progress."""
+        if view.rules.decks == 2:
+            return _act_two_decks(view)
         if view.phase == "declare":
             # DONE is always legal under the standard rules; a forced-declaration table may
             # demand an exposure first, and then the lowest legal one is made.
             legal = view.legal_mask
             return DONE if legal >> DONE & 1 else highest(legal & -legal)
         return greedy_play(Situation.from_view(view))
+
+
+def _act_two_decks(view: PlayerView) -> int:
+    """Choose the two-deck greedy action: DONE at once, then the pair-aware card."""
+    if view.phase == "declare":
+        done = view.rules.done_action
+        legal = view.legal_mask
+        return done if legal >> done & 1 else highest(legal & -legal)
+    return greedy_play_two_decks(TwoDeckSituation.from_view(view))

@@ -14,6 +14,10 @@ Nothing here decides legality or scores a hand: legal actions always come from t
 ``sample_hands`` deals the unseen cards to the other three seats at random, consistently with
 everything public: hand sizes, shown voids and exposed cards not yet played (an exposed card is
 known to sit in its exposer's hand until it is played).
+
+The two-deck game (every card twice, pair leads) has its own snapshot and sampler in
+``agents.two_deck_knowledge`` (``TwoDeckSituation``, ``sample_two_deck_world``); this module is
+the one-deck one.
 """
 
 from __future__ import annotations

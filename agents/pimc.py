@@ -21,6 +21,11 @@ score minus the others' average), which is what the duplicate arena and the onli
 to the rollout policy's own choice for the real position. Declarations are delegated to the
 ``expert``'s hand-shape rule.
 
+Two decks (``rules.decks == 2``): the same search over two-deck worlds
+(``agents.two_deck_knowledge.sample_two_deck_world``: unseen copies dealt under hand sizes,
+voids, exposed copies and shown pairs, each world checked by the engine's replay), with the
+two-deck rollout policies; see ``PimcAgent._act_two_decks``.
+
 Under ``hidden_exposure`` (another seat's exposures are hidden) worlds are not built: the agent
 plays its rollout policy's card. Known limit of the method (strategy fusion): each world is
 solved as if every hidden card were known after the first move, so the search over-values plays
@@ -37,9 +42,12 @@ from collections.abc import Callable
 
 from agents.base import Agent, AgentError
 from agents.expert import expert_declare, expert_play
+from agents.expert_two_decks import expert_declare_two_decks, expert_play_two_decks
 from agents.greedy import greedy_play
+from agents.greedy_two_decks import greedy_play_two_decks
 from agents.knowledge import Situation, sample_hands
-from gongzhu_env.cards import C2, SCORING_MASK, cards_of
+from agents.two_deck_knowledge import TwoDeckSituation, sample_two_deck_world
+from gongzhu_env.cards import C2, NUM_CARDS, SCORING_MASK, cards_of
 from gongzhu_env.engine import Game, IllegalActionError
 from gongzhu_env.view import PlayerView
 
@@ -140,6 +148,8 @@ class PimcAgent(Agent):
 
     def act(self, view: PlayerView) -> int:
         """Expose like the expert; play the card with the best average rollout outcome."""
+        if view.rules.decks == 2:
+            return self._act_two_decks(view)
         if view.phase == "declare":
             return expert_declare(view.hand_mask, view.legal_mask)
         legal = view.legal_actions
@@ -177,3 +187,72 @@ class PimcAgent(Agent):
         if totals[legal.index(default)] >= best - 1e-9:
             return default
         return legal[totals.index(best)]
+
+    def _act_two_decks(self, view: PlayerView) -> int:
+        """Search a two-deck decision over worlds of ``sample_two_deck_world``.
+
+        The candidates are the legal actions: singles, pair leads and, after a pair lead, the
+        first card of a two-card follow (the rollout policy completes it in each world, as it
+        would at the table) or its second card. Equivalent cards are searched once, pair
+        leads as their card. A world the engine refuses is drawn again; if no world can be
+        built the rollout policy's own action is played.
+        """
+        if view.phase == "declare":
+            return expert_declare_two_decks(view)
+        legal = view.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        situation = TwoDeckSituation.from_view(view)
+        policy = ROLLOUTS2[self.rollout_name]
+        default = policy(situation)
+        singles = [a for a in legal if a < NUM_CARDS]
+        pairs = [a - NUM_CARDS for a in legal if NUM_CARDS <= a < 2 * NUM_CARDS]
+        cands = distinct_cards(singles, situation.unseen, default) if singles else []
+        if pairs:
+            cands += [NUM_CARDS + c for c in
+                      distinct_cards(pairs, situation.unseen, default - NUM_CARDS)]
+        if len(cands) == 1:
+            return cands[0]
+        me = view.seat
+        zero_sum = self.objective == "zero_sum"
+        team = (me, *situation.partners)
+        totals = [0.0] * len(cands)
+        built = 0
+        for _ in range(self.worlds):
+            world = sample_two_deck_world(view, self.rng)
+            if world is None:
+                continue
+            built += 1
+            for i, a in enumerate(cands):
+                g = world.clone()
+                g.step(a)
+                sc = rollout_two_decks(g, policy)
+                if not zero_sum:
+                    totals[i] += sc[me]
+                elif len(team) > 1:
+                    totals[i] += 2 * sum(sc[t] for t in team) - sum(sc)
+                else:
+                    totals[i] += sc[me] - (sum(sc) - sc[me]) / 3
+        if not built:
+            return default
+        best = max(totals)
+        if default in cands and totals[cands.index(default)] >= best - 1e-9:
+            return default
+        return cands[totals.index(best)]
+
+
+def rollout_two_decks(game: Game, policy: Callable[[TwoDeckSituation], int]) -> list[int]:
+    """Finish a two-deck ``game`` in place with ``policy`` at every seat; return raw scores."""
+    step = game.step
+    while not game.is_over():
+        legal = game.legal_mask()
+        if legal & (legal - 1) == 0:
+            step(legal.bit_length() - 1)
+        else:
+            step(policy(TwoDeckSituation.from_game(game)))
+    return game.scores()
+
+
+ROLLOUTS2: dict[str, Callable[[TwoDeckSituation], int]] = {
+    "expert": expert_play_two_decks, "greedy": greedy_play_two_decks}
+"""The two-deck rollout policies, by the same names as ``ROLLOUTS``."""

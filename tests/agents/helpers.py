@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from agents import make_agent
 from agents.base import Agent
-from gongzhu_env.cards import DONE, card_str, parse_cards
+from gongzhu_env.cards import DONE, action_str, card_str, parse_action, parse_cards
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
 
@@ -49,3 +51,56 @@ def game_at(hands: list[list[int]], leader: int, plays: str, rules: Rules | None
 def choose(spec: str, g: Game) -> str:
     """The card a fresh agent of ``spec`` plays for the seat to move in ``g``."""
     return card_str(make_agent(spec, seed=0).act(g.view(g.current_player)))
+
+
+def two_deck_deal(fixed: list[str], voids: dict[int, str] | None = None,
+                  seed: int = 0) -> list[list[int]]:
+    """A two-deck deal: seat ``s`` holds the cards ``fixed[s]`` plus random others.
+
+    The remaining copies go to random seats with room, never to a seat void (``voids``: seat
+    to suit letters) in their suit, so a test can script the cards that matter and leave the
+    rest to chance (a fixed seed).
+    """
+    voids = voids or {}
+    hands = [parse_cards(t) for t in fixed]
+    left = [2] * 52
+    for h in hands:
+        for c in h:
+            left[c] -= 1
+    assert min(left) >= 0, "a card is scripted three times"
+    rng = np.random.default_rng(seed)
+    copies = [c for c in range(52) for _ in range(left[c])]
+    rng.shuffle(copies)
+
+    def allowed(seat: int, c: int) -> bool:
+        return "CDHS"[c // 13] not in voids.get(seat, "") and len(hands[seat]) < 26
+
+    # Copies of suits some seat is void in go first, so they always find room.
+    copies.sort(key=lambda c: -sum("CDHS"[c // 13] in v for v in voids.values()))
+    for c in copies:
+        seats = [s for s in range(4) if allowed(s, c)]
+        assert seats, "the scripted voids leave no room for a card"
+        room = np.array([26 - len(hands[s]) for s in seats], dtype=float)
+        hands[int(rng.choice(seats, p=room / room.sum()))].append(c)
+    assert all(len(h) == 26 for h in hands)
+    return [sorted(h) for h in hands]
+
+
+def two_deck_game_at(hands: list[list[int]], leader: int, plays: str,
+                     rules: Rules | str | None = None) -> Game:
+    """A two-deck hand led freely by ``leader``, nothing exposed, the given actions played.
+
+    ``plays`` is action text separated by spaces: a card (``S5``) or a pair lead (``S5+S5``).
+    """
+    rules = Rules.coerce(rules) if rules is not None else Rules(decks=2)
+    g = Game.from_hands(hands, rules, leader=leader)
+    while g.phase == "declare":
+        g.step(rules.done_action)
+    for text in plays.split():
+        g.step(parse_action(text, 2))
+    return g
+
+
+def choose_action(spec: str, g: Game) -> str:
+    """The action text a fresh agent of ``spec`` chooses for the seat to move in ``g``."""
+    return action_str(make_agent(spec, seed=0).act(g.view(g.current_player)), g.rules.decks)

@@ -25,7 +25,9 @@ def test_rule_agents_only_play_legal_actions(preset):
         game = Game(rules, rng=rng, leader=leader)
         play_hand(game, agents)
         games += 1
-        assert len(game.tricks) == 13
+        # Every card of every deck is played (two decks: 13 to 26 tricks, pairs taking two).
+        assert sum(len(t.cards) for t in game.tricks) == 52 * rules.decks
+        assert not any(game.hands)
     assert games == 2000
 
 

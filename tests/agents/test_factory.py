@@ -52,3 +52,19 @@ def test_policy_spec_with_missing_file_fails_clearly(tmp_path):
     with pytest.raises(Exception) as e:
         make_agent(f"policy:{missing}")
     assert "nope.pt" in str(e.value)
+
+
+@pytest.mark.parametrize("rules", ["two_decks", '{"decks": 2}'])
+def test_every_agent_kind_plays_a_full_two_deck_hand_legally(rules):
+    from gongzhu_env.engine import Game
+    from gongzhu_env.rules import Rules
+    from tests.agents.helpers import play_hand
+
+    table = Rules.preset("two_decks") if rules == "two_decks" else Rules(decks=2)
+    specs = ["random", "greedy", "expert", "pimc:worlds=2"]
+    for shift in range(2):
+        agents = [make_agent(specs[(k + shift) % 4], seed=k) for k in range(4)]
+        g = Game(table, seed=shift)
+        actions = play_hand(g, agents)
+        assert g.is_over() and sum(len(h) for h in g.hands) == 0
+        assert sum(1 if a < 52 else 2 for a in actions if a != table.done_action) == 104
