@@ -42,7 +42,7 @@ from gongzhu_env.cards import (
 )
 from gongzhu_env.engine import Game, IllegalActionError
 from gongzhu_env.scoring import score_two_decks
-from gongzhu_env.two_decks import _play_key
+from gongzhu_env.two_decks import play_key as pair_play_key
 
 if TYPE_CHECKING:
     from gongzhu_env.rules import Rules
@@ -89,7 +89,7 @@ def play_key(cards: tuple[int, ...], suit: int, pair_lead: bool) -> tuple[int, .
     keys the earlier play wins, so a later play must rank strictly higher to take the lead.
     """
     if pair_lead:
-        return _play_key(cards, suit)
+        return pair_play_key(cards, suit)
     c = cards[0]
     return (c,) if c // 13 == suit else None
 

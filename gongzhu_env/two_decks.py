@@ -58,7 +58,7 @@ from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import score_two_decks
 from gongzhu_env.state import PHASES, Trick
 
-__all__ = ["TwoDeckGame", "PAIR", "DONE2", "NUM_ACTIONS2", "HAND_SIZE2"]
+__all__ = ["TwoDeckGame", "play_key", "PAIR", "DONE2", "NUM_ACTIONS2", "HAND_SIZE2"]
 
 NUM_SEATS = 4
 HAND_SIZE2 = 26
@@ -90,7 +90,7 @@ def _count(once: int, twice: int) -> int:
     return once.bit_count() + twice.bit_count()
 
 
-def _play_key(cards: tuple[int, ...], suit: int) -> tuple[int, int, int] | None:
+def play_key(cards: tuple[int, ...], suit: int) -> tuple[int, int, int] | None:
     """Rank of a two-card play to a pair-led trick of ``suit``; ``None`` for a discard.
 
     Two unpaired cards compare by the higher card, then the lower. A pair ranks below any two
@@ -466,9 +466,9 @@ class TwoDeckGame(Game):
         suit = self._led_suit
         leader = self._trick_leader
         if self._pair_lead:
-            best, w = _play_key(self._plays[0], suit), 0
+            best, w = play_key(self._plays[0], suit), 0
             for i in (1, 2, 3):
-                key = _play_key(self._plays[i], suit)
+                key = play_key(self._plays[i], suit)
                 if key is not None and best is not None and key > best:
                     best, w = key, i
         else:
