@@ -174,15 +174,7 @@ class PimcAgent(Agent):
             for i, a in enumerate(legal):
                 g = world.clone()
                 g.step(a)
-                sc = rollout(g, policy)
-                if not zero_sum:
-                    totals[i] += sc[me]
-                elif len(team) > 1:
-                    # Team play: the team's total minus the other team's.
-                    ours = sum(sc[t] for t in team)
-                    totals[i] += 2 * ours - (sc[0] + sc[1] + sc[2] + sc[3])
-                else:
-                    totals[i] += sc[me] - (sc[0] + sc[1] + sc[2] + sc[3] - sc[me]) / 3
+                totals[i] += objective(rollout(g, policy), me, team, zero_sum)
         best = max(totals)
         if totals[legal.index(default)] >= best - 1e-9:
             return default
@@ -226,19 +218,27 @@ class PimcAgent(Agent):
             for i, a in enumerate(cands):
                 g = world.clone()
                 g.step(a)
-                sc = rollout_two_decks(g, policy)
-                if not zero_sum:
-                    totals[i] += sc[me]
-                elif len(team) > 1:
-                    totals[i] += 2 * sum(sc[t] for t in team) - sum(sc)
-                else:
-                    totals[i] += sc[me] - (sum(sc) - sc[me]) / 3
+                totals[i] += objective(rollout_two_decks(g, policy), me, team, zero_sum)
         if not built:
             return default
         best = max(totals)
         if default in cands and totals[cands.index(default)] >= best - 1e-9:
             return default
         return cands[totals.index(best)]
+
+
+def objective(scores: list[int], me: int, team: tuple[int, ...], zero_sum: bool) -> float:
+    """Return what a rollout's raw scores are worth to seat ``me``.
+
+    ``raw``: its own score. Zero-sum: under team play its team's total minus the other team's,
+    else its score minus the others' mean.
+    """
+    if not zero_sum:
+        return scores[me]
+    total = scores[0] + scores[1] + scores[2] + scores[3]
+    if len(team) > 1:
+        return 2 * sum(scores[t] for t in team) - total
+    return scores[me] - (total - scores[me]) / 3
 
 
 def rollout_two_decks(game: Game, policy: Callable[[TwoDeckSituation], int]) -> list[int]:

@@ -59,6 +59,7 @@ from agents.base import Agent, AgentError
 from agents.card_features import NUM_FEATURES, CardFeatures
 from agents.holder_features import NUM_HOLDER_FEATURES, HolderFeatures
 from agents.rule_features import MixedInput, rules_label
+from gongzhu_env.match import EPISODES
 from gongzhu_env.rules import Rules
 from gongzhu_env.view import PlayerView, obs_size
 
@@ -144,7 +145,6 @@ class QNetwork(nn.Module):
         return self.net(torch.cat(parts, dim=1) if len(parts) > 1 else obs)
 
 
-EPISODES = ("hand", "match")
 
 
 def network_episode(net: QNetwork, rules: Rules) -> str:

@@ -80,13 +80,12 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from gongzhu_env.engine import Game
-from gongzhu_env.match import DEFAULT_MAX_HANDS, Match
+from gongzhu_env.match import DEFAULT_MAX_HANDS, Match, check_episode
 from gongzhu_env.render import render_game
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import check_reward_mode, hand_results
 from gongzhu_env.view import obs_size
 
-EPISODES = ("hand", "match")
 AGENTS = tuple(f"player_{i}" for i in range(4))
 
 
@@ -103,10 +102,7 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
         super().__init__()
         self.rules = Rules.coerce(rules)
         check_reward_mode(reward_mode, self.rules)
-        if episode not in EPISODES:
-            raise ValueError(f"episode must be one of {EPISODES}; got {episode!r}")
-        if type(max_hands) is not int or max_hands < 1:
-            raise ValueError(f"max_hands must be a positive int; got {max_hands!r}")
+        check_episode(episode, max_hands)
         self.episode = episode
         self.max_hands = max_hands
         self.match: Match | None = None

@@ -23,10 +23,21 @@ from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
 from gongzhu_env.view import MatchContext, PlayerView
 
-__all__ = ["Match", "match_result"]
+__all__ = ["DEFAULT_MAX_HANDS", "EPISODES", "Match", "check_episode", "match_result"]
 
 DEFAULT_MAX_HANDS = 100
 """A safety cap: with positive heart tables nobody may ever fall to the threshold."""
+
+EPISODES = ("hand", "match")
+"""What one episode of an env is: a single hand, or a whole match."""
+
+
+def check_episode(episode: object, max_hands: object) -> None:
+    """Refuse an episode kind or a match cap that is not one, naming what is expected."""
+    if episode not in EPISODES:
+        raise ValueError(f"episode must be one of {EPISODES}; got {episode!r}")
+    if type(max_hands) is not int or max_hands < 1:
+        raise ValueError(f"max_hands must be a positive int; got {max_hands!r}")
 
 
 def match_result(cumulative: Sequence[int], rules: Rules

@@ -85,14 +85,13 @@ import numpy as np
 from gymnasium import spaces
 
 from gongzhu_env.engine import Game
-from gongzhu_env.match import DEFAULT_MAX_HANDS, Match
+from gongzhu_env.match import DEFAULT_MAX_HANDS, Match, check_episode
 from gongzhu_env.players import Player, play_match_turns, play_turns, start_hand
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import REWARD_MODES, check_reward_mode, hand_results
 from gongzhu_env.view import PlayerView, obs_size
 
 OpponentLike = Any  # a spec string, an ``agents.base.Agent`` or a callable view -> action
-EPISODES = ("hand", "match")
 
 
 def _reseed(agent: Any, seed: int) -> None:
@@ -161,10 +160,7 @@ class SingleSeatEnv(gym.Env):
                  episode: str = "hand", max_hands: int = DEFAULT_MAX_HANDS) -> None:
         super().__init__()
         self.rules = Rules.coerce(rules)
-        if episode not in EPISODES:
-            raise ValueError(f"episode must be one of {EPISODES}; got {episode!r}")
-        if type(max_hands) is not int or max_hands < 1:
-            raise ValueError(f"max_hands must be a positive int; got {max_hands!r}")
+        check_episode(episode, max_hands)
         self.episode = episode
         self.max_hands = max_hands
         self.match: Match | None = None

@@ -27,11 +27,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gongzhu_env.match import EPISODES
+
 PRESETS = ("quick", "full", "tiny")
 TRAINERS = ("dmc", "sb3")
 REWARD_MODES = ("zero_sum", "raw", "team")
 SPECIAL_OPPONENTS = ("self", "snapshot")
-EPISODES = ("hand", "match")
 
 
 class ConfigError(ValueError):
