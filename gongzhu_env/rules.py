@@ -64,6 +64,7 @@ RULES.md section 6 is terse in places; these are the readings the engine impleme
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -307,6 +308,25 @@ class Rules:
     def to_dict(self) -> dict[str, Any]:
         """Return the options as a plain dict (for checkpoints and hand records)."""
         return dataclasses.asdict(self)
+
+
+def rules_value(text: str) -> str | dict[str, Any]:
+    """Read rules given as text (a command's ``--rules``): a preset name, or a JSON object.
+
+    Returns the name or the dict of options as given (``Rules.coerce`` builds the rules and
+    names a wrong preset or option); text that starts like JSON but is not an object raises
+    ``ValueError`` saying so.
+    """
+    text = text.strip()
+    if not text.startswith("{"):
+        return text
+    try:
+        options = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"--rules {text!r}: not a preset name nor a JSON object ({e})") from None
+    if not isinstance(options, dict):
+        raise ValueError(f"--rules {text!r}: expected a JSON object of rule options")
+    return options
 
 
 def _on(rules: Rules, cond: tuple[str, Any]) -> bool:

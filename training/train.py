@@ -22,7 +22,7 @@ from typing import Any
 
 from agents.rule_features import rules_label
 from gongzhu_env.rules import PRESETS as RULE_PRESETS
-from gongzhu_env.rules import Rules
+from gongzhu_env.rules import Rules, rules_value
 from training.arena import markdown_table
 from training.config import (
     PRESETS,
@@ -89,16 +89,10 @@ def parse_rules(text: str) -> str | dict[str, Any]:
     The config keeps the value in this form (readable in ``config.json``); validating the
     config checks the name or the options and names the one that is wrong.
     """
-    text = text.strip()
-    if not text.startswith("{"):
-        return text
     try:
-        options = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ConfigError(f"--rules {text!r}: not a preset name nor a JSON object ({e})") from None
-    if not isinstance(options, dict):
-        raise ConfigError(f"--rules {text!r}: expected a JSON object of rule options")
-    return options
+        return rules_value(text)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:

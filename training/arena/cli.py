@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import shutil
 import sys
 from collections.abc import Callable, Iterable
@@ -32,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from agents import AgentError
-from gongzhu_env.rules import Rules
+from gongzhu_env.rules import Rules, rules_value
 from training.arena.deals import DealFileError, check_deals, generate_deals, load_deals
 from training.arena.duplicate import ArenaError, duplicate_match, journal_path, make_executor
 from training.arena.formats import MODES, SCORINGS, check_format, team_presets
@@ -86,7 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "candidate pair against opponent pair, in team points per deal")
     p.add_argument("--scoring", choices=SCORINGS, default="raw",
                    help="raw hand points or zero-sum settlement")
-    p.add_argument("--rules", default="standard", help="rules preset name")
+    p.add_argument("--rules", default="standard", metavar="NAME|JSON",
+                   help="rules of the table: a preset name or a JSON object of options")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                    help="worker processes (default: all cores)")
     p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
@@ -134,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--workers must be at least 1; got {args.workers}")
         if args.resume and not args.out:
             raise ValueError("--resume continues a run written to --out; give the same --out")
-        rules = Rules.coerce(args.rules)
+        rules = Rules.coerce(rules_value(args.rules))
         mode = resolve_mode(args.mode, args.teams, args.rules, rules)
         check_format(mode, args.scoring, rules)
         if args.round_robin:
@@ -228,5 +230,6 @@ def _record_writer(path: Path, seed: int) -> Callable[[HandRecord], None]:
 
 
 def _command(argv: list[str] | None) -> str:
+    """Return the command that reproduces this run, quoted for pasting into a shell."""
     args = sys.argv[1:] if argv is None else argv
-    return "python -m training.evaluate " + " ".join(args)
+    return "python -m training.evaluate " + shlex.join(args)

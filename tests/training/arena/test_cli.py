@@ -113,3 +113,18 @@ def test_cli_team_bad_input(capsys):
     with pytest.raises(ValueError, match="SQ and DJ holders.*scrofazero"):
         resolve_mode(None, True, "pig-sheep", pig_sheep)
     assert resolve_mode(None, False, "standard", Rules()) == "1v3"
+
+
+def test_rules_are_a_preset_name_or_a_json_object_of_options(tmp_path, capsys):
+    out = tmp_path / "json"
+    assert main(["--candidate", "greedy", "--opponents", "random", "--deals", "2",
+                 "--rules", '{"decks": 2}', "--workers", "1", "--out", str(out)]) == 0
+    result = json.loads((out / "eval.json").read_text())
+    assert Rules.from_dict(result["results"][0]["rules"]) == Rules(decks=2)
+    # The recorded command can be pasted back into a shell.
+    assert "--rules '{\"decks\": 2}'" in result["command"]
+    for bad, said in (('{"dekcs": 2}', "dekcs"), ('{"decks": 3}', "decks"),
+                      ('{"decks": ', "nor a JSON object"), ("nosuch", "unknown rules preset")):
+        assert main(["--candidate", "greedy", "--opponents", "random", "--deals", "2",
+                     "--rules", bad, "--workers", "1"]) == 2
+        assert said in capsys.readouterr().err
