@@ -71,8 +71,10 @@ PRETRAINED_FILE = "gongzhu_dmc_full.pt"
 SHIPPED: dict[str, str] = {
     "standard": PRETRAINED_FILE,
     "scrofazero": "gongzhu_dmc_full_scrofazero.pt",
+    "huapai": "gongzhu_dmc_full_huapai.pt",
 }
-"""Rules preset -> the policy shipped for it (``full`` preset, seed 0; docs/training.md).
+"""Rules preset -> the policy shipped for it (``full`` preset, seed 0; the huapai one trained
+for the two hours the preset may use; docs/training.md).
 
 ``policy:pretrained`` picks the one trained for the table's rules."""
 
