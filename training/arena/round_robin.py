@@ -8,7 +8,7 @@ anchored at the first agent. One process pool serves every match when ``workers 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ from training.arena.duplicate import (
     journal_path,
     make_executor,
 )
-from training.arena.hands import AgentLike, label_of, validate_agents
+from training.arena.hands import AgentLike, HandRecord, label_of, validate_agents
 from training.arena.ratings import RatingTable, fit_bradley_terry
 
 
@@ -65,12 +65,14 @@ def round_robin(agents: Sequence[AgentLike], deals: DealSet | int, *, mode: str 
                 scoring: str = "raw", rules: Rules | str | None = None, seed: int = 0,
                 workers: int = 1, progress: bool = False, resamples: int = 2000,
                 prior_ties: float = 1.0, journal_dir: str | Path | None = None,
-                resume: bool = False) -> RoundRobinResult:
+                resume: bool = False,
+                on_game: Callable[[HandRecord], None] | None = None) -> RoundRobinResult:
     """Play every pair once (the earlier-listed agent as candidate) and fit Bradley–Terry.
 
     Each pair's per-deal outcomes (positive, zero or negative paired difference) are the
     Bradley–Terry games. Ratings are anchored at the first agent (list the baseline first).
-    ``journal_dir`` keeps one journal per pair there (see ``duplicate_match``).
+    ``journal_dir`` keeps one journal per pair there (see ``duplicate_match``); ``on_game``
+    receives every hand of every pair, as in ``duplicate_match``.
     """
     agents = list(agents)
     names = tuple(label_of(a) for a in agents)
@@ -89,7 +91,7 @@ def round_robin(agents: Sequence[AgentLike], deals: DealSet | int, *, mode: str 
             matches.append(duplicate_match(
                 agents[i], agents[j], dealset, mode=mode, scoring=scoring, rules=rules,
                 seed=seed, workers=workers, progress=progress, resamples=resamples,
-                executor=pool, resume=resume,
+                executor=pool, resume=resume, on_game=on_game,
                 journal=None if journal_dir is None else journal_path(
                     journal_dir, agents[i], agents[j], mode)))
     finally:

@@ -128,3 +128,13 @@ def test_rules_are_a_preset_name_or_a_json_object_of_options(tmp_path, capsys):
         assert main(["--candidate", "greedy", "--opponents", "random", "--deals", "2",
                      "--rules", bad, "--workers", "1"]) == 2
         assert said in capsys.readouterr().err
+
+
+def test_round_robin_records_every_hand_of_every_pair(tmp_path):
+    record = tmp_path / "rr.jsonl"
+    assert main(["--round-robin", "random,greedy,expert", "--deals", "2", "--workers", "1",
+                 "--record", str(record), "--no-progress"]) == 0
+    lines = record.read_text().splitlines()
+    # Three pairs, two deals, each deal played with the candidate in all four seats.
+    assert len(lines) == 3 * 2 * 4
+    assert all(json.loads(line)["complete"] for line in lines)
