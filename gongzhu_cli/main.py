@@ -18,9 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agents import make_agent
+from agents.base import AgentError
 from gongzhu_env.engine import Game
 from gongzhu_env.players import play_turns, start_hand
-from gongzhu_env.rules import Rules
+from gongzhu_env.rules import Rules, rules_value
 
 # command -> (module, what it is, extra that provides its dependencies)
 FRONTS: dict[str, tuple[str, str, str]] = {
@@ -29,11 +30,31 @@ FRONTS: dict[str, tuple[str, str, str]] = {
 }
 
 
+def _table_rules(command: str, text: str) -> Rules | None:
+    """Read ``--rules`` (a preset name or a JSON object); print the reason and return None."""
+    try:
+        return Rules.coerce(rules_value(text))
+    except (ValueError, TypeError) as e:
+        print(f"gongzhu {command}: --rules: {e}", file=sys.stderr)
+        return None
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """Play one seeded hand between four agents and print the table and the scores."""
-    rules = Rules.coerce(args.rules)
+    rules = _table_rules("demo", args.rules)
+    if rules is None:
+        return 2
+    if args.seed < 0:
+        print(f"gongzhu demo: --seed must be a non-negative integer; got {args.seed}",
+              file=sys.stderr)
+        return 2
+    try:
+        players = [make_agent(args.agent, seed=args.seed * 4 + s, rules=rules)
+                   for s in range(4)]
+    except AgentError as e:
+        print(f"gongzhu demo: --agent: {e}", file=sys.stderr)
+        return 2
     game = Game(rules, seed=args.seed)
-    players = [make_agent(args.agent, seed=args.seed * 4 + s) for s in range(4)]
     start_hand(players, rules)
     play_turns(game, players)
     print(game.render())
@@ -46,7 +67,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     from gongzhu_cli.play import run_play
     from gongzhu_cli.terminal import use_colour
 
-    rules = Rules.coerce(args.rules)
+    rules = _table_rules("play", args.rules)
+    if rules is None:
+        return 2
     threshold = args.threshold
     if threshold is None:
         threshold = getattr(rules, "match_threshold", -1000)
@@ -176,7 +199,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="play one seeded hand between agents and print it")
     demo.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents")
     demo.add_argument("--agent", default="random", help="agent spec for all four seats")
-    demo.add_argument("--rules", default="standard", help="rules preset name")
+    demo.add_argument("--rules", default="standard", metavar="NAME|JSON",
+                      help="rules: a preset name or a JSON object of options")
     demo.set_defaults(func=cmd_demo)
 
     _add_front(sub, "eval", "the evaluation arena (arguments go to training.evaluate)")

@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 import gongzhu_cli.main as cli
 from tests.gongzhu_cli.session import ENV, ROOT
 
@@ -48,3 +50,22 @@ def test_demo_still_works():
     assert out.returncode == 0
     scores = json.loads(out.stdout.strip().splitlines()[-1].split(":", 1)[1])
     assert len(scores) == 4
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["demo", "--rules", "nope"], "--rules: unknown rules preset 'nope'"),
+    (["demo", "--rules", '{"dekcs": 2}'], "unknown rule option(s) ['dekcs']"),
+    (["demo", "--agent", "wizard"], "--agent: unknown agent 'wizard'"),
+    (["demo", "--seed", "-1"], "--seed must be a non-negative integer; got -1"),
+    (["demo", "--agent", "policy:/no/such/policy.pt"], "policy file not found"),
+    (["play", "--rules", "nope"], "--rules: unknown rules preset 'nope'"),
+])
+def test_bad_command_line_values_are_named_without_a_traceback(argv, said, capsys):
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert said in err and "Traceback" not in err
+
+
+def test_demo_takes_rules_as_json(capsys):
+    assert cli.main(["demo", "--rules", '{"decks": 2}', "--seed", "1"]) == 0
+    assert "raw scores:" in capsys.readouterr().out

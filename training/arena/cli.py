@@ -136,6 +136,10 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"--workers must be at least 1; got {args.workers}")
         if args.resume and not args.out:
             raise ValueError("--resume continues a run written to --out; give the same --out")
+        if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
+            raise ValueError(f"--out {args.out!r} is a file; give a directory for the results")
+        if args.resamples < 1:
+            raise ValueError(f"--resamples must be at least 1; got {args.resamples}")
         rules = Rules.coerce(rules_value(args.rules))
         mode = resolve_mode(args.mode, args.teams, args.rules, rules)
         check_format(mode, args.scoring, rules)
@@ -143,6 +147,10 @@ def main(argv: list[str] | None = None) -> int:
             specs = split_specs(args.round_robin)
             if args.opponents:
                 raise ValueError("--opponents goes with --candidate, not --round-robin")
+            if len(specs) < 2 or len(set(specs)) != len(specs):
+                raise ValueError(f"--round-robin needs two or more different agents, e.g. "
+                                 f"random,greedy,expert; got {','.join(specs)!r} (to play "
+                                 "an agent against itself use --candidate and --opponents)")
         else:
             specs = [args.candidate.strip(), *split_specs(args.opponents)]
             if len(specs) < 2:

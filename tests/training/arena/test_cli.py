@@ -138,3 +138,23 @@ def test_round_robin_records_every_hand_of_every_pair(tmp_path):
     # Three pairs, two deals, each deal played with the candidate in all four seats.
     assert len(lines) == 3 * 2 * 4
     assert all(json.loads(line)["complete"] for line in lines)
+
+
+@pytest.mark.parametrize("extra, said", [
+    (["--candidate", "random", "--opponents", "greedy", "--resamples", "0"],
+     "--resamples must be at least 1; got 0"),
+    (["--round-robin", "expert"], "--round-robin needs two or more different agents"),
+    (["--round-robin", "expert,expert"], "--round-robin needs two or more different agents"),
+])
+def test_bad_arena_values_are_refused_before_any_hand(extra, said, capsys):
+    assert main([*extra, "--deals", "2", "--workers", "1"]) == 2
+    assert said in capsys.readouterr().err
+
+
+def test_out_that_is_a_file_is_refused_and_left_alone(tmp_path, capsys):
+    target = tmp_path / "results.txt"
+    target.write_text("keep me")
+    assert main(["--candidate", "random", "--opponents", "greedy", "--deals", "2",
+                 "--workers", "1", "--out", str(target)]) == 2
+    assert "is a file; give a directory" in capsys.readouterr().err
+    assert target.read_text() == "keep me"
