@@ -42,6 +42,7 @@ from gongzhu_env.cards import (
 )
 from gongzhu_env.engine import Game, IllegalActionError
 from gongzhu_env.scoring import score_two_decks
+from gongzhu_env.two_decks import HAND_SIZE2
 from gongzhu_env.two_decks import play_key as pair_play_key
 
 if TYPE_CHECKING:
@@ -49,7 +50,6 @@ if TYPE_CHECKING:
     from gongzhu_env.state import GameState
     from gongzhu_env.view import PlayerView
 
-HAND_SIZE2 = 26
 Multiset = tuple[int, int]
 """``(once, twice)``: the cards present at least once, and twice."""
 

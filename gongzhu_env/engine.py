@@ -847,7 +847,7 @@ def _implementation(decks: int) -> type[Game]:
                          f"registers the two-deck game) before building one") from None
 
 
-def card_index(seat: int, card: object) -> int:
+def _card_index(seat: int, card: object) -> int:
     """Return the index of one card of ``seat``'s hand given as an index or text ("SQ").
 
     Raises ``ValueError`` naming the seat and what was wrong, for the deal checks of both
@@ -866,19 +866,31 @@ def card_index(seat: int, card: object) -> int:
     return idx
 
 
-def _validate_hands(hands: Sequence[Sequence[int | str]]) -> list[int]:
-    """Check a deal and return its four masks, or raise a ``ValueError`` saying what is wrong."""
+def deal_cards(hands: Sequence[Sequence[int | str]], what: str) -> list[list[int]]:
+    """Read a deal's four hands as card indices (each card given as an index or as text).
+
+    The shape checks of every deal, one deck or two: four hands, each a list of cards.
+    ``what`` names the deal in the error (``"a deal is four hands of 13 cards"``). How often a
+    card may appear, and how many cards a hand holds, the caller checks.
+    """
     if isinstance(hands, (str, bytes)) or len(hands) != NUM_SEATS:
-        raise ValueError(f"a deal is four hands of 13 cards; got {hands!r}")
-    masks = []
-    seen = 0
+        raise ValueError(f"{what}; got {hands!r}")
+    out = []
     for seat, hand in enumerate(hands):
         if isinstance(hand, str):
             raise ValueError(f"hand of seat {seat} must be a list of cards, got the string "
                              f"{hand!r}; use parse_cards() first")
+        out.append([_card_index(seat, c) for c in hand])
+    return out
+
+
+def _validate_hands(hands: Sequence[Sequence[int | str]]) -> list[int]:
+    """Check a deal and return its four masks, or raise a ``ValueError`` saying what is wrong."""
+    masks = []
+    seen = 0
+    for seat, hand in enumerate(deal_cards(hands, "a deal is four hands of 13 cards")):
         m = 0
-        for c in hand:
-            idx = card_index(seat, c)
+        for idx in hand:
             bit = 1 << idx
             if m & bit or seen & bit:
                 raise ValueError(f"seat {seat}: card {card_str(idx)} appears twice in the deal")

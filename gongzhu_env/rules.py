@@ -69,6 +69,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gongzhu_env.cards import NUM_CARDS
+
 # name -> (allowed type, allowed values or None, meaning). The single table of options.
 _OPTIONS: dict[str, tuple[type, tuple[Any, ...] | None, str]] = {
     "exposed_may_lead": (bool, None, "an exposed card may lead the first trick of its suit (6.1)"),
@@ -216,7 +218,7 @@ class Rules:
     @property
     def num_cards(self) -> int:
         """Cards in play: 52, or 104 with two decks."""
-        return NUM_CARD_TYPES * self.decks
+        return NUM_CARDS * self.decks
 
     @property
     def hand_size(self) -> int:
@@ -229,7 +231,7 @@ class Rules:
 
         Two decks add the 52 pair leads (action ``52 + k``) and move DONE to 104.
         """
-        return NUM_CARD_TYPES * (1 if self.decks == 1 else 2) + 1
+        return self.num_cards + 1
 
     @property
     def done_action(self) -> int:
@@ -340,9 +342,6 @@ def _on(rules: Rules, cond: tuple[str, Any]) -> bool:
 def _show(rules: Rules, cond: tuple[str, Any]) -> str:
     return f"{cond[0]}={getattr(rules, cond[0])!r}"
 
-
-NUM_CARD_TYPES = 52
-"""Distinct cards of one deck (``gongzhu_env.cards.NUM_CARDS``; rules sit below the cards)."""
 
 _FORCED = ("all_but_sheep", "all")
 _NOT_FREE = ("none", "all_but_sheep", "all")

@@ -53,7 +53,7 @@ from gongzhu_env.cards import (
     cards_of,
     multiset_cards,
 )
-from gongzhu_env.engine import IMPLEMENTATIONS, Game, IllegalActionError, card_index
+from gongzhu_env.engine import IMPLEMENTATIONS, Game, IllegalActionError, deal_cards
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import score_two_decks
 from gongzhu_env.state import PHASES, Trick
@@ -61,12 +61,13 @@ from gongzhu_env.state import PHASES, Trick
 __all__ = ["TwoDeckGame", "play_key", "PAIR", "DONE2", "NUM_ACTIONS2", "HAND_SIZE2"]
 
 NUM_SEATS = 4
-HAND_SIZE2 = 26
+_RULES2 = Rules(decks=2)
+HAND_SIZE2 = _RULES2.hand_size
 PAIR = NUM_CARDS
 """``PAIR + k`` is the action "lead the pair of card ``k``"."""
-DONE2 = 2 * NUM_CARDS
+DONE2 = _RULES2.done_action
 """The DONE action of the two-deck game (104)."""
-NUM_ACTIONS2 = DONE2 + 1
+NUM_ACTIONS2 = _RULES2.num_actions
 _DONE_BIT = 1 << DONE2
 _C2_BIT = 1 << C2
 _DECLARE, _PLAY, _OVER = 0, 1, 2
@@ -572,17 +573,11 @@ def _action_str(action: int) -> str:
 
 def _validate_two_deck_hands(hands: Sequence[Sequence[int | str]]) -> list[tuple[int, int]]:
     """Check a two-deck deal and return each hand as ``(once, twice)`` masks."""
-    if isinstance(hands, (str, bytes)) or len(hands) != NUM_SEATS:
-        raise ValueError(f"a two-deck deal is four hands of 26 cards; got {hands!r}")
     out = []
     total = [0] * NUM_CARDS
-    for seat, hand in enumerate(hands):
-        if isinstance(hand, str):
-            raise ValueError(f"hand of seat {seat} must be a list of cards, got the string "
-                             f"{hand!r}; use parse_cards() first")
+    for seat, hand in enumerate(deal_cards(hands, "a two-deck deal is four hands of 26 cards")):
         once = twice = 0
-        for c in hand:
-            idx = card_index(seat, c)
+        for idx in hand:
             total[idx] += 1
             if total[idx] > 2:
                 raise ValueError(f"card {card_str(idx)} appears {total[idx]} times in the deal; "
