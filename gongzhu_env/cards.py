@@ -92,6 +92,23 @@ def cards_of(mask: int) -> tuple[int, ...]:
             + t[2][(mask >> 26) & _RANK_MASK] + t[3][mask >> 39])
 
 
+def actions_of(mask: int, decks: int = 1) -> list[int]:
+    """Return the actions of a legal-action mask, sorted (bit ``a`` is action ``a``).
+
+    ``0..51`` cards; with two decks ``52 + k`` the pair lead of card ``k``; DONE last (52, or
+    104 with two decks).
+    """
+    acts = list(cards_of(mask & FULL_DECK))
+    done = NUM_CARDS * decks
+    if decks == 2:
+        pairs = mask >> NUM_CARDS & FULL_DECK
+        if pairs:
+            acts += [NUM_CARDS + c for c in cards_of(pairs)]
+    if mask >> done & 1:
+        acts.append(done)
+    return acts
+
+
 def mask_of(cards: Iterable[int]) -> int:
     """Return the 52-bit mask of an iterable of card indices."""
     m = 0

@@ -17,7 +17,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
-from gongzhu_env.cards import DONE, NUM_CARDS, SUIT_SYMBOLS, card_symbol, multiset_cards
+from gongzhu_env.cards import (
+    DONE,
+    NUM_CARDS,
+    SUIT_SYMBOLS,
+    actions_of,
+    card_symbol,
+    multiset_cards,
+)
 from gongzhu_env.render import trick_plays
 from gongzhu_env.state import GameState, SeatView, Trick
 
@@ -149,8 +156,7 @@ def _render(t: _Table) -> str:
         parts.append(f"<div>Last trick: {played} &rarr; taken by "
                      f"{escape(t.names[last.winner])}</div>")
     if t.legal:
-        n_actions = DONE * t.decks + 1
-        legal = " ".join(action_html(a, t.decks) for a in range(n_actions) if t.legal >> a & 1)
+        legal = " ".join(action_html(a, t.decks) for a in actions_of(t.legal, t.decks))
         parts.append(f"<div>Legal actions: {legal}</div>")
     if t.final:
         parts.append("<div style=\"font-weight:bold;\">Final scores: " + ", ".join(

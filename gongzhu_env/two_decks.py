@@ -43,12 +43,12 @@ import numpy as np
 from gongzhu_env.cards import (
     C2,
     EXPOSABLE_MASK,
-    FULL_DECK,
     NUM_CARDS,
     SCORING_MASK,
     SQ,
     SUIT_MASKS,
     action_str,
+    actions_of,
     card_str,
     cards_of,
     multiset_cards,
@@ -246,14 +246,7 @@ class TwoDeckGame(Game):
     # ------------------------------------------------------------------ legality
     def legal_actions(self) -> list[int]:
         """Legal actions of the seat to move, sorted; empty once the hand is over."""
-        legal = self.legal_mask()
-        acts = list(cards_of(legal & FULL_DECK))
-        pairs = legal >> NUM_CARDS & FULL_DECK
-        if pairs:
-            acts += [PAIR + c for c in cards_of(pairs)]
-        if legal & _DONE_BIT:
-            acts.append(DONE2)
-        return acts
+        return actions_of(self.legal_mask(), 2)
 
     def _compute_legal(self) -> int:
         phase = self._phase

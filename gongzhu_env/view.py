@@ -100,7 +100,7 @@ from gongzhu_env.cards import (
     NUM_ACTIONS,
     NUM_CARDS,
     SQ,
-    cards_of,
+    actions_of,
     multiset_cards,
 )
 from gongzhu_env.html import view_html
@@ -507,14 +507,7 @@ class PlayerView(SeatView):
 
         Two decks: ``52 + k`` leads the pair of card ``k`` and DONE is 104.
         """
-        legal = self.legal_mask
-        acts = list(cards_of(legal & FULL_DECK))
-        if self.rules.decks == 2:
-            acts += [NUM_CARDS + c for c in cards_of(legal >> NUM_CARDS & FULL_DECK)]
-        done = self.rules.done_action
-        if legal >> done & 1:
-            acts.append(done)
-        return acts
+        return actions_of(self.legal_mask, self.rules.decks)
 
     @property
     def exposed(self) -> tuple[tuple[int, ...], ...]:
