@@ -317,11 +317,9 @@ class TableSimulator:
         self.games += 1
 
     def _play(self, t: _Table, action: int) -> None:
-        """Apply one action to a table; in a match, book a finished hand and deal the next."""
+        """Apply one action to a match table: book a finished hand and deal the next."""
         match = t.match
-        if match is None:
-            t.game.step(action)
-            return
+        assert match is not None, "single-hand tables step their game directly"
         scores = match.step(action)
         if scores is None:
             return
@@ -348,7 +346,10 @@ class TableSimulator:
             seat = g.current_player
             legal = g.legal_actions()
             if len(legal) == 1:
-                self._play(t, legal[0])
+                if t.match is None:
+                    g.step(legal[0])  # the hot path stays a plain step
+                else:
+                    self._play(t, legal[0])
                 self.forced += 1
                 continue
             kind = t.kinds[seat]
@@ -408,7 +409,10 @@ class TableSimulator:
                     t.traj_rew[seat].append(0.0)
                 self.decisions += 1
                 self.global_decisions += 1
-            self._play(t, a)
+            if t.match is None:
+                g.step(a)
+            else:
+                self._play(t, a)
 
 
 def lambda_returns(values: list[float], final: float, lam: float,
