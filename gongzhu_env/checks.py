@@ -15,7 +15,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from gongzhu_env.cards import C2, C10, DJ, EXPOSABLE, HA, NUM_CARDS, SCORING_MASK, SQ
+from gongzhu_env.cards import (
+    C2,
+    C10,
+    DJ,
+    EXPOSABLE,
+    HA,
+    NUM_CARDS,
+    SCORING_MASK,
+    SQ,
+    card_str,
+    parse_card,
+)
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import score_masks
@@ -27,16 +38,20 @@ __all__ = ["check_hand", "check_rules", "play_checked", "random_rules"]
 _FORCED = {"all": set(EXPOSABLE), "all_but_sheep": {SQ, C10, HA}, "none": set()}
 
 
-def random_rules(rng: np.random.Generator, decks: int | None = None) -> Rules:
+def random_rules(rng: np.random.Generator, decks: int | None = None,
+                 players: int | None = 4) -> Rules:
     """Draw a random valid combination of options: each option at random, redrawn on a conflict.
 
     ``decks`` fixes the deck count (``decks=2``: a valid two-deck combination); ``None`` draws
     it with the rest. With ``decks=2`` ``auto_expose`` is left unset: two decks have no
-    auto-exposure, so its only valid value is the unset default.
+    auto-exposure, so its only valid value is the unset default. ``players`` fixes the table
+    size (four by default); ``None`` draws it too.
     """
     choices = Rules.choices()
     if decks is not None:
         choices["decks"] = (decks,)
+    if players is not None:
+        choices["players"] = (players,)
     while True:
         opts = {k: v[int(rng.integers(len(v)))] for k, v in choices.items()}
         if decks == 2:
@@ -72,34 +87,49 @@ def check_hand(g: Game) -> None:
     if rules.decks == 2:
         check_two_deck_hand(g)
         return
-    assert g.is_over() and len(g.tricks) == 13 and g.legal_actions() == []
+    n = rules.players
+    tricks = len(g.tricks)
+    assert g.is_over() and tricks == NUM_CARDS // n and g.legal_actions() == []
+    assert all(len(t.cards) == n for t in g.tricks), "every seat plays once to each trick"
+    # RULES.md 6.14: the low cards D2, C2, S2, D3 leave the deck until it divides evenly.
+    removed = {1: ["D2"], 2: ["D2", "C2"], 3: ["D2", "C2", "S2"],
+               4: ["D2", "C2", "S2", "D3"]}.get(NUM_CARDS % n, [])
+    in_play = [c for c in range(NUM_CARDS) if card_str(c) not in removed]
     played = [c for t in g.tricks for c in t.cards]
-    assert sorted(played) == list(range(NUM_CARDS)), "each card is played exactly once"
+    assert sorted(played) == in_play, "each card in play is played exactly once"
+    assert sorted(c for h in g.deal for c in h) == in_play, "each card in play is dealt once"
+    assert all(len(h) == tricks for h in g.deal), "every seat is dealt the same number of cards"
     exposed = [sum(1 << c for c in e) for e in g.exposed]
-    exposed_all = exposed[0] | exposed[1] | exposed[2] | exposed[3]
+    exposed_all = 0
+    for m in exposed:
+        exposed_all |= m
     for seat, card in g.declarations:
         assert card in g.deal[seat] and card in EXPOSABLE, "a seat exposes only its own cards"
     if rules.declaration != "free":
         assert {c for e in g.exposed for c in e} == _FORCED[rules.declaration]
     elif rules.auto_expose:
         assert bin(exposed_all).count("1") != 3, "three exposed cards expose the fourth"
-    if g.first_leader == next(s for s in range(4) if C2 in g.deal[s]) \
+    # The first lead card: the first of C2, S2, C3, S3 still in the deck.
+    lead_card = next(c for c in (C2, parse_card("S2"), parse_card("C3")) if c in in_play)
+    if g.first_leader == next(s for s in range(n) if lead_card in g.deal[s]) \
             and not g.free_first_lead:
-        assert g.tricks[0].cards[0] == C2, "the first trick is led with C2"
+        assert g.tricks[0].cards[0] == lead_card, "the first trick is led with the lead card"
+    if not g.free_first_lead:
+        assert lead_card in g.deal[g.first_leader], "the lead card's holder leads first"
     assert g.tricks[0].leader == g.first_leader
     hands = [set(h) for h in g.deal]
-    captured = [0, 0, 0, 0]
+    captured = [0] * n
     suits_led = set()
     doubled = sum(1 << c for c in g.doubled)
     restricted = 0 if rules.hidden_exposure else exposed_all & ~doubled
     for i, t in enumerate(g.tricks):
         led = t.cards[0] // 13
         best = max(c for c in t.cards if c // 13 == led)
-        assert t.winner == (t.leader + t.cards.index(best)) % 4, "highest card of the led suit"
-        if i + 1 < 13:
+        assert t.winner == (t.leader + t.cards.index(best)) % n, "highest card of the led suit"
+        if i + 1 < tricks:
             assert g.tricks[i + 1].leader == t.winner, "the winner leads next"
         for k, card in enumerate(t.cards):
-            seat = (t.leader + k) % 4
+            seat = (t.leader + k) % n
             hand = hands[seat]
             assert card in hand, "a card comes from the hand of the seat to play"
             suit_cards = {x for x in hand if x // 13 == card // 13}
@@ -119,23 +149,26 @@ def check_hand(g: Game) -> None:
             hand.discard(card)
         suits_led.add(led)
         taken = sum(1 << c for c in t.cards) & SCORING_MASK
-        takers = [s for s in range(4) if g.captured[s] and all(
+        takers = [s for s in range(n) if g.captured[s] and all(
             (1 << c) & taken == 0 or c in g.captured[s] for c in t.cards)]
         if taken:
             if not rules.discard_colour:
                 assert t.winner in takers, "the winner takes the scoring cards"
             else:
-                discarders = {(t.leader + k) % 4 for k, c in enumerate(t.cards) if c // 13 != led}
+                discarders = {(t.leader + k) % n for k, c in enumerate(t.cards) if c // 13 != led}
                 assert set(takers) & (discarders | {t.winner})
             for s in takers[:1]:
                 captured[s] |= taken
-    assert captured[0] | captured[1] | captured[2] | captured[3] == SCORING_MASK
+    all_taken = 0
+    for m in captured:
+        all_taken |= m
+    assert all_taken == SCORING_MASK, "every scoring card is taken by someone"
     assert [sum(1 << c for c in cap) for cap in g.captured] == captured
     expected = [score_masks(captured[s], exposed_all, rules, own_exposed=exposed[s],
-                            doubled=doubled) for s in range(4)]
+                            doubled=doubled) for s in range(n)]
     assert g.scores() == expected, "scores are the scoring of what was captured"
     if rules.team_play:
-        assert g.teams == ((0, 2), (1, 3))
+        assert g.teams == tuple((i, i + n // 2) for i in range(n // 2)), "partners sit opposite"
     elif rules.pig_sheep_team:
         pig = next(s for s in range(4) if SQ in g.deal[s])
         sheep = next(s for s in range(4) if DJ in g.deal[s])

@@ -57,7 +57,7 @@ from gongzhu_env.cards import (
 )
 from gongzhu_env.html import game_html
 from gongzhu_env.render import render_game
-from gongzhu_env.rules import Rules
+from gongzhu_env.rules import Rules, count_word
 from gongzhu_env.scoring import score_masks
 from gongzhu_env.state import PHASES, Phase, Trick
 from gongzhu_env.view import PlayerView, encode_observation
@@ -127,7 +127,7 @@ class Game:
         "_declarations", "_trick", "_trick_leader", "_led_suit", "_led_mask", "_suits_led",
         "_tricks", "_actions", "_legal", "_deal", "_prov",
         "_restrict", "_restrictable", "_strict", "_may_lead", "_colour", "_wrong",
-        "_first_drawn", "_doubled", "_teams",
+        "_first_drawn", "_doubled", "_teams", "_seats", "_lead_bit", "_num_tricks",
     )
 
     def __new__(cls, rules: Rules | str | None = None, *args: object, **kwargs: object) -> Game:
@@ -150,14 +150,20 @@ class Game:
             raise ValueError("pass either seed= or rng=, not both")
         if type(rules) is not Rules:
             rules = Rules.coerce(rules)
-        # The deck is ``rng.permutation(52)``, shuffled here as the cards' bits (the same
-        # permutation from the same draws); seat s gets deck[13s:13s+13], and each hand's mask
-        # is the sum of its card bits, summed in numpy (52-bit masks fit in int64).
-        deck = _CARD_BITS.copy()
+        # The deck is ``rng.permutation`` of the cards in play, shuffled here as the cards'
+        # bits (the same permutation from the same draws); seat s gets deck[hs*s:hs*(s+1)] for
+        # a hand size hs, and each hand's mask is the sum of its card bits, summed in numpy
+        # (52-bit masks fit in int64).
+        if rules.players == 4:
+            deck = _CARD_BITS.copy()
+            starts, size = _BLOCK_STARTS, HAND_SIZE
+        else:
+            deck, starts = _deck_of(rules)
+            size = rules.hand_size
         rng.shuffle(deck)
-        hands = np.add.reduceat(deck, _BLOCK_STARTS).tolist()
+        hands = np.add.reduceat(deck, starts).tolist()
         # The first card dealt to seat s is the first of its block (first-drawn exposure).
-        first = tuple(b.bit_length() - 1 for b in deck[::HAND_SIZE].tolist()) \
+        first = tuple(b.bit_length() - 1 for b in deck[::size].tolist()) \
             if rules.first_drawn_exposure else None
         self._setup(rules, hands, leader, first)
 
@@ -165,7 +171,10 @@ class Game:
     def from_hands(cls, hands: Sequence[Sequence[int | str]], rules: Rules | str | None = None,
                    *, leader: int | None = None,
                    first_drawn: Sequence[int | str] | None = None) -> Game:
-        """Start a hand from a given deal: four disjoint 13-card hands covering the deck.
+        """Start a hand from a given deal: one hand per seat covering the deck.
+
+        Four hands of 13 cards for four players; ``rules.players`` hands of ``rules.hand_size``
+        cards, none of them a removed card (``rules.removed_cards``), at other table sizes.
 
         Cards may be indices or text (``"SQ"``). ``hands[i]`` is seat ``i``'s hand.
         ``first_drawn[i]`` is the first card dealt to seat ``i`` (only used by
@@ -175,13 +184,13 @@ class Game:
         if rules.decks != 1 and cls is Game:
             return _implementation(rules.decks).from_hands(hands, rules, leader=leader,
                                                            first_drawn=first_drawn)
-        masks = _validate_hands(hands)
+        masks = _validate_hands(hands, rules)
         first: tuple[int, ...] | None = None
         if rules.first_drawn_exposure:
             if first_drawn is None:
                 first_drawn = [h[0] for h in hands]
-            if isinstance(first_drawn, str) or len(first_drawn) != NUM_SEATS:
-                raise ValueError(f"first_drawn must be four cards, one per seat; got "
+            if isinstance(first_drawn, str) or len(first_drawn) != len(masks):
+                raise ValueError(f"first_drawn must be {len(masks)} cards, one per seat; got "
                                  f"{first_drawn!r}")
             first = tuple(parse_card(c) if isinstance(c, str) else c for c in first_drawn)
             for seat, c in enumerate(first):
@@ -210,19 +219,30 @@ class Game:
         self.rules = rules
         self._hand = hands
         self._deal = tuple(hands)
-        self._exposed = [0, 0, 0, 0]
+        n = self._seats = rules.players
+        if n == 4:
+            self._exposed = [0, 0, 0, 0]
+            self._captured = [0, 0, 0, 0]
+            self._played_by = [0, 0, 0, 0]
+            self._voids = [0, 0, 0, 0]
+            self._lead_bit = lead = _C2_BIT
+            self._num_tricks = NUM_TRICKS
+        else:
+            self._exposed = [0] * n
+            self._captured = [0] * n
+            self._played_by = [0] * n
+            self._voids = [0] * n
+            self._lead_bit = lead = 1 << rules.lead_card
+            self._num_tricks = rules.hand_size
         self._exposed_all = 0
-        self._captured = [0, 0, 0, 0]
-        self._played_by = [0, 0, 0, 0]
-        self._voids = [0, 0, 0, 0]
         if leader is None:
-            # The C2 holder.
-            self._first_leader = 0 if hands[0] & _C2_BIT else 1 if hands[1] & _C2_BIT else \
-                2 if hands[2] & _C2_BIT else 3
+            # The holder of the lead card (C2 at four).
+            self._first_leader = 0 if hands[0] & lead else 1 if hands[1] & lead else \
+                2 if hands[2] & lead else next(s for s in range(3, n) if hands[s] & lead)
             self._free_first_lead = rules.first_lead == "any"
         else:
-            if type(leader) is not int or not 0 <= leader < NUM_SEATS:
-                raise ValueError(f"leader must be a seat 0..3 or None; got {leader!r}")
+            if type(leader) is not int or not 0 <= leader < n:
+                raise ValueError(f"leader must be a seat 0..{n - 1} or None; got {leader!r}")
             self._first_leader = leader
             self._free_first_lead = True
         self._phase = _DECLARE
@@ -262,9 +282,9 @@ class Game:
         self._strict = rules.strict_exposure
         self._may_lead = rules.exposed_may_lead
         self._colour = rules.discard_colour
-        self._teams: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+        self._teams: tuple[tuple[int, ...], ...] | None = None
         if rules.team_play:
-            self._teams = ((0, 2), (1, 3))
+            self._teams = rules.fixed_teams
         elif rules.pig_sheep_team:
             pig = next(s for s in range(NUM_SEATS) if hands[s] >> SQ & 1)
             sheep = next(s for s in range(NUM_SEATS) if hands[s] >> DJ & 1)
@@ -275,7 +295,7 @@ class Game:
             if rules.declaration != "none":
                 forced = EXPOSABLE if rules.declaration == "all" else (SQ, C10, HA)
                 for c in forced:
-                    holder = next(s for s in range(NUM_SEATS) if hands[s] >> c & 1)
+                    holder = next(s for s in range(self._seats) if hands[s] >> c & 1)
                     self._expose(holder, c)
             self._phase = _PLAY
 
@@ -356,15 +376,24 @@ class Game:
         return cards_of(self._doubled)
 
     @property
-    def teams(self) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-        """The two teams of this hand (``team_play``, ``pig_sheep_team``), else ``None``."""
+    def teams(self) -> tuple[tuple[int, ...], ...] | None:
+        """The teams of this hand, else ``None``.
+
+        Two with ``pig_sheep_team`` (or ``team_play`` at four), ``players / 2`` pairs with
+        ``team_play`` (``Rules.fixed_teams``).
+        """
         return self._teams
+
+    @property
+    def num_seats(self) -> int:
+        """Seats at the table (``rules.players``)."""
+        return self._seats
 
     def partners(self, seat: int) -> tuple[int, ...]:
         """Return the other members of ``seat``'s team (empty without teams or when alone)."""
         if self._teams is None:
             return ()
-        team = self._teams[0] if seat in self._teams[0] else self._teams[1]
+        team = next(t for t in self._teams if seat in t)
         return tuple(s for s in team if s != seat)
 
     @property
@@ -430,7 +459,7 @@ class Game:
     @property
     def hand_pair_masks(self) -> tuple[int, ...]:
         """Cards each seat holds twice (none with one deck)."""
-        return (0, 0, 0, 0)
+        return (0, 0, 0, 0) if self._seats == 4 else (0,) * self._seats
 
     exposed_pair_masks = captured_pair_masks = played_pair_masks = hand_pair_masks
 
@@ -454,10 +483,13 @@ class Game:
 
     @property
     def declared_seats(self) -> int:
-        """Mask of the seats whose declaration turn is over (all four once play starts)."""
+        """Mask of the seats whose declaration turn is over (every seat once play starts)."""
+        n = self._seats
         if self._phase:
-            return 0b1111
-        return _DECLARED[self._first_leader][self._declare_turns]
+            return (1 << n) - 1
+        if n == 4:
+            return _DECLARED[self._first_leader][self._declare_turns]
+        return sum(1 << ((self._first_leader + i) % n) for i in range(self._declare_turns))
 
     @property
     def trick_leader(self) -> int:
@@ -475,11 +507,11 @@ class Game:
         return len(self._tricks)
 
     def is_over(self) -> bool:
-        """Whether all thirteen tricks have been played."""
+        """Whether every trick of the hand has been played (thirteen at four seats)."""
         return self._phase == _OVER
 
     def scores(self) -> list[int]:
-        """Return the four raw hand scores; only once the hand is over."""
+        """Return every seat's raw hand score; only once the hand is over."""
         if self._phase != _OVER:
             raise RuntimeError(
                 f"scores() is only available once the hand is over; phase is {self.phase.value!r}"
@@ -565,9 +597,10 @@ class Game:
 
     def _lead_legal(self, hand: int) -> int:
         """Return what the seat to move may lead."""
-        # The hand's first trick is led with C2, unless this hand's leader leads freely.
+        # The hand's first trick is led with the lead card (C2 at four seats), unless this
+        # hand's leader leads freely.
         if not self._tricks and not self._free_first_lead:
-            return _C2_BIT
+            return self._lead_bit
         unled = self._unled_restricted(hand) if hand & self._restrict else 0
         if not unled or self._may_lead:
             return hand
@@ -635,27 +668,40 @@ class Game:
                 self._colour_discard(p, action)
         if bit & self._restrict:
             self._restricted_played(p, action, n)
-        if n < NUM_SEATS:
-            p = self._current = (p + 1) & 3
+        seats = self._seats
+        if n < seats:
+            p = self._current = (p + 1) % seats
             self._legal = self._follow_legal(hands[p])
             return
         # Trick complete: the highest card of the led suit wins. Indices order ranks within a
         # suit and the led suit's cards are c0's suit's block of 13 indices, so a later card
         # beats the best so far if it lies above it and still inside that block.
-        c0, c1, c2, c3 = trick
         suit = self._led_suit
         top = suit * 13 + 13
-        best, w = c0, 0
-        if best < c1 < top:
-            best, w = c1, 1
-        if best < c2 < top:
-            best, w = c2, 2
-        if best < c3 < top:
-            w = 3
         leader = self._trick_leader
-        winner = (leader + w) & 3
         sb = _SCORING_BIT
-        taken = sb[c0] | sb[c1] | sb[c2] | sb[c3]
+        if n == 4:
+            # Four seats, unrolled: this runs once per trick of every rollout.
+            c0, c1, c2, c3 = trick
+            best, w = c0, 0
+            if best < c1 < top:
+                best, w = c1, 1
+            if best < c2 < top:
+                best, w = c2, 2
+            if best < c3 < top:
+                w = 3
+            winner = (leader + w) & 3
+            taken = sb[c0] | sb[c1] | sb[c2] | sb[c3]
+            cards = (c0, c1, c2, c3)
+        else:
+            best, w, taken = trick[0], 0, sb[trick[0]]
+            for i in range(1, n):
+                c = trick[i]
+                taken |= sb[c]
+                if best < c < top:
+                    best, w = c, i
+            winner = (leader + w) % n
+            cards = tuple(trick)
         wrong = self._wrong
         if taken:
             # Discard colour: the first wrong-colour discarder takes the cards, not the winner.
@@ -664,13 +710,13 @@ class Game:
         if wrong >= 0:
             self._wrong = -1
         tricks = self._tricks
-        tricks.append(_new_tuple(Trick, (leader, (c0, c1, c2, c3), winner)))
+        tricks.append(_new_tuple(Trick, (leader, cards, winner)))
         self._suits_led |= 1 << suit
         self._trick = []
         self._led_suit = -1
         self._led_mask = 0
         self._current = self._trick_leader = winner
-        if len(tricks) == NUM_TRICKS:
+        if len(tricks) == self._num_tricks:
             self._phase = _OVER
             self._legal = 0
         else:
@@ -682,10 +728,10 @@ class Game:
             self._expose(self._current, action)
         else:
             self._declare_turns += 1
-            if self._declare_turns == NUM_SEATS:
+            if self._declare_turns == self._seats:
                 self._end_declaration()
             else:
-                self._current = (self._current + 1) & 3
+                self._current = (self._current + 1) % self._seats
         self._legal = self._compute_legal()
 
     def _coerce_action(self, action: object) -> int:
@@ -723,7 +769,7 @@ class Game:
         # Auto-exposure: three of the four exposable cards exposed exposes the fourth.
         missing = EXPOSABLE_MASK & ~self._exposed_all
         if missing and missing & (missing - 1) == 0 and self.rules.auto_expose:
-            holder = next(s for s in range(NUM_SEATS) if self._hand[s] & missing)
+            holder = next(s for s in range(self._seats) if self._hand[s] & missing)
             self._expose(holder, missing.bit_length() - 1)
         self._phase = _PLAY
         self._current = self._first_leader
@@ -800,6 +846,9 @@ class Game:
         g._first_drawn = self._first_drawn
         g._doubled = self._doubled
         g._teams = self._teams
+        g._seats = self._seats
+        g._lead_bit = self._lead_bit
+        g._num_tricks = self._num_tricks
         return g
 
     def view(self, seat: int) -> PlayerView:
@@ -839,6 +888,20 @@ class Game:
         return game_html(self)
 
 
+_DECKS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _deck_of(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """Return a fresh copy of the bits of the cards in play, and where each seat's block starts."""
+    n = rules.players
+    cached = _DECKS.get(n)
+    if cached is None:
+        bits = np.array([1 << c for c in range(NUM_CARDS) if rules.deck_mask >> c & 1],
+                        dtype=np.int64)
+        cached = _DECKS[n] = (bits, np.arange(0, len(bits), rules.hand_size))
+    return cached[0].copy(), cached[1]
+
+
 def _implementation(decks: int) -> type[Game]:
     try:
         return IMPLEMENTATIONS[decks]
@@ -866,14 +929,16 @@ def _card_index(seat: int, card: object) -> int:
     return idx
 
 
-def deal_cards(hands: Sequence[Sequence[int | str]], what: str) -> list[list[int]]:
-    """Read a deal's four hands as card indices (each card given as an index or as text).
+def deal_cards(hands: Sequence[Sequence[int | str]], what: str,
+               seats: int = NUM_SEATS) -> list[list[int]]:
+    """Read a deal's hands as card indices (each card given as an index or as text).
 
-    The shape checks of every deal, one deck or two: four hands, each a list of cards.
-    ``what`` names the deal in the error (``"a deal is four hands of 13 cards"``). How often a
-    card may appear, and how many cards a hand holds, the caller checks.
+    The shape checks of every deal, one deck or two: one hand per seat (``seats``), each a
+    list of cards. ``what`` names the deal in the error (``"a deal is four hands of 13
+    cards"``). How often a card may appear, and how many cards a hand holds, the caller checks.
     """
-    if isinstance(hands, (str, bytes)) or len(hands) != NUM_SEATS:
+    if isinstance(hands, (str, bytes)) or not isinstance(hands, Sequence) \
+            or len(hands) != seats:
         raise ValueError(f"{what}; got {hands!r}")
     out = []
     for seat, hand in enumerate(hands):
@@ -884,19 +949,32 @@ def deal_cards(hands: Sequence[Sequence[int | str]], what: str) -> list[list[int
     return out
 
 
-def _validate_hands(hands: Sequence[Sequence[int | str]]) -> list[int]:
-    """Check a deal and return its four masks, or raise a ``ValueError`` saying what is wrong."""
+def _validate_hands(hands: Sequence[Sequence[int | str]], rules: Rules) -> list[int]:
+    """Check a deal and return its masks, or raise a ``ValueError`` saying what is wrong.
+
+    One hand per seat of ``rules.hand_size`` distinct cards, none a removed card: with the
+    sizes dividing the deck, that covers every card in play once.
+    """
+    n, size = rules.players, rules.hand_size
+    what = f"a deal is {count_word(n)} hands of {size} cards"
+    if n != 4:
+        what += f" (players={n})"
+    removed = ~rules.deck_mask
     masks = []
     seen = 0
-    for seat, hand in enumerate(deal_cards(hands, "a deal is four hands of 13 cards")):
+    for seat, hand in enumerate(deal_cards(hands, what, n)):
         m = 0
         for idx in hand:
             bit = 1 << idx
             if m & bit or seen & bit:
                 raise ValueError(f"seat {seat}: card {card_str(idx)} appears twice in the deal")
+            if bit & removed:
+                out = " ".join(card_str(c) for c in rules.removed_cards)
+                raise ValueError(f"seat {seat}: card {card_str(idx)} is not in the deck at "
+                                 f"{n} players (removed: {out})")
             m |= bit
-        if len(hand) != HAND_SIZE:
-            raise ValueError(f"seat {seat} has {len(hand)} cards; every hand must have 13")
+        if len(hand) != size:
+            raise ValueError(f"seat {seat} has {len(hand)} cards; every hand must have {size}")
         seen |= m
         masks.append(m)
     return masks

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from gongzhu_env.engine import Game
-from gongzhu_env.rules import Rules
+from gongzhu_env.rules import Rules, count_word
 from gongzhu_env.view import MatchContext, PlayerView
 
 __all__ = ["DEFAULT_MAX_HANDS", "EPISODES", "Match", "check_episode", "match_result"]
@@ -42,26 +42,29 @@ def check_episode(episode: object, max_hands: object) -> None:
 
 def match_result(cumulative: Sequence[int], rules: Rules
                  ) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """Return ``(winners, losers)`` of a match from the four cumulative raw scores.
+    """Return ``(winners, losers)`` of a match from every seat's cumulative raw score.
 
     Individual: the highest score(s) win, the lowest lose. ``team_play``: each seat ranks by its
     team's sum. ``double_pig``: the lowest and the highest both lose, the others win. When
     every seat ranks equal nobody wins or loses.
     """
-    if len(cumulative) != 4:
-        raise ValueError(f"a match result needs four cumulative scores; got {cumulative!r}")
-    if rules.team_play:
-        key = [cumulative[s] + cumulative[(s + 2) & 3] for s in range(4)]
-    else:
-        key = list(cumulative)
+    n = rules.players
+    if isinstance(cumulative, (str, bytes)) or len(cumulative) != n:
+        raise ValueError(f"a match result needs {count_word(n)} cumulative scores "
+                         f"(players={n}); got {cumulative!r}")
+    key = list(cumulative)
+    for team in rules.fixed_teams:
+        total = sum(cumulative[s] for s in team)
+        for s in team:
+            key[s] = total
     hi, lo = max(key), min(key)
     if hi == lo:
         return (), ()
-    top = tuple(s for s in range(4) if key[s] == hi)
-    bottom = tuple(s for s in range(4) if key[s] == lo)
+    top = tuple(s for s in range(n) if key[s] == hi)
+    bottom = tuple(s for s in range(n) if key[s] == lo)
     if rules.double_pig:
         losers = tuple(sorted(set(top) | set(bottom)))
-        return tuple(s for s in range(4) if s not in losers), losers
+        return tuple(s for s in range(n) if s not in losers), losers
     return top, bottom
 
 
@@ -87,7 +90,7 @@ class Match:
         self.rules = Rules.coerce(rules)
         self.max_hands = max_hands
         self._rng = rng
-        self.cumulative: list[int] = [0, 0, 0, 0]
+        self.cumulative: list[int] = [0] * self.rules.players
         self.hand_scores: list[list[int]] = []
         """The raw scores of each finished hand, in order."""
         self.leaders: list[int] = []

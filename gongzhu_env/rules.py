@@ -56,6 +56,19 @@ RULES.md section 6 is terse in places; these are the readings the engine impleme
   to zero. The view tells each seat its partner(s).
 * ``double_pig`` (6.13, 双猪): in a match the lowest and the highest cumulative scorer both
   lose; the two others win. Individual only (refused with team rules).
+* ``players`` (6.14): 3 to 8 seats, one deck. ``removed_cards`` leave the deck, each seat gets
+  ``hand_size`` cards and a hand has that many tricks; ``first_lead="club2"`` means "the holder
+  of ``lead_card`` leads it" (C2, or S2 / C3 when C2 is out). Play passes from seat ``i`` to
+  ``(i + 1) % players``. ``team_play`` needs an even count: partners ``i`` and
+  ``i + players / 2`` (``fixed_teams``), and each member gets (own team minus the mean of the
+  other teams) / 2. Refused for other sizes than four: ``decks=2`` and ``pig_sheep_team``
+  (both are defined for four seats only). Auto-exposure, forced declarations and every other
+  option read the same at any size.
+* ``settlement="yuanbao"`` (section 5, coin rooms): the top scorer collects from every other
+  seat the difference of their raw scores, times ``settlement_multiplier``; several top scorers
+  split each payment evenly (a share that is not whole stays an exact fraction). Individual
+  only (refused with team rules). It changes ``settle`` only: the env's rewards follow
+  ``reward_mode``.
 * Matches: hands follow one another until a cumulative raw score is ``<= match_threshold``;
   the previous hand's SQ taker leads the next hand with any card. The highest cumulative score
   wins (with ``team_play``: the team with the higher cumulative sum).
@@ -69,7 +82,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gongzhu_env.cards import NUM_CARDS
+from gongzhu_env.cards import CLUBS, DIAMONDS, NUM_CARDS, SPADES, card
 
 # name -> (allowed type, allowed values or None, meaning). The single table of options.
 _OPTIONS: dict[str, tuple[type, tuple[Any, ...] | None, str]] = {
@@ -102,6 +115,10 @@ _OPTIONS: dict[str, tuple[type, tuple[Any, ...] | None, str]] = {
     "match_threshold": (
         int, None, "a match ends when a cumulative raw score is at or below this (negative)"),
     "decks": (int, (1, 2), "one deck of 52, or two decks of 104 with pairs (6.11)"),
+    "players": (int, (3, 4, 5, 6, 7, 8), "seats at the table; low cards leave the deck (6.14)"),
+    "settlement": (
+        str, ("zero_sum", "yuanbao"),
+        "zero-sum settlement, or coin rooms where the top scorer collects (section 5)"),
 }
 
 
@@ -142,7 +159,8 @@ class Rules:
     pig_sheep_swap: bool = False
     """RULES.md 6.10: after all hearts (not a slam) SQ is worth +100 and DJ -100."""
     team_play: bool = False
-    """RULES.md 5: partners 0 & 2 vs 1 & 3, team settlement."""
+    """RULES.md 5: partners 0 & 2 vs 1 & 3 (``i`` and ``i + players / 2`` at other even sizes),
+    team settlement."""
     pig_sheep_team: bool = False
     """RULES.md 6.12: the SQ and DJ holders form a team after the deal; no exposure."""
     double_pig: bool = False
@@ -155,6 +173,12 @@ class Rules:
     decks: int = 1
     """RULES.md 6.11 (拱双猪): ``2`` plays with two decks, 26 cards each, pairs led and
     followed, exposure per copy. Options the two-deck game does not define are refused."""
+    players: int = 4
+    """RULES.md 6.14: 3 to 8 seats with one deck. The deck loses D2, C2, S2, D3, C3, S3 in that
+    order until it divides evenly (``removed_cards``); the holder of ``lead_card`` leads it."""
+    settlement: str = "zero_sum"
+    """RULES.md section 5: ``"zero_sum"`` (raw minus the others' mean, or team settlement) or
+    ``"yuanbao"`` (coin rooms: the top scorer collects the difference from every other seat)."""
 
     def __post_init__(self) -> None:
         # Options whose default depends on the deck count are resolved first, so that a
@@ -196,6 +220,14 @@ class Rules:
                 if _on(self, cond):
                     raise ValueError(f"rule option {_show(self, cond)} cannot be combined with "
                                      f"decks=2: {why}")
+        if self.players != 4:
+            for cond, why in _FOUR_SEATS_ONLY:
+                if _on(self, cond):
+                    raise ValueError(f"rule option {_show(self, cond)} cannot be combined with "
+                                     f"players={self.players}: {why}")
+            if self.team_play and self.players % 2:
+                raise ValueError(f"rule option team_play=True needs an even number of players "
+                                 f"(partners sit opposite); got players={self.players}")
         for a, b, why in _CONFLICTS:
             if _on(self, a) and _on(self, b):
                 raise ValueError(
@@ -222,8 +254,50 @@ class Rules:
 
     @property
     def hand_size(self) -> int:
-        """Cards dealt to each seat: 13, or 26 with two decks."""
-        return self.num_cards // 4
+        """Cards dealt to each seat, and tricks in a hand.
+
+        13 for four players, 26 with two decks, 52 // players otherwise (17, 10, 8, 7, 6 for
+        3, 5, 6, 7, 8 players).
+        """
+        return self.num_cards // self.players
+
+    @property
+    def removed_cards(self) -> tuple[int, ...]:
+        """Cards taken out of the deck so that it divides evenly (RULES.md 6.14), in order.
+
+        None for four players: ``52 % players`` of D2, C2, S2, D3 (3 players: D2; 5: D2 C2;
+        7: D2 C2 S2; 6 and 8: D2 C2 S2 D3).
+        """
+        return REMOVAL_ORDER[:self.num_cards % self.players]
+
+    @property
+    def deck_mask(self) -> int:
+        """The cards in play, as a mask (bit ``c`` is card ``c``); one bit per card index."""
+        mask = (1 << NUM_CARDS) - 1
+        for c in self.removed_cards:
+            mask &= ~(1 << c)
+        return mask
+
+    @property
+    def lead_card(self) -> int:
+        """The card that opens the first trick (unless ``first_lead="any"``).
+
+        The first of C2, S2, C3, S3 still in the deck: C2 for 3 and 4 players, S2 for 5, C3
+        for 6 to 8.
+        """
+        removed = self.removed_cards
+        return next(c for c in FIRST_LEAD_ORDER if c not in removed)
+
+    @property
+    def fixed_teams(self) -> tuple[tuple[int, ...], ...]:
+        """The partners of ``team_play``; empty without team play.
+
+        Seats ``i`` and ``i + players / 2``: 0 & 2 vs 1 & 3 for four players.
+        """
+        if not self.team_play:
+            return ()
+        half = self.players // 2
+        return tuple((i, i + half) for i in range(half))
 
     @property
     def num_actions(self) -> int:
@@ -312,6 +386,14 @@ class Rules:
         return dataclasses.asdict(self)
 
 
+_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight")
+
+
+def count_word(n: int) -> str:
+    """``4`` -> ``"four"``: how error messages name a count of seats."""
+    return _NUMBER_WORDS[n] if 0 <= n < len(_NUMBER_WORDS) else str(n)
+
+
 def rules_value(text: str) -> str | dict[str, Any]:
     """Read rules given as text (a command's ``--rules``): a preset name, or a JSON object.
 
@@ -343,6 +425,12 @@ def _show(rules: Rules, cond: tuple[str, Any]) -> str:
     return f"{cond[0]}={getattr(rules, cond[0])!r}"
 
 
+# Low non-scoring cards leave the deck in this order until it divides evenly (RULES.md 6.14);
+# the first trick is led by the first of FIRST_LEAD_ORDER still in the deck.
+REMOVAL_ORDER = (card(DIAMONDS, 2), card(CLUBS, 2), card(SPADES, 2), card(DIAMONDS, 3),
+                 card(CLUBS, 3), card(SPADES, 3))
+FIRST_LEAD_ORDER = (card(CLUBS, 2), card(SPADES, 2), card(CLUBS, 3), card(SPADES, 3))
+
 _FORCED = ("all_but_sheep", "all")
 _NOT_FREE = ("none", "all_but_sheep", "all")
 # Pairs of (option, value or tuple of values) that cannot be on together, with the reason.
@@ -362,6 +450,10 @@ _CONFLICTS: tuple[tuple[tuple[str, Any], tuple[str, Any], str], ...] = (
     (("strict_exposure", True), ("declaration", "none"), "there is no exposed card"),
     (("double_pig", True), ("team_play", True),
      "double pig ranks individual cumulative scores, team play ranks teams"),
+    (("settlement", "yuanbao"), ("team_play", True),
+     "coin rooms settle each seat's own score against the top scorer's"),
+    (("settlement", "yuanbao"), ("pig_sheep_team", True),
+     "coin rooms settle each seat's own score against the top scorer's"),
 )
 
 # One-deck options with two decks (RULES.md 6.11), each with the reason it is refused.
@@ -382,9 +474,17 @@ _ONE_DECK_ONLY: tuple[tuple[tuple[str, Any], str], ...] = (
     (("pig_sheep_team", True), "two pigs and two sheep make no pig-sheep team"),
 )
 
+# Options defined only at a table of four (RULES.md 6.14), each with the reason.
+_FOUR_SEATS_ONLY: tuple[tuple[tuple[str, Any], str], ...] = (
+    (("decks", 2), "two decks are dealt to four players (26 cards each)"),
+    (("pig_sheep_team", True),
+     "the pig-sheep team is defined as two against two (or one against three)"),
+)
+
 # Options that change the play or the scoring of one hand (everything but settlement/match).
 _HAND_OPTIONS = tuple(f.name for f in dataclasses.fields(Rules)
-                      if f.name not in ("settlement_multiplier", "match_threshold", "double_pig"))
+                      if f.name not in ("settlement_multiplier", "match_threshold", "double_pig",
+                                        "settlement"))
 _STANDARD_HAND = Rules().hand_rules()
 
 PRESETS: dict[str, dict[str, Any]] = {

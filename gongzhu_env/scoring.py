@@ -1,4 +1,4 @@
-"""Scoring of one hand and settlement of four hand scores (RULES.md sections 4 and 5).
+"""Scoring of one hand and settlement of a table's hand scores (RULES.md sections 4 and 5).
 
 ``score_hand`` is the only place a hand is valued: the engine, the env's rewards, the agents'
 provisional scores and the tests all call it (or ``score_masks``, its bitmask form).
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from fractions import Fraction
 
 from gongzhu_env.cards import (
     C10,
@@ -21,7 +22,7 @@ from gongzhu_env.cards import (
     mask_of,
     multiset_masks,
 )
-from gongzhu_env.rules import Rules
+from gongzhu_env.rules import Rules, count_word
 
 # Value of each heart by rank offset (2..A), unexposed. All 13 sum to -200.
 HEART_VALUES = (0, 0, 0, -10, -10, -10, -10, -10, -10, -20, -30, -40, -50)
@@ -227,16 +228,20 @@ def _round_half_away(x: float) -> int:
 
 
 def zero_sum(raw_scores: Sequence[float]) -> list[float]:
-    """Each seat's raw score minus the mean of the other three, unrounded and unmultiplied.
+    """Each seat's raw score minus the mean of the others', unrounded and unmultiplied.
 
-    This is the env's ``"zero_sum"`` reward; the four results always sum to zero.
+    ``raw_i - (sum of the other N - 1) / (N - 1)`` for a table of ``N`` seats. This is the
+    env's ``"zero_sum"`` reward; the results always sum to zero.
     """
+    others = len(raw_scores) - 1
+    if others < 1:
+        raise ValueError(f"zero-sum results need at least two seats; got {list(raw_scores)!r}")
     total = sum(raw_scores)
-    return [s - (total - s) / 3 for s in raw_scores]
+    return [s - (total - s) / others for s in raw_scores]
 
 
 FIXED_TEAMS: tuple[tuple[int, ...], tuple[int, ...]] = ((0, 2), (1, 3))
-"""The partners of team play (RULES.md section 5)."""
+"""The partners of team play at four seats (RULES.md section 5; ``Rules.fixed_teams``)."""
 
 
 REWARD_MODES = ("raw", "zero_sum", "team")
@@ -272,70 +277,97 @@ def check_reward_mode(mode: str, rules: Rules) -> None:
                          "pig_sheep_team=True)")
 
 
-def _check_teams(teams: Sequence[Sequence[int]]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    if len(teams) != 2 or sorted(s for t in teams for s in t) != [0, 1, 2, 3] \
-            or not all(teams):
-        raise ValueError(f"teams must split seats 0..3 into two non-empty teams; got {teams!r}")
-    return tuple(teams[0]), tuple(teams[1])
+def _check_teams(teams: Sequence[Sequence[int]], seats: int) -> tuple[tuple[int, ...], ...]:
+    if isinstance(teams, (str, bytes)) or len(teams) < 2 or not all(teams) \
+            or sorted(s for t in teams for s in t) != list(range(seats)):
+        raise ValueError(f"teams must split seats 0..{seats - 1} into at least two non-empty "
+                         f"teams; got {teams!r}")
+    return tuple(tuple(t) for t in teams)
 
 
 def team_results(raw_scores: Sequence[float],
                  teams: Sequence[Sequence[int]] = FIXED_TEAMS) -> list[float]:
     """Each seat's team result, unrounded and unmultiplied (the env's ``"team"`` reward).
 
-    Two against two: each member of team A gets ``(A - B) / 2`` (RULES.md section 5). One
-    against three (pig-sheep team with both cards in one hand): the lone seat gets its score
-    minus the mean of the other three, ``S - T / 3``, and each of the three gets minus a third
-    of that, so the four always sum to zero.
+    Teams of two: each member gets (its team's score minus the mean of the other teams') / 2
+    (RULES.md 6.14); at four seats that is the ``(A - B) / 2`` of section 5. One against three
+    (pig-sheep team with both cards in one hand): the lone seat gets its score minus the mean
+    of the other three, ``S - T / 3``, and each of the three gets minus a third of that, so the
+    four always sum to zero.
     """
-    a, b = _check_teams(teams)
-    if len(raw_scores) != 4:
-        raise ValueError(f"team results need four raw scores; got {len(raw_scores)}")
-    if len(a) > len(b):
-        a, b = b, a
-    sa = sum(raw_scores[s] for s in a)
-    sb = sum(raw_scores[s] for s in b)
-    out = [0.0] * 4
-    if len(a) == len(b):
-        for s in a:
-            out[s] = (sa - sb) / 2
-        for s in b:
-            out[s] = (sb - sa) / 2
-    else:
-        lone = sa - sb / 3
+    split = _check_teams(teams, len(raw_scores))
+    out = [0.0] * len(raw_scores)
+    if len(split) == 2 and len(split[0]) != len(split[1]):
+        a, b = sorted(split, key=len)
+        lone = sum(raw_scores[s] for s in a) - sum(raw_scores[s] for s in b) / len(b)
         for s in a:
             out[s] = lone
         for s in b:
-            out[s] = -lone / 3
+            out[s] = -lone / len(b)
+        return out
+    if any(len(t) != 2 for t in split):
+        raise ValueError(f"team results are defined for teams of two, or one against three; "
+                         f"got {teams!r}")
+    sums = [sum(raw_scores[s] for s in t) for t in split]
+    total, others = sum(sums), len(sums) - 1
+    for t, own in zip(split, sums, strict=True):
+        for s in t:
+            out[s] = (own - (total - own) / others) / 2
     return out
 
 
-def settle(raw_scores: Sequence[int], rules: Rules | None = None,
-           teams: Sequence[Sequence[int]] | None = None) -> list[int]:
-    """Settlement of four raw hand scores, as online rooms pay it out.
+def coin_results(raw_scores: Sequence[int]) -> list[int | Fraction]:
+    """Coin-room (元宝场) results before the room multiplier (RULES.md section 5).
 
-    Individual: ``final_i = round(raw_i - sum(others) / 3) * settlement_multiplier``. Rounding
-    can leave the four results a point off zero, as it does in the rooms. With team rules
-    (``team_play``: fixed partners; ``pig_sheep_team``: pass the hand's ``teams``, e.g.
-    ``game.teams``) each seat gets its rounded ``team_results`` times the multiplier.
+    Every seat below the top score pays the difference to the top scorer; several top scorers
+    split each payment evenly and pay each other nothing. A share that is not a whole number
+    stays an exact ``Fraction``; the results always sum to zero.
+
+    >>> coin_results([100, 0, -200, -200])
+    [700, -100, -300, -300]
+    """
+    top = max(raw_scores)
+    winners = sum(1 for s in raw_scores if s == top)
+    pot = sum(top - s for s in raw_scores)
+    share = Fraction(pot, winners)
+    won = int(share) if share.denominator == 1 else share
+    return [won if s == top else s - top for s in raw_scores]
+
+
+def settle(raw_scores: Sequence[int], rules: Rules | None = None,
+           teams: Sequence[Sequence[int]] | None = None) -> list[int | Fraction]:
+    """Settlement of a hand's raw scores, one per seat, as rooms pay it out.
+
+    Individual (``settlement="zero_sum"``): ``final_i = round(raw_i - mean of the others) *
+    settlement_multiplier``. Rounding can leave the results a point off zero, as it does in
+    the rooms. With team rules (``team_play``: fixed partners; ``pig_sheep_team``: pass the
+    hand's ``teams``, e.g. ``game.teams``) each seat gets its rounded ``team_results`` times
+    the multiplier. ``settlement="yuanbao"``: ``coin_results`` times the multiplier (exact:
+    a split share may be a ``Fraction``).
 
     >>> settle([-120, -280, 0, 160])
     [-960, -3516, 960, 3516]
     >>> settle([-190, 50, -10, 0], Rules(team_play=True))
     [-1500, 1500, -1500, 1500]
+    >>> settle([100, 0, -200, -200], Rules(settlement="yuanbao", settlement_multiplier=1))
+    [700, -100, -300, -300]
     """
     rules = rules or Rules()
-    if len(raw_scores) != 4:
-        raise ValueError(f"settle needs four raw scores, one per seat; got {len(raw_scores)}")
+    n = rules.players
+    if isinstance(raw_scores, (str, bytes)) or len(raw_scores) != n:
+        raise ValueError(f"settle needs {count_word(n)} raw scores, one per seat "
+                         f"(players={n}); got {raw_scores!r}")
     if rules.has_teams:
         if teams is None:
             if rules.pig_sheep_team:
                 raise ValueError("pig_sheep_team settlement needs the hand's teams "
                                  "(teams=game.teams): they are formed by the deal")
-            teams = FIXED_TEAMS
+            teams = rules.fixed_teams
         results = team_results(raw_scores, teams)
     elif teams is not None:
         raise ValueError("teams= only applies to team rules (team_play or pig_sheep_team)")
+    elif rules.settlement == "yuanbao":
+        return [v * rules.settlement_multiplier for v in coin_results(raw_scores)]
     else:
         results = zero_sum(raw_scores)
     return [_round_half_away(v) * rules.settlement_multiplier for v in results]

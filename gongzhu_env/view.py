@@ -95,7 +95,6 @@ from gongzhu_env.cards import (
     DJ,
     DONE,
     EXPOSABLE,
-    FULL_DECK,
     HA,
     NUM_ACTIONS,
     NUM_CARDS,
@@ -108,27 +107,39 @@ from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import score_masks
 from gongzhu_env.state import PHASES, GameState, SeatView
 
-# (name, shape, meaning) in vector order; the single description of the layout.
-LAYOUT: tuple[tuple[str, tuple[int, ...], str], ...] = (
-    ("phase", (3,), "one-hot: declare, play, over"),
-    ("hand", (52,), "cards in the observer's hand"),
-    ("to_move", (4,), "relative seat to act"),
-    ("trick_leader", (4,), "relative seat that led the trick in progress"),
-    ("trick_cards", (4, 52), "card each relative seat played to the trick in progress"),
-    ("played", (4, 52), "every card each relative seat has played this hand"),
-    ("exposed", (4, 4), "exposable cards (SQ DJ C10 HA) each relative seat exposed"),
-    ("captured", (4, 16), "scoring cards (H2..HA SQ DJ C10) each relative seat has taken"),
-    ("voids", (4, 4), "suits (C D H S) each relative seat has shown to be out of"),
-    ("declared", (4,), "relative seats whose declaration turn is over"),
-    ("first_leader", (4,), "relative seat that declared first and led the first trick"),
-    ("trick_number", (13,), "one-hot index of the trick in progress"),
-    ("scores", (4,), "provisional score of each relative seat, 0.5 + 0.5 tanh(s / 400)"),
-)
+Layout = tuple[tuple[str, tuple[int, ...], str], ...]
 
 
-def _slices() -> dict[str, slice]:
+def _base_layout(seats: int, tricks: int) -> Layout:
+    """Return (name, shape, meaning) in vector order for a table of ``seats`` seats.
+
+    The single description of the base layout (``LAYOUT`` is the one of four seats);
+    ``tricks`` is the number of tricks of a hand.
+    """
+    n = seats
+    return (
+        ("phase", (3,), "one-hot: declare, play, over"),
+        ("hand", (52,), "cards in the observer's hand"),
+        ("to_move", (n,), "relative seat to act"),
+        ("trick_leader", (n,), "relative seat that led the trick in progress"),
+        ("trick_cards", (n, 52), "card each relative seat played to the trick in progress"),
+        ("played", (n, 52), "every card each relative seat has played this hand"),
+        ("exposed", (n, 4), "exposable cards (SQ DJ C10 HA) each relative seat exposed"),
+        ("captured", (n, 16), "scoring cards (H2..HA SQ DJ C10) each relative seat has taken"),
+        ("voids", (n, 4), "suits (C D H S) each relative seat has shown to be out of"),
+        ("declared", (n,), "relative seats whose declaration turn is over"),
+        ("first_leader", (n,), "relative seat that declared first and led the first trick"),
+        ("trick_number", (tricks,), "one-hot index of the trick in progress"),
+        ("scores", (n,), "provisional score of each relative seat, 0.5 + 0.5 tanh(s / 400)"),
+    )
+
+
+LAYOUT: Layout = _base_layout(4, 13)
+
+
+def _slices(blocks: Layout = LAYOUT) -> dict[str, slice]:
     out, start = {}, 0
-    for name, shape, _ in LAYOUT:
+    for name, shape, _ in blocks:
         size = math.prod(shape)
         out[name] = slice(start, start + size)
         start += size
@@ -170,6 +181,8 @@ _EXTRA_BLOCKS: dict[str, tuple[tuple[int, ...], str]] = {
     "match_scores": ((4,), "cumulative raw score of each relative seat, 0.5 + 0.5 tanh(s/1000)"),
     "hand_number": ((1,), "hands already played in the match, n / (n + 10)"),
 }
+_SEAT_BLOCKS = ("partners", "exposed_count", "match_scores")
+"""Variant blocks with one value per relative seat (four at a table of four)."""
 _EXTRAS: dict[tuple[Rules, bool], tuple[str, ...]] = {}
 _TWO_DECK_BLOCKS = ("hand_twice", "trick_twice", "played_twice", "exposed_twice",
                     "captured_twice", "pair_lead")
@@ -197,17 +210,53 @@ def _extra_names(rules: Rules, match: bool) -> tuple[str, ...]:
     return names
 
 
-def layout(rules: Rules | str | None = None, match: bool = False
-           ) -> tuple[tuple[str, tuple[int, ...], str], ...]:
-    """Return the observation layout of a rule set: ``LAYOUT`` plus the variant blocks it needs."""
-    names = _extra_names(Rules.coerce(rules), match)
-    return LAYOUT + tuple((n, *_EXTRA_BLOCKS[n]) for n in names)
+def _extra_block(name: str, seats: int) -> tuple[str, tuple[int, ...], str]:
+    shape, meaning = _EXTRA_BLOCKS[name]
+    return name, ((seats,) if name in _SEAT_BLOCKS else shape), meaning
+
+
+def layout(rules: Rules | str | None = None, match: bool = False) -> Layout:
+    """Return the observation layout of a rule set.
+
+    The base layout of its table size (``LAYOUT`` at four seats) plus the variant blocks it
+    needs.
+    """
+    rules = Rules.coerce(rules)
+    n = rules.players
+    base = LAYOUT if n == 4 else _base_layout(n, rules.hand_size)
+    return base + tuple(_extra_block(name, n) for name in _extra_names(rules, match))
 
 
 def obs_size(rules: Rules | str | None = None, match: bool = False) -> int:
     """Length of the observation vector for a rule set (``OBS_SIZE`` for the standard one)."""
     return sum(math.prod(shape) for _, shape, _ in layout(rules, match))
+
+
 _SCORE_ROWS: dict[tuple[int, ...], tuple[np.ndarray, ...]] = {}
+
+
+class _Table(NamedTuple):
+    """Where the base blocks of a table of ``seats`` seats lie (the other sizes' ``_O``)."""
+
+    seats: int
+    offsets: dict[str, int]
+    num_bits: int
+    size: int
+    order: tuple[tuple[int, ...], ...]
+
+
+_TABLES: dict[int, _Table] = {}
+
+
+def _table(seats: int) -> _Table:
+    t = _TABLES.get(seats)
+    if t is None:
+        sl = _slices(_base_layout(seats, NUM_CARDS // seats))
+        t = _TABLES[seats] = _Table(
+            seats, {name: v.start for name, v in sl.items()}, sl["scores"].start,
+            sl["scores"].stop,
+            tuple(tuple((me + r) % seats for r in range(seats)) for me in range(seats)))
+    return t
 
 
 def decode(vector: np.ndarray, rules: Rules | str | None = None,
@@ -328,18 +377,54 @@ def _obs_bits(me: int, phase: int, current: int, hand: int, lead: int,
     return x
 
 
-def _unpack(x: int, legal: int, scores: np.ndarray,
-            num_actions: int = NUM_ACTIONS) -> tuple[np.ndarray, np.ndarray]:
-    """Unpack the observation vector and action mask from their bits in one numpy call."""
-    nbytes = _OBS_MASK_BYTES if num_actions == NUM_ACTIONS else \
-        (OBS_SIZE + num_actions + 7) // 8
+def _obs_bits_table(t: _Table, me: int, phase: int, current: int, hand: int, lead: int,
+                    trick: tuple[int, ...] | list[int], n_tricks: int,
+                    played: tuple[int, ...] | list[int], exposed: tuple[int, ...] | list[int],
+                    captured: tuple[int, ...] | list[int], voids: tuple[int, ...] | list[int],
+                    declared: int, first_leader: int) -> int:
+    """``_obs_bits`` for a table of any size ``t.seats`` (one deck), a loop over the seats.
+
+    ``_obs_bits`` is this, unrolled for four seats (the hot path of every standard rollout);
+    a test holds the two to the same vector at four seats.
+    """
+    n, o = t.seats, t.offsets
+    x = (1 << phase | hand << o["hand"]
+         | 1 << (o["first_leader"] + (first_leader - me) % n))
+    if phase != 2:
+        x |= 1 << (o["to_move"] + (current - me) % n) | 1 << (o["trick_number"] + n_tricks)
+    if trick:
+        x |= 1 << (o["trick_leader"] + (lead - me) % n)
+        for i, c in enumerate(trick):
+            x |= 1 << (o["trick_cards"] + 52 * ((lead - me + i) % n) + c)
+    po, eo, co, vo, do = o["played"], o["exposed"], o["captured"], o["voids"], o["declared"]
+    for r, s in enumerate(t.order[me]):
+        x |= played[s] << (po + 52 * r) | voids[s] << (vo + 4 * r)
+        if exposed[s]:
+            x |= _EXPOSABLE_BITS[exposed[s]] << (eo + 4 * r)
+        c = captured[s]
+        if c:
+            x |= (c >> 26 & 0x1FFF | _SCORING_EXTRA[c & _EXTRA_MASK]) << (co + 16 * r)
+        if declared >> s & 1:
+            x |= 1 << (do + r)
+    return x
+
+
+def _unpack(x: int, legal: int, scores: np.ndarray, num_actions: int = NUM_ACTIONS,
+            size: int = OBS_SIZE, num_bits: int = _NUM_BITS) -> tuple[np.ndarray, np.ndarray]:
+    """Unpack the observation vector and action mask from their bits in one numpy call.
+
+    ``size`` and ``num_bits`` are the base layout's length and its 0/1 part (those of four
+    seats by default).
+    """
+    nbytes = _OBS_MASK_BYTES if num_actions == NUM_ACTIONS and size == OBS_SIZE else \
+        (size + num_actions + 7) // 8
     bits = np.unpackbits(
-        np.frombuffer((x | legal << OBS_SIZE).to_bytes(nbytes, "little"), dtype=np.uint8),
-        count=OBS_SIZE + num_actions, bitorder="little",
+        np.frombuffer((x | legal << size).to_bytes(nbytes, "little"), dtype=np.uint8),
+        count=size + num_actions, bitorder="little",
     )
-    out = bits[:OBS_SIZE].astype(np.float32)
-    out[_NUM_BITS:] = scores
-    return out, bits[OBS_SIZE:].view(np.int8)
+    out = bits[:size].astype(np.float32)
+    out[num_bits:] = scores
+    return out, bits[size:].view(np.int8)
 
 
 class MatchContext(NamedTuple):
@@ -424,11 +509,13 @@ class PlayerView(SeatView):
     def from_game(cls, game: GameState, seat: int, match: MatchContext | None = None
                   ) -> PlayerView:
         """Copy out of ``game`` what ``seat`` may see (and ``match``, the hand's match)."""
-        if type(seat) is not int or not 0 <= seat < 4:
-            raise ValueError(f"seat must be 0..3, got {seat!r}")
+        rules = game.rules
+        n = rules.players
+        if type(seat) is not int or not 0 <= seat < n:
+            raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
         v = cls.__new__(cls)
         v.seat = seat
-        rules = v.rules = game.rules
+        v.rules = rules
         v.phase = game.phase
         current = v.current_player = game.current_player
         v.first_leader = game.first_leader
@@ -445,7 +532,7 @@ class PlayerView(SeatView):
         v.actions = game.actions
         v.scores = tuple(game.provisional_scores())
         v.exposed_counts = (ex[0].bit_count(), ex[1].bit_count(), ex[2].bit_count(),
-                            ex[3].bit_count())
+                            ex[3].bit_count()) if n == 4 else tuple(m.bit_count() for m in ex)
         v.doubled_mask = game.doubled_mask
         teams = v.teams = game.teams
         v.partners = () if teams is None else game.partners(seat)
@@ -464,7 +551,8 @@ class PlayerView(SeatView):
         else:
             # One deck holds nothing twice; constants keep the agents' per-decision view cheap.
             v.hand_pair_mask = 0
-            v.exposed_pair_masks = v.captured_pair_masks = v.played_pair_masks = _NO_PAIRS
+            v.exposed_pair_masks = v.captured_pair_masks = v.played_pair_masks = \
+                _NO_PAIRS if n == 4 else (0,) * n
             v.pair_lead = False
         if rules.hidden_exposure:
             v._hide_exposures()
@@ -479,12 +567,12 @@ class PlayerView(SeatView):
         actions = list(self.actions)
         # Walk the declaration phase: a card is an exposure by the seat whose turn it is.
         turn, i = self.first_leader, 0
-        done = 0
-        while i < len(actions) and done < 4:
+        done, n = 0, self.rules.players
+        while i < len(actions) and done < n:
             a = actions[i]
             if a == DONE:
                 done += 1
-                turn = (turn + 1) & 3
+                turn = (turn + 1) % n
             elif turn != seat:
                 actions[i] = HIDDEN_ACTION
             i += 1
@@ -518,8 +606,10 @@ class PlayerView(SeatView):
     @property
     def exposed_all(self) -> int:
         """Mask of every exposed card at the table."""
-        return self.exposed_masks[0] | self.exposed_masks[1] | self.exposed_masks[2] \
-            | self.exposed_masks[3]
+        out = 0
+        for m in self.exposed_masks:
+            out |= m
+        return out
 
     @property
     def captured(self) -> tuple[tuple[int, ...], ...]:
@@ -536,12 +626,20 @@ class PlayerView(SeatView):
     def played_mask(self) -> int:
         """Every card played so far this hand (completed tricks and the trick in progress)."""
         p = self.played_masks
-        return p[0] | p[1] | p[2] | p[3]
+        if len(p) == 4:
+            return p[0] | p[1] | p[2] | p[3]
+        out = 0
+        for m in p:
+            out |= m
+        return out
 
     @property
     def unseen_mask(self) -> int:
-        """Cards the observer has not seen: neither in its hand nor played."""
-        return FULL_DECK & ~self.hand_mask & ~self.played_mask
+        """Cards in play the observer has not seen: neither in its hand nor played.
+
+        A card removed from the deck at another table size is in nobody's hand.
+        """
+        return self.rules.deck_mask & ~self.hand_mask & ~self.played_mask
 
     @property
     def led_suit(self) -> int | None:
@@ -549,28 +647,37 @@ class PlayerView(SeatView):
         return self.current_trick[0] // 13 if self.current_trick else None
 
     def relative(self, seat: int) -> int:
-        """Relative position of an absolute seat: 0 self, 1 next, 2 across, 3 previous."""
-        return (seat - self.seat) & 3
+        """Relative position of an absolute seat: 0 self, 1 next, 2 across, 3 previous.
+
+        At other table sizes: the number of turns from the observer to that seat.
+        """
+        return (seat - self.seat) % self.rules.players
 
     # ------------------------------------------------------------------ encoding
     @property
     def obs_size(self) -> int:
         """Length of this view's observation (``OBS_SIZE`` unless a variant adds blocks)."""
-        return OBS_SIZE + self._extra_size()
+        return self._base_size() + self._extra_size()
+
+    def _base_size(self) -> int:
+        n = self.rules.players
+        return OBS_SIZE if n == 4 else _table(n).size
 
     def _extra_names(self) -> tuple[str, ...]:
         return _extra_names(self.rules, self.match_scores is not None)
 
     def _extra_size(self) -> int:
-        return sum(math.prod(_EXTRA_BLOCKS[n][0]) for n in self._extra_names())
+        n = self.rules.players
+        return sum(math.prod(_extra_block(name, n)[1]) for name in self._extra_names())
 
     def _extras(self) -> np.ndarray:
         """Return the variant blocks after the scores ("Variant blocks" in the module docstring)."""
         parts: list[np.ndarray] = []
-        order = _ORDER[self.seat]
+        n = self.rules.players
+        order = _ORDER[self.seat] if n == 4 else _table(n).order[self.seat]
         for name in self._extra_names():
             if name == "partners":
-                parts.append(np.array([r != 0 and order[r] in self.partners for r in range(4)],
+                parts.append(np.array([r != 0 and order[r] in self.partners for r in range(n)],
                                       dtype=np.float32))
             elif name == "exposed_count":
                 parts.append(np.array([self.exposed_counts[s] / 4 for s in order],
@@ -586,7 +693,7 @@ class PlayerView(SeatView):
             elif name in _TWO_DECK_BLOCKS:
                 parts.append(self._two_deck_block(name, order))
             elif name == "match_scores":
-                ms = self.match_scores or (0, 0, 0, 0)
+                ms = self.match_scores or (0,) * n
                 parts.append(np.array([0.5 + 0.5 * math.tanh(ms[s] / 1000) for s in order],
                                       dtype=np.float32))
             else:  # hand_number
@@ -622,17 +729,23 @@ class PlayerView(SeatView):
         All 0/1 blocks are assembled as one Python integer and unpacked in a single numpy call.
         Pass ``out`` (float32, shape ``(obs_size,)``) to fill a preallocated buffer.
         """
+        n = self.rules.players
+        if n == 4:
+            size, num_bits = OBS_SIZE, _NUM_BITS
+        else:
+            size, num_bits = _table(n).size, _table(n).num_bits
         bits = np.unpackbits(
-            np.frombuffer(self._bits().to_bytes(_NUM_BYTES, "little"), dtype=np.uint8),
-            count=_NUM_BITS, bitorder="little",
+            np.frombuffer(self._bits().to_bytes((num_bits + 7) // 8, "little"),
+                          dtype=np.uint8),
+            count=num_bits, bitorder="little",
         )
         extra = self._extra_names()
         if out is None:
-            out = np.empty(self.obs_size if extra else OBS_SIZE, dtype=np.float32)
-        out[:_NUM_BITS] = bits
-        out[_NUM_BITS:OBS_SIZE] = self._squashed_scores()
+            out = np.empty(self.obs_size if extra else size, dtype=np.float32)
+        out[:num_bits] = bits
+        out[num_bits:size] = self._squashed_scores()
         if extra:
-            out[OBS_SIZE:] = self._extras()
+            out[size:] = self._extras()
         return out
 
     def _bits(self) -> int:
@@ -641,6 +754,13 @@ class PlayerView(SeatView):
         if self.rules.decks == 2:
             # Up to 26 tricks: the trick number block counts pairs of cards each seat played.
             n_tricks = sum(len(t.cards) for t in self.tricks) // 8
+        n = self.rules.players
+        if n != 4:
+            return _obs_bits_table(
+                _table(n), self.seat, _PHASE_INDEX[self.phase], self.current_player,
+                self.hand_mask, self.trick_leader, self.current_trick, n_tricks,
+                self.played_masks, self.exposed_masks, self.captured_masks, self.void_masks,
+                self.declared_seats, self.first_leader)
         return _obs_bits(
             self.seat, _PHASE_INDEX[self.phase], self.current_player, self.hand_mask,
             self.trick_leader, self.current_trick, n_tricks, self.played_masks,
@@ -653,12 +773,22 @@ class PlayerView(SeatView):
         scores = self.scores
         if self.rules.decks == 2:
             scores = tuple(v / _TWO_DECK_SCORE_DIVISOR for v in scores)
+        n = self.rules.players
+        if n != 4:
+            return np.array([_squash(scores[s]) for s in _table(n).order[self.seat]],
+                            dtype=np.float32)
         return _score_row(self.seat, scores)
 
     def observation(self) -> tuple[np.ndarray, np.ndarray]:
         """``(encode(), action_mask())`` built together with a single unpacking of bits."""
-        obs, mask = _unpack(self._bits(), self.legal_mask, self._squashed_scores(),
-                            self.rules.num_actions)
+        n = self.rules.players
+        if n == 4:
+            obs, mask = _unpack(self._bits(), self.legal_mask, self._squashed_scores(),
+                                self.rules.num_actions)
+        else:
+            t = _table(n)
+            obs, mask = _unpack(self._bits(), self.legal_mask, self._squashed_scores(),
+                                self.rules.num_actions, t.size, t.num_bits)
         if self._extra_names():
             obs = np.concatenate([obs, self._extras()])
         return obs, mask
