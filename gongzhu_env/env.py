@@ -2,13 +2,16 @@
 
 Description
 -----------
-Four players, one 52-card deck, thirteen tricks. The pig SQ costs -100, the sheep DJ gives +100,
-hearts are negative, and the transformer C10 doubles its taker's score. Before the first trick
-each player may expose SQ, DJ, C10 or HA to double its effect. The rules are
+Four players, one 52-card deck, thirteen tricks (or 3 to 8 players with ``Rules(players=N)``:
+the low cards D2, C2, S2, D3 leave the deck until it divides evenly). The pig SQ costs -100,
+the sheep DJ gives +100, hearts are negative, and the transformer C10 doubles its taker's
+score. Before the first trick each player may expose SQ, DJ, C10 or HA to double its effect.
+The rules are
 ``gongzhu_env.engine.Game``'s; this module only translates.
 
 ==================  ==============================================================
-Agents              ``player_0`` .. ``player_3`` (seat ``i`` is ``player_i``)
+Agents              ``player_0`` .. ``player_{N-1}`` (seat ``i`` is ``player_i``;
+                    N = ``rules.players``, 4 by default)
 Action space        ``Discrete(53)``: 0..51 a card (expose it while declaring, play
                     it while playing), 52 DONE (end my declaration turn). Two decks:
                     ``Discrete(105)``, 52 + k leads the pair of card k, 104 is DONE
@@ -20,8 +23,9 @@ Import              ``from gongzhu_env import env, raw_env``
 Observation Space
 -----------------
 ``observation`` is ``PlayerView.encode()`` for the observing seat, with seats relative to the
-observer (self, next, across, previous). The layout table is in ``gongzhu_env.view``; its
-blocks are available as ``gongzhu_env.view.SLICES`` and ``decode()``.
+observer (self, next, across, previous; at N seats: self, then the others in play order). The
+layout table is in ``gongzhu_env.view``; its blocks are available as
+``gongzhu_env.view.SLICES`` and ``decode()``.
 
 Legal Actions Mask
 ------------------
@@ -31,21 +35,22 @@ it may play.
 
 Rewards
 -------
-Zero on every step but the last of a hand. When the thirteenth trick is taken every agent
+Zero on every step but the last of a hand. When the last trick is taken every agent
 receives its hand result, by ``reward_mode``: ``"raw"`` (default), the raw hand score;
-``"zero_sum"``, the raw score minus the mean of the other three (settlement without rounding or
+``"zero_sum"``, the raw score minus the mean of the other seats' (settlement without rounding or
 x12); ``"team"`` (team rules only), its team's result unrounded and without x12: ``(A - B) / 2``
-for two against two (``gongzhu_env.scoring.team_results``). Rewards are divided by
+for two against two, (own team - mean of the other teams) / 2 at six or eight seats
+(``gongzhu_env.scoring.team_results``). Rewards are divided by
 ``reward_scale`` (e.g. 100 for learning).
 
 Episode End
 -----------
-``episode="hand"`` (default): after the thirteenth trick every agent is terminated.
+``episode="hand"`` (default): after the last trick every agent is terminated.
 ``episode="match"``: an episode is a whole match (``gongzhu_env.match.Match``); each hand's
 rewards arrive at its last trick and the next hand is dealt at once, led by the SQ taker; every
 agent is terminated when a cumulative score reaches ``rules.match_threshold`` (truncated
 instead if the match hits ``max_hands``). ``infos[agent]`` carries ``"phase"`` on every step
-and, at the end of each hand, ``"scores"`` (the four raw scores of that hand); in match mode
+and, at the end of each hand, ``"scores"`` (every seat's raw score of that hand); in match mode
 also ``"cumulative"``, ``"hand_number"`` and, at the end, ``"result"`` (winners, losers).
 The observation size depends on the rules and the episode mode (``gongzhu_env.view.obs_size``).
 
@@ -55,7 +60,8 @@ Constructor arguments
 ``reward_scale``, ``render_mode`` (``"ansi"`` returns the table, ``"human"`` prints it),
 ``render_seat`` (render only that seat's hand; default: a spectator sees all), ``episode``
 (``"hand"`` or ``"match"``), ``max_hands`` (match safety cap). ``reset(seed=...,
-options={"hands": [[...13 cards...] x 4]})`` starts from a given deal.
+options={"hands": [[...13 cards...] x 4]})`` starts from a given deal (N hands of
+``rules.hand_size`` cards at other table sizes).
 
 >>> from gongzhu_env import env
 >>> e = env(reward_mode="zero_sum", reward_scale=100)
@@ -86,7 +92,14 @@ from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import check_reward_mode, hand_results
 from gongzhu_env.view import obs_size
 
-AGENTS = tuple(f"player_{i}" for i in range(4))
+
+def agent_names(players: int = 4) -> tuple[str, ...]:
+    """Return the agents of a table of ``players`` seats: ``player_0`` .. ``player_{N-1}``."""
+    return tuple(f"player_{i}" for i in range(players))
+
+
+AGENTS = agent_names(4)
+"""The agents of the usual table of four (``agent_names(rules.players)`` for any size)."""
 
 
 class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
@@ -112,22 +125,26 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
                              f"None; got {render_mode!r}")
-        if render_seat is not None and render_seat not in range(4):
-            raise ValueError(f"render_seat must be a seat 0..3 or None; got {render_seat!r}")
+        n = self.rules.players
+        if render_seat is not None and (type(render_seat) is not int
+                                        or render_seat not in range(n)):
+            raise ValueError(f"render_seat must be a seat 0..{n - 1} or None; got "
+                             f"{render_seat!r}")
         self.reward_mode = reward_mode
         self.reward_scale = float(reward_scale)
         self.render_mode = render_mode
         self.render_seat = render_seat
-        self.possible_agents = list(AGENTS)
-        self.agents = list(AGENTS)
-        self._seat = {a: i for i, a in enumerate(AGENTS)}
+        self._names = agent_names(n)
+        self.possible_agents = list(self._names)
+        self.agents = list(self._names)
+        self._seat = {a: i for i, a in enumerate(self._names)}
         obs_space = spaces.Dict({
             "observation": spaces.Box(0.0, 1.0, (obs_size(self.rules, episode == "match"),),
                                       dtype=np.float32),
             "action_mask": spaces.Box(0, 1, (self.rules.num_actions,), dtype=np.int8),
         })
-        self.observation_spaces = {a: obs_space for a in AGENTS}
-        self.action_spaces = {a: spaces.Discrete(self.rules.num_actions) for a in AGENTS}
+        self.observation_spaces = {a: obs_space for a in self._names}
+        self.action_spaces = {a: spaces.Discrete(self.rules.num_actions) for a in self._names}
         self._np_random: np.random.Generator | None = None
         self.game: Game | None = None
 
@@ -152,17 +169,17 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
             self.game = Game.from_hands(hands, self.rules)
         else:
             self.game = Game(self.rules, rng=self._np_random)
-        self.agents = list(AGENTS)
-        self.rewards = dict.fromkeys(AGENTS, 0.0)
-        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
-        self.terminations = dict.fromkeys(AGENTS, False)
-        self.truncations = dict.fromkeys(AGENTS, False)
+        self.agents = list(self._names)
+        self.rewards = dict.fromkeys(self._names, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self._names, 0.0)
+        self.terminations = dict.fromkeys(self._names, False)
+        self.truncations = dict.fromkeys(self._names, False)
         phase = self.game.phase.value
-        self.infos = {a: {"phase": phase} for a in AGENTS}
+        self.infos = {a: {"phase": phase} for a in self._names}
         if self.match is not None and self.episode == "match":
-            for a in AGENTS:
-                self.infos[a].update(cumulative=[0, 0, 0, 0], hand_number=0)
-        self.agent_selection = AGENTS[self.game.current_player]
+            for a in self._names:
+                self.infos[a].update(cumulative=[0] * len(self._names), hand_number=0)
+        self.agent_selection = self._names[self.game.current_player]
         if self.render_mode == "human":
             self.render()
 
@@ -188,7 +205,7 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
         before = game.phase
         game.step(action)  # validates; on error nothing has changed
         self._cumulative_rewards[agent] = 0.0
-        self.agent_selection = AGENTS[game.current_player]
+        self.agent_selection = self._names[game.current_player]
         if game.phase is before:
             # The common case: mid-phase, every reward is still zero and the infos are current,
             # so there is nothing to accumulate or rewrite.
@@ -197,12 +214,12 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
             phase = game.phase
             raw = game.scores()
             self.rewards = self._hand_rewards(raw, game)
-            self.terminations = dict.fromkeys(AGENTS, True)
-            self.infos = {a: {"phase": phase.value, "scores": list(raw)} for a in AGENTS}
+            self.terminations = dict.fromkeys(self._names, True)
+            self.infos = {a: {"phase": phase.value, "scores": list(raw)} for a in self._names}
             self._accumulate_rewards()
         else:
             phase_name = game.phase.value
-            for a in AGENTS:
+            for a in self._names:
                 self.infos[a]["phase"] = phase_name
         if self.render_mode == "human":
             self.render()
@@ -211,7 +228,7 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
         """Each agent's reward for a finished hand, by ``reward_mode``, over ``reward_scale``."""
         results = hand_results(raw, self.reward_mode, game.teams)
         scale = self.reward_scale
-        return {a: results[i] / scale for i, a in enumerate(AGENTS)}
+        return {a: results[i] / scale for i, a in enumerate(self._names)}
 
     def _step_match(self, agent: str, action: int | None) -> None:
         """Play a match step: hand rewards at each hand's end, termination at the match's."""
@@ -223,8 +240,8 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
         self.game = match.game
         phase = self.game.phase.value
         if scores is None:
-            self.rewards = dict.fromkeys(AGENTS, 0.0)
-            for a in AGENTS:
+            self.rewards = dict.fromkeys(self._names, 0.0)
+            for a in self._names:
                 self.infos[a] = {"phase": phase, "cumulative": list(match.cumulative),
                                  "hand_number": match.hand_number}
         else:
@@ -234,12 +251,12 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
             if match.is_over():
                 info["result"] = match.result
                 if match.truncated:
-                    self.truncations = dict.fromkeys(AGENTS, True)
+                    self.truncations = dict.fromkeys(self._names, True)
                 else:
-                    self.terminations = dict.fromkeys(AGENTS, True)
-            self.infos = {a: dict(info) for a in AGENTS}
+                    self.terminations = dict.fromkeys(self._names, True)
+            self.infos = {a: dict(info) for a in self._names}
             self._accumulate_rewards()
-        self.agent_selection = AGENTS[self.game.current_player]
+        self.agent_selection = self._names[self.game.current_player]
         if self.render_mode == "human":
             self.render()
 

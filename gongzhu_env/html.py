@@ -107,14 +107,16 @@ class _Table:
     decks: int
     observer: int | None
     names: Sequence[str]
+    tricks_per_hand: int
 
 
-def _names(names: Sequence[str] | None, observer: int | None) -> list[str]:
+def _names(names: Sequence[str] | None, observer: int | None, seats: int) -> list[str]:
     if names is not None:
-        if len(names) != 4:
-            raise ValueError(f"names must give one name per seat (4), got {len(names)}")
+        if isinstance(names, str) or len(names) != seats:
+            raise ValueError(f"names must give one name per seat ({seats}), got "
+                             f"{len(names) if not isinstance(names, str) else repr(names)}")
         return [str(n) for n in names]
-    return [f"seat {s}" + (" (you)" if s == observer else "") for s in range(4)]
+    return [f"seat {s}" + (" (you)" if s == observer else "") for s in range(seats)]
 
 
 def _render(t: _Table) -> str:
@@ -122,7 +124,8 @@ def _render(t: _Table) -> str:
     header = f"Gong Zhu &middot; phase: {escape(t.phase)}"
     if t.phase == "play":
         # With two decks pair leads shorten the hand, so there is no fixed number of tricks.
-        header += f" &middot; trick {n_tricks + 1}" + ("/13" if t.decks == 1 else "")
+        header += f" &middot; trick {n_tricks + 1}" + (f"/{t.tricks_per_hand}"
+                                                        if t.decks == 1 else "")
     if t.phase != "over":
         header += f" &middot; {escape(t.names[t.current_player])} to act"
     parts = ['<div class="gongzhu" style="font-family:sans-serif;font-size:14px;">',
@@ -131,7 +134,7 @@ def _render(t: _Table) -> str:
              "<thead><tr>" + "".join(f'<th style="{_CELL_STYLE}">{h}</th>' for h in
                                      ("seat", "hand", "exposed", "captured", "score"))
              + "</tr></thead>", "<tbody>"]
-    for s in range(4):
+    for s in range(len(t.names)):
         to_act = t.phase != "over" and s == t.current_player
         name = escape(t.names[s]) + (" &#9664;" if to_act else "")
         hand = t.hands[s]
@@ -152,7 +155,7 @@ def _render(t: _Table) -> str:
                      f"{_plays_html(t, t.trick_leader, t.trick, t.pair_lead)}</div>")
     if t.tricks:
         last = t.tricks[-1]
-        played = _plays_html(t, last.leader, last.cards, len(last.cards) == 8)
+        played = _plays_html(t, last.leader, last.cards, t.decks == 2 and len(last.cards) == 8)
         parts.append(f"<div>Last trick: {played} &rarr; taken by "
                      f"{escape(t.names[last.winner])}</div>")
     if t.legal:
@@ -160,7 +163,7 @@ def _render(t: _Table) -> str:
         parts.append(f"<div>Legal actions: {legal}</div>")
     if t.final:
         parts.append("<div style=\"font-weight:bold;\">Final scores: " + ", ".join(
-            f"{escape(t.names[s])} {int(t.scores[s])}" for s in range(4)) + "</div>")
+            f"{escape(t.names[s])} {int(t.scores[s])}" for s in range(len(t.names))) + "</div>")
     parts.append("</div>")
     return "".join(parts)
 
@@ -168,16 +171,17 @@ def _render(t: _Table) -> str:
 def _plays_html(t: _Table, leader: int, cards: Sequence[int], pair_lead: bool) -> str:
     """Write a trick's plays in order: each seat's name, then its card (two after a pair)."""
     return ", ".join(f"{escape(t.names[seat])} {' '.join(card_html(c) for c in play)}"
-                     for seat, play in trick_plays(leader, cards, pair_lead))
+                     for seat, play in trick_plays(leader, cards, pair_lead, len(t.names)))
 
 
 def game_html(game: GameState, seat: int | None = None, names: Sequence[str] | None = None) -> str:
     """HTML table of a hand: every hand (a spectator), or what ``seat`` knows when given.
 
-    ``names`` labels the four seats (escaped); the default is ``seat 0`` .. ``seat 3``.
+    ``names`` labels the seats (escaped); the default is ``seat 0`` .. ``seat 3`` (at four).
     """
-    if seat is not None and seat not in range(4):
-        raise ValueError(f"seat must be 0..3 or None (a spectator); got {seat!r}")
+    n = game.rules.players
+    if seat is not None and (type(seat) is not int or seat not in range(n)):
+        raise ValueError(f"seat must be 0..{n - 1} or None (a spectator); got {seat!r}")
     if seat is not None:
         # One seat's table is exactly its view: whatever the rules hide, the view hides.
         return view_html(game.view(seat), names)
@@ -202,7 +206,8 @@ def game_html(game: GameState, seat: int | None = None, names: Sequence[str] | N
         legal=game.legal_mask(),
         decks=game.rules.decks,
         observer=None,
-        names=_names(names, None),
+        names=_names(names, None, n),
+        tricks_per_hand=game.rules.hand_size,
     ))
 
 
@@ -212,14 +217,14 @@ def view_html(view: SeatView, names: Sequence[str] | None = None) -> str:
     The observer's legal actions are highlighted when it is its turn.
     """
     played, played2 = view.played_masks, view.played_pair_masks
-    decks = view.rules.decks
+    decks, n = view.rules.decks, view.rules.players
     return _render(_Table(
         phase=str(view.phase.value if hasattr(view.phase, "value") else view.phase),
         current_player=view.current_player,
-        hands=[view.hand_mask if s == view.seat else None for s in range(4)],
-        hands_twice=[view.hand_pair_mask if s == view.seat else 0 for s in range(4)],
-        hand_sizes=[13 * decks - played[s].bit_count() - played2[s].bit_count()
-                    for s in range(4)],
+        hands=[view.hand_mask if s == view.seat else None for s in range(n)],
+        hands_twice=[view.hand_pair_mask if s == view.seat else 0 for s in range(n)],
+        hand_sizes=[view.rules.hand_size - played[s].bit_count() - played2[s].bit_count()
+                    for s in range(n)],
         exposed=view.exposed_masks,
         exposed_twice=view.exposed_pair_masks,
         captured=view.captured_masks,
@@ -233,5 +238,6 @@ def view_html(view: SeatView, names: Sequence[str] | None = None) -> str:
         legal=view.legal_mask,
         decks=decks,
         observer=view.seat,
-        names=_names(names, view.seat),
+        names=_names(names, view.seat, n),
+        tricks_per_hand=view.rules.hand_size,
     ))

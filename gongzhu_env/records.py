@@ -8,7 +8,9 @@ arena run or a long self-play log can be appended hand by hand and read back one
 Format (``"version": 1``)
 -------------------------
 Every card is written as card text (``"SQ"``, ``"C10"``, ``"H2"``); the action that ends a
-declaration turn is ``"DONE"``; with two decks a pair lead is ``"SQ+SQ"``. Seats are ``0..3``.
+declaration turn is ``"DONE"``; with two decks a pair lead is ``"SQ+SQ"``. Seats are ``0..3``
+(``0..N-1`` at a table of ``rules.players`` = N seats; a record whose rules do not name
+``players`` is a table of four).
 
 ================  ===========================================================================
 key               value
@@ -16,16 +18,18 @@ key               value
 format            ``"gongzhu-hand"`` (identifies the file type)
 version           ``1``
 rules             ``Rules.to_dict()``: every rule option by name
-deal              four lists of 13 cards (26 with two decks): seat ``i``'s hand as dealt
-leader            ``null`` when the C2 holder led C2 (the first hand of a match); otherwise the
+deal              four lists of 13 cards (26 with two decks; N lists of ``rules.hand_size`` at
+                  N seats): seat ``i``'s hand as dealt
+leader            ``null`` when the lead-card holder led it (C2 at four seats; the first hand of
+                  a match); otherwise the
                   seat that led the first trick with any card (a later hand of a match)
 first_leader      the seat that declared first and led the first trick
 declarations      ``[[seat, card], ...]`` in order; an auto-exposed card comes last
 actions           every action in order (exposures, ``"DONE"``, plays)
-tricks            ``[{"leader": seat, "cards": [4 cards in play order], "winner": seat}, ...]``
+tricks            ``[{"leader": seat, "cards": [N cards in play order], "winner": seat}, ...]``
                   (8 cards, two per seat, for a trick led with a pair)
 complete          ``true`` once the hand is played out; an interrupted hand is ``false``
-scores            the four raw hand scores, or ``null`` for an incomplete hand
+scores            every seat's raw hand score, or ``null`` for an incomplete hand
 meta              free-form information (players, seed, hand number in a match...): optional
 ================  ===========================================================================
 
@@ -52,9 +56,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from gongzhu_env.cards import C2, action_str, card_str, parse_action, parse_card
+from gongzhu_env.cards import action_str, card_str, parse_action, parse_card
 from gongzhu_env.engine import Game, IllegalActionError
-from gongzhu_env.rules import Rules
+from gongzhu_env.rules import Rules, count_word
 
 __all__ = [
     "FORMAT",
@@ -79,14 +83,16 @@ class RecordError(ValueError):
 def _infer_leader(game: Game) -> int | None:
     """Return the ``leader`` argument that reproduces ``game``'s first lead.
 
-    ``None`` (the C2 holder leads C2) reproduces the hand whenever the first leader holds C2 and
-    led it; otherwise the hand must have been started with a free lead by its first leader.
+    ``None`` (the holder of the lead card, C2 at four seats, leads it) reproduces the hand
+    whenever the first leader holds that card and led it; otherwise the hand must have been
+    started with a free lead by its first leader.
     """
-    c2_holder = next(s for s, hand in enumerate(game.deal) if C2 in hand)
-    if game.first_leader != c2_holder:
+    lead = game.rules.lead_card
+    holder = next(s for s, hand in enumerate(game.deal) if lead in hand)
+    if game.first_leader != holder:
         return game.first_leader
     first = game.tricks[0].cards if game.tricks else game.trick_cards
-    if first and first[0] != C2:
+    if first and first[0] != lead:
         return game.first_leader
     return None
 
@@ -103,8 +109,10 @@ def record_hand(game: Game, *, leader: int | None | str = "infer",
         raise TypeError(f"record_hand needs a Game, got {type(game).__name__}")
     if leader == "infer":
         leader = _infer_leader(game)
-    elif leader is not None and leader not in range(4):
-        raise ValueError(f"leader must be a seat 0..3, None or 'infer'; got {leader!r}")
+    elif leader is not None and (type(leader) is not int
+                                 or leader not in range(game.rules.players)):
+        raise ValueError(f"leader must be a seat 0..{game.rules.players - 1}, None or 'infer'; "
+                         f"got {leader!r}")
     over = game.is_over()
     record: dict[str, Any] = {
         "format": FORMAT,
@@ -149,18 +157,24 @@ def _check_structure(record: object) -> dict[str, Any]:
                          f"gongzhu_env reads version {VERSION}")
     if not isinstance(record["rules"], dict):
         raise ValueError("'rules' must be an object of rule options")
+    # The table size comes from the rules (a record without 'players' is a table of four).
+    n = record["rules"].get("players", 4)
+    if type(n) is not int or not 3 <= n <= 8:
+        raise ValueError(f"'rules' has players={n!r}; expected an int 3..8")
     deal = record["deal"]
-    if not (isinstance(deal, list) and len(deal) == 4
+    if not (isinstance(deal, list) and len(deal) == n
             and all(isinstance(h, list) for h in deal)):
-        raise ValueError("'deal' must be a list of four lists of cards")
-    if record["leader"] is not None and record["leader"] not in range(4):
-        raise ValueError(f"'leader' must be null or a seat 0..3, got {record['leader']!r}")
+        raise ValueError(f"'deal' must be a list of {count_word(n)} lists of cards "
+                         f"(players={n})")
+    leader = record["leader"]
+    if leader is not None and (type(leader) is not int or leader not in range(n)):
+        raise ValueError(f"'leader' must be null or a seat 0..{n - 1}, got {leader!r}")
     if not isinstance(record["actions"], list):
         raise ValueError("'actions' must be a list of card texts and 'DONE'")
     scores = record.get("scores")
-    if scores is not None and not (isinstance(scores, list) and len(scores) == 4
+    if scores is not None and not (isinstance(scores, list) and len(scores) == n
                                    and all(type(s) is int for s in scores)):
-        raise ValueError(f"'scores' must be null or four integers, got {scores!r}")
+        raise ValueError(f"'scores' must be null or {count_word(n)} integers, got {scores!r}")
     return record
 
 

@@ -32,22 +32,22 @@ def _cards(mask: int, twice: int = 0) -> str:
     return " ".join(card_symbol(c) for c in multiset_cards(mask, twice)) or "-"
 
 
-def trick_plays(leader: int, cards: Sequence[int],
-                pair_lead: bool) -> list[tuple[int, tuple[int, ...]]]:
-    """Split a trick's cards into ``(seat, cards)`` plays in play order.
+def trick_plays(leader: int, cards: Sequence[int], pair_lead: bool,
+                seats: int = 4) -> list[tuple[int, tuple[int, ...]]]:
+    """Split a trick's cards into ``(seat, cards)`` plays in play order at a table of ``seats``.
 
     One card per seat, or two per seat when the trick was led with a pair (two decks); a
     follower halfway through its two-card play shows the one card played so far.
     """
     step = 2 if pair_lead else 1
-    return [((leader + i // step) % 4, tuple(cards[i:i + step]))
+    return [((leader + i // step) % seats, tuple(cards[i:i + step]))
             for i in range(0, len(cards), step)]
 
 
-def plays_text(leader: int, cards: Sequence[int], pair_lead: bool) -> str:
+def plays_text(leader: int, cards: Sequence[int], pair_lead: bool, seats: int = 4) -> str:
     """Write a trick as text: ``0:♠5 ♠5  1:♠3 ♠3 ...`` (seat, then its card or cards)."""
     return "  ".join(f"{seat}:{' '.join(card_symbol(c) for c in play)}"
-                     for seat, play in trick_plays(leader, cards, pair_lead))
+                     for seat, play in trick_plays(leader, cards, pair_lead, seats))
 
 
 def render_game(game: GameState, seat: int | None = None) -> str:
@@ -58,8 +58,10 @@ def render_game(game: GameState, seat: int | None = None) -> str:
     """
     two_decks = game.rules.decks == 2
     n = game.tricks_played
-    # One deck always has 13 tricks; with two decks pair leads make the hand shorter.
-    trick = f"trick {n + 1}" if two_decks else f"trick {min(n + 1, 13)}/13"
+    seats, total = game.rules.players, game.rules.hand_size
+    # One deck always has hand_size tricks (13 at four); with two decks pair leads make the
+    # hand shorter.
+    trick = f"trick {n + 1}" if two_decks else f"trick {min(n + 1, total)}/{total}"
     lines = [f"Gong Zhu — phase: {game.phase.value}, {trick}"
              + ("" if game.is_over() else f", seat {game.current_player} to act")]
     ex2 = game.exposed_pair_masks
@@ -74,12 +76,12 @@ def render_game(game: GameState, seat: int | None = None) -> str:
     hands, hands2 = game.hand_masks, game.hand_pair_masks
     captured, captured2 = game.captured_masks, game.captured_pair_masks
     shown_hands = [hand_by_suit(hands[s], hands2[s]) if seat is None or seat == s else
-                   f"({hands[s].bit_count() + hands2[s].bit_count()} cards)" for s in range(4)]
-    shown_captured = [_cards(captured[s], captured2[s]) for s in range(4)]
+                   f"({hands[s].bit_count() + hands2[s].bit_count()} cards)" for s in range(seats)]
+    shown_captured = [_cards(captured[s], captured2[s]) for s in range(seats)]
     hw = max(44, *(len(h) + 2 for h in shown_hands))
     cw = max(30, *(len(c) + 2 for c in shown_captured))
     lines.append(f"{'seat':<6}{'hand':<{hw}}{'exposed':<16}{'captured':<{cw}}score")
-    for s in range(4):
+    for s in range(seats):
         marker = "*" if s == game.current_player and not game.is_over() else " "
         shown = _cards(exposed[s], ex2[s])
         known = exposed[s].bit_count() + ex2[s].bit_count()
@@ -91,10 +93,11 @@ def render_game(game: GameState, seat: int | None = None) -> str:
     if cards:
         pair = " with a pair" if game.pair_lead else ""
         lines.append(f"trick in progress (led by seat {leader}{pair}): "
-                     f"{plays_text(leader, cards, game.pair_lead)}")
+                     f"{plays_text(leader, cards, game.pair_lead, seats)}")
     if game.tricks_played:
         t = game.tricks[-1]
-        lines.append(f"last trick: {plays_text(t.leader, t.cards, len(t.cards) == 8)}"
+        pair = two_decks and len(t.cards) == 8
+        lines.append(f"last trick: {plays_text(t.leader, t.cards, pair, seats)}"
                      f"  -> seat {t.winner}")
     if game.is_over():
         lines.append("final scores: " + "  ".join(f"seat {s}: {v}"

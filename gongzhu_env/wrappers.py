@@ -49,7 +49,7 @@ rules, ``"team"`` (the team's result, ``gongzhu_env.scoring.team_results``), div
 Episode End
 -----------
 Terminated after the thirteenth trick (or an illegal action); never truncated.
-``info["scores"]`` holds the four raw scores at the end; ``info["seat"]`` the learner's seat.
+``info["scores"]`` holds every seat's raw score at the end; ``info["seat"]`` the learner's seat.
 
 ``episode="match"``: an episode is a whole match (``gongzhu_env.match.Match``); the learner
 keeps its seat and its opponents for the whole match, and each hand's result is the reward of
@@ -168,8 +168,10 @@ class SingleSeatEnv(gym.Env):
         if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) \
                 or not reward_scale > 0:
             raise ValueError(f"reward_scale must be a positive number; got {reward_scale!r}")
-        if seat is not None and (type(seat) is not int or not 0 <= seat < 4):
-            raise ValueError(f"seat must be 0..3 or None (random each episode); got {seat!r}")
+        n = self.rules.players
+        if seat is not None and (type(seat) is not int or not 0 <= seat < n):
+            raise ValueError(f"seat must be 0..{n - 1} or None (random each episode); got "
+                             f"{seat!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
                              f"None; got {render_mode!r}")
@@ -186,7 +188,7 @@ class SingleSeatEnv(gym.Env):
         self.action_space = spaces.Discrete(self.rules.num_actions)
         self.game: Game | None = None
         self.seat = 0
-        self.players: list[Player | None] = [None] * 4
+        self.players: list[Player | None] = [None] * n
         self._mask = np.zeros(self.rules.num_actions, dtype=bool)
 
     # ------------------------------------------------------------------ opponents
@@ -221,9 +223,10 @@ class SingleSeatEnv(gym.Env):
         else:
             self.game = Game.from_hands(hands, self.rules) if hands is not None \
                 else Game(self.rules, rng=rng)
-        self.seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(4))
-        self.players = [None] * 4
-        for s in range(4):
+        n = self.rules.players
+        self.seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(n))
+        self.players = [None] * n
+        for s in range(n):
             if s == self.seat:
                 continue
             index = int(rng.integers(len(self.pool)))
