@@ -13,6 +13,12 @@ hands. ``--decks 2`` runs only the two-deck targets; the last line counts the ha
 by deck count (the two-deck bar of issue 15 is 10,000 hands without a violation), e.g.
 ``python -m benchmarks.check_presets --decks 2 --games 5000 --two-deck-combinations 10
 --combination-games 500``.
+
+Other table sizes (RULES.md 6.14): ``--players 3,5,6,7,8`` (the default) adds the standard rules
+at each size for ``--games`` hands and ``--size-combinations`` random valid combinations per
+size; the last line also counts hands per table size (the bar of issue 16 is 2,000 per size),
+e.g. ``python -m benchmarks.check_presets --decks 1 --random-combinations 0 --games 1500
+--size-combinations 5 --combination-games 100``. ``--players none`` leaves them out.
 """
 
 from __future__ import annotations
@@ -40,6 +46,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="hands per random combination (default: --games / 20)")
     parser.add_argument("--decks", choices=("1", "2", "all"), default="all",
                         help="check only the one-deck or only the two-deck targets")
+    parser.add_argument("--players", type=_sizes, default=(3, 5, 6, 7, 8),
+                        help="table sizes besides four to check, e.g. 3,5 (or none)")
+    parser.add_argument("--size-combinations", type=int, default=5,
+                        help="random valid option combinations per extra table size")
     args = parser.parse_args(argv)
     per_combination = args.combination_games or max(1, args.games // 20)
     targets = [(name, Rules.preset(name), args.games) for name in PRESETS]
@@ -49,10 +59,17 @@ def main(argv: list[str] | None = None) -> int:
     rng2 = np.random.default_rng([args.seed, 2])
     for i in range(args.two_deck_combinations):
         targets.append((f"two-deck#{i}", random_rules(rng2, decks=2), per_combination))
+    for n in args.players:
+        targets.append((f"players={n}", Rules(players=n), args.games))
+        rng_n = np.random.default_rng([args.seed, 100 + n])
+        for i in range(args.size_combinations):
+            targets.append((f"{n}-seat#{i}", random_rules(rng_n, decks=1, players=n),
+                            per_combination))
     if args.decks != "all":
         targets = [t for t in targets if t[1].decks == int(args.decks)]
     failed = False
     checked = {1: 0, 2: 0}
+    by_size = dict.fromkeys(sorted({4, *args.players}), 0)
     for index, (name, rules, n) in enumerate(targets):
         t = time.perf_counter()
         # Presets deal from --seed; each random combination from its own seed, so that two
@@ -62,13 +79,33 @@ def main(argv: list[str] | None = None) -> int:
             check_rules(rules, n, seed)
             status = "ok"
             checked[rules.decks] += n
+            by_size[rules.players] += n
         except AssertionError as e:
             failed = True
             status = f"FAILED: {e}"
-        shown = "" if name in PRESETS else f"  {_differences(rules)}"
+        shown = "" if name in PRESETS or name.startswith("players=") \
+            else f"  {_differences(rules)}"
         print(f"{name:>14}: {n} hands, {time.perf_counter() - t:.1f}s, {status}{shown}")
     print(f"hands checked without a violation: {checked[1]} one-deck, {checked[2]} two-deck")
+    if len(by_size) > 1:
+        print("by table size: " + ", ".join(f"{k} players {v}" for k, v in by_size.items()))
     return 1 if failed else 0
+
+
+def _sizes(text: str) -> tuple[int, ...]:
+    """Read ``--players``: table sizes as ``3,5,8``, or ``none``."""
+    if text.strip().lower() == "none":
+        return ()
+    try:
+        sizes = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected sizes like 3,5,8 or 'none'; got {text!r}") from None
+    bad = [n for n in sizes if not 3 <= n <= 8 or n == 4]
+    if bad:
+        raise argparse.ArgumentTypeError(f"table sizes must be 3, 5, 6, 7 or 8 (four is always "
+                                         f"checked); got {bad}")
+    return sizes
 
 
 def _differences(rules: Rules) -> str:
