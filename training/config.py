@@ -596,6 +596,10 @@ def _check_rules_mix(cfg: DMCConfig) -> None:
         raise ConfigError(f"rules_mix: {e}") from None
     if len(set(mix)) != len(mix):
         raise ConfigError(f"rules_mix: a rule set is named twice in {list(cfg.rules_mix)}")
+    sizes = sorted({r.players for r in mix})
+    if len(sizes) > 1:
+        raise ConfigError(f"rules_mix: every rule set must be for one table size (a network's "
+                          f"input has one layout per size); got players {sizes}")
     if Rules.coerce(cfg.rules) not in mix:
         raise ConfigError(f"rules_mix: rules {cfg.rules!r} must be one of the mix (the "
                           "periodic evaluations play at its tables)")

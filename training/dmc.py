@@ -213,10 +213,11 @@ class TableSimulator:
         match = Match(rules, rng=self.rng, max_hands=self.cfg.max_hands) \
             if self.match else None
         game = match.game if match is not None else Game(rules, rng=self.rng)
-        kinds = [_LEARNER] * 4
-        refs: list[Any] = [None] * 4
-        me = int(self.rng.integers(4))
-        for seat in range(4):
+        n = rules.players
+        kinds = [_LEARNER] * n
+        refs: list[Any] = [None] * n
+        me = int(self.rng.integers(n))
+        for seat in range(n):
             if seat == me:
                 continue
             spec = self._mix_specs[int(self.rng.choice(len(self._mix_specs), p=self._mix_p))]
@@ -228,8 +229,8 @@ class TableSimulator:
                 agent.reset(seat, rules)
                 kinds[seat] = _AGENT
                 refs[seat] = agent
-        return _Table(game, match, kinds, refs, [[] for _ in range(4)], [[] for _ in range(4)],
-                      [[] for _ in range(4)], [[] for _ in range(4)])
+        return _Table(game, match, kinds, refs, [[] for _ in range(n)], [[] for _ in range(n)],
+                      [[] for _ in range(n)], [[] for _ in range(n)])
 
     def reset_tables(self) -> None:
         """Abandon the games in progress and deal new ones (after the snapshot pool changed)."""
@@ -291,11 +292,12 @@ class TableSimulator:
         the match, which is what the env's ``episode="match"`` rewards add up to.
         """
         c = self.cfg
-        res: list[float] = [0.0] * 4
+        n = len(t.kinds)
+        res: list[float] = [0.0] * n
         if t.match is None:
             res = hand_results(t.game.scores(), c.reward_mode, t.game.teams)
             self._count_results(t, res)
-        for seat in range(4):
+        for seat in range(n):
             if t.kinds[seat] != _LEARNER or not t.traj_act[seat]:
                 continue
             if t.match is None:
@@ -310,7 +312,7 @@ class TableSimulator:
 
     def _count_results(self, t: _Table, res: list[float]) -> None:
         """Count a finished hand and its learner seats' results (for the metrics)."""
-        for seat in range(4):
+        for seat in range(len(t.kinds)):
             if t.kinds[seat] == _LEARNER and t.traj_act[seat]:
                 self.ret_sum += res[seat]
                 self.ret_n += 1
@@ -325,14 +327,14 @@ class TableSimulator:
             return
         res = hand_results(scores, self.cfg.reward_mode, t.game.teams)
         self._count_results(t, res)
-        for seat in range(4):
+        for seat in range(len(t.kinds)):
             # The hand's result follows the seat's latest decision (a seat that has not
             # decided anything yet in the match had no say in it).
             if t.kinds[seat] == _LEARNER and t.traj_rew[seat]:
                 t.traj_rew[seat][-1] += self._label(res[seat])
         if not match.is_over():
             t.game = match.game
-            for seat in range(4):
+            for seat in range(len(t.kinds)):
                 if t.kinds[seat] == _AGENT:
                     t.refs[seat].reset(seat, t.game.rules)
 
