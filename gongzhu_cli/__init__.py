@@ -3,7 +3,7 @@
 ==============  ====================================================================================
 ``main``        the ``gongzhu`` command: its subcommands, and fronts that forward ``eval``,
                 ``train`` and ``bench`` to the arena, the trainer and the benchmark unchanged
-``play``        ``gongzhu play``: a person against three agents, one hand or a match
+``play``        ``gongzhu play``: a person against agents, one hand or a match
 ``replay``      ``gongzhu replay``: recorded hands, action by action
 ``table``       one table at the terminal: what the person sees, asks and is told
 ``terminal``    colours, reading a typed choice, naming why a card is refused

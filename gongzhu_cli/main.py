@@ -11,6 +11,7 @@ when their command runs: ``gongzhu play`` must not pay for torch.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import importlib.util
 import sys
@@ -30,18 +31,28 @@ FRONTS: dict[str, tuple[str, str, str]] = {
 }
 
 
-def _table_rules(command: str, text: str) -> Rules | None:
-    """Read ``--rules`` (a preset name or a JSON object); print the reason and return None."""
+def _table_rules(command: str, text: str, players: int | None = None) -> Rules | None:
+    """Read ``--rules`` (a preset name or a JSON object) and ``--players``.
+
+    Print the reason and return None when they do not make valid rules.
+    """
     try:
-        return Rules.coerce(rules_value(text))
+        rules = Rules.coerce(rules_value(text))
     except (ValueError, TypeError) as e:
         print(f"gongzhu {command}: --rules: {e}", file=sys.stderr)
+        return None
+    if players is None or players == rules.players:
+        return rules
+    try:
+        return dataclasses.replace(rules, players=players)
+    except (ValueError, TypeError) as e:
+        print(f"gongzhu {command}: --players {players}: {e}", file=sys.stderr)
         return None
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """Play one seeded hand between four agents and print the table and the scores."""
-    rules = _table_rules("demo", args.rules)
+    """Play one seeded hand between agents at every seat; print the table and the scores."""
+    rules = _table_rules("demo", args.rules, args.players)
     if rules is None:
         return 2
     if args.seed < 0:
@@ -49,8 +60,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     try:
-        players = [make_agent(args.agent, seed=args.seed * 4 + s, rules=rules)
-                   for s in range(4)]
+        n = rules.players
+        players = [make_agent(args.agent, seed=args.seed * n + s, rules=rules)
+                   for s in range(n)]
     except AgentError as e:
         print(f"gongzhu demo: --agent: {e}", file=sys.stderr)
         return 2
@@ -63,12 +75,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    """Play against three agents in the terminal."""
+    """Play against agents in every other seat, in the terminal."""
     from gongzhu_cli.play import run_play
     from gongzhu_cli.terminal import use_colour
 
-    rules = _table_rules("play", args.rules)
+    rules = _table_rules("play", args.rules, args.players)
     if rules is None:
+        return 2
+    if not 0 <= args.seat < rules.players:
+        print(f"gongzhu play: --seat must be a seat 0..{rules.players - 1} at a table of "
+              f"{rules.players}; got {args.seat}", file=sys.stderr)
         return 2
     threshold = args.threshold
     if threshold is None:
@@ -158,18 +174,23 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     play = sub.add_parser(
-        "play", help="play a hand (or a match) against three agents in the terminal",
-        description="Play one seat against three agents. Type a card (SQ, h10, CT, ♠Q) or the "
+        "play", help="play a hand (or a match) against agents in the terminal",
+        description="Play one seat against agents in the other seats (three, or N - 1 with "
+        "--players N). Type a card (SQ, h10, CT, ♠Q) or the "
         "number of an option; 'done' ends your declaration turn; '?' shows help. Ctrl-D or "
         "Ctrl-C offers to save the match and quits. With --rules two_decks, lead both copies "
         "of a card as a pair with SQ+SQ, 'SQ SQ' or 'pair SQ'; after a pair lead you play "
         "your two cards one at a time, the first and then the second.")
     play.add_argument("--opponents", nargs="+", metavar="SPEC", default=None,
-                      help="agent spec for all three opponents, or three specs in seat order "
+                      help="agent spec for every opponent, or one spec per other seat in seat "
+                      "order "
                       "(e.g. random, greedy, expert, pimc, policy:PATH). Default: the "
                       "pretrained policy, or 'expert' if none is installed")
-    play.add_argument("--seat", type=int, choices=range(4), default=0,
-                      help="your seat, 0-3 (default 0)")
+    play.add_argument("--seat", type=int, default=0,
+                      help="your seat, 0-3 (0..N-1 with --players N; default 0)")
+    play.add_argument("--players", type=int, default=None, metavar="N",
+                      help="seats at the table, 3 to 8 (default: the rules', four); low cards "
+                      "leave the deck until it divides evenly")
     play.add_argument("--seed", type=int, default=None,
                       help="seed of the deals and the agents (default: a fresh one, printed)")
     play.add_argument("--match", action="store_true",
@@ -198,7 +219,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="play one seeded hand between agents and print it")
     demo.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents")
-    demo.add_argument("--agent", default="random", help="agent spec for all four seats")
+    demo.add_argument("--agent", default="random", help="agent spec for every seat")
+    demo.add_argument("--players", type=int, default=None, metavar="N",
+                      help="seats at the table, 3 to 8 (default: the rules', four)")
     demo.add_argument("--rules", default="standard", metavar="NAME|JSON",
                       help="rules: a preset name or a JSON object of options")
     demo.set_defaults(func=cmd_demo)

@@ -1,4 +1,4 @@
-"""``gongzhu play``: a person against three agents in the terminal, one hand or a match.
+"""``gongzhu play``: a person against agents in the terminal, one hand or a match.
 
 The engine decides everything: the options offered are ``game.legal_actions()``, a typed card is
 checked against that list, and scores come from ``game.scores()``. This module seats the
@@ -23,7 +23,7 @@ from gongzhu_cli.table import AgentFailed, Table
 from gongzhu_cli.terminal import Console, Interrupted, Style
 from gongzhu_env.engine import Game
 from gongzhu_env.records import save_records, sq_taker
-from gongzhu_env.rules import Rules
+from gongzhu_env.rules import Rules, count_word
 
 DEFAULT_OPPONENT = "policy:pretrained"
 FALLBACK_OPPONENTS = ("expert", "greedy", "random")
@@ -33,20 +33,21 @@ FALLBACK_OPPONENTS = ("expert", "greedy", "random")
 def build_opponents(specs: Sequence[str] | None, seat: int, seed: int,
                     say: Callable[[str], None], rules: Rules | None = None,
                     ) -> tuple[list[Agent | None], list[str]]:
-    """Agents for the three other seats, and every seat's label.
+    """Agents for the other seats (three at four), and every seat's label.
 
-    ``specs`` is one spec for all three or one per seat in seat order; ``None`` means the
+    ``specs`` is one spec for all the others or one per other seat in seat order; ``None`` means the
     pretrained policy, falling back (with a one-line notice) to the best agent available.
     Each agent is also seated once at a table of ``rules``, so that an agent that cannot play
     these rules (a policy trained for others) is refused here, not in the middle of a hand.
     """
     rules = rules or Rules()
+    n = rules.players
     if specs is None:
         chosen = None
         reasons = []
         for spec in (DEFAULT_OPPONENT, *FALLBACK_OPPONENTS):
             try:
-                make_agent(spec, seed=0).reset((seat + 1) % 4, rules)
+                make_agent(spec, seed=0).reset((seat + 1) % n, rules)
             except Exception as e:  # noqa: BLE001 - any failure means "not available here"
                 reasons.append(str(e).splitlines()[0] if str(e) else type(e).__name__)
                 continue
@@ -58,15 +59,17 @@ def build_opponents(specs: Sequence[str] | None, seat: int, seed: int,
             say(f"note: the pretrained policy is not available ({reasons[0]}); playing against "
                 f"'{chosen}' instead.")
         specs = [chosen]
-    if len(specs) not in (1, 3):
-        raise ValueError(f"--opponents takes one agent spec for all three seats or three "
-                         f"(one per seat in seat order); got {len(specs)}: {list(specs)}")
-    others = [s for s in range(4) if s != seat]
-    per_seat = dict(zip(others, specs * 3 if len(specs) == 1 else specs, strict=True))
-    players: list[Agent | None] = [None] * 4
-    labels = ["You"] * 4
+    if len(specs) not in (1, n - 1):
+        raise ValueError(f"--opponents takes one agent spec for all {count_word(n - 1)} other "
+                         f"seats or {count_word(n - 1)} (one per seat in seat order); got "
+                         f"{len(specs)}: {list(specs)}")
+    others = [s for s in range(n) if s != seat]
+    per_seat = dict(zip(others, list(specs) * (n - 1) if len(specs) == 1 else specs,
+                        strict=True))
+    players: list[Agent | None] = [None] * n
+    labels = ["You"] * n
     for s in others:
-        players[s] = make_agent(per_seat[s], seed=seed * 4 + s)
+        players[s] = make_agent(per_seat[s], seed=seed * n + s)
         players[s].reset(s, rules)
         labels[s] = f"Seat {s} ({per_seat[s]})"
     labels[seat] = f"You (seat {seat})"
@@ -166,7 +169,7 @@ def run_play(*, opponents: Sequence[str] | None, seat: int, seed: int | None, ma
             if not match:
                 break
             if min(table.totals) <= threshold:
-                best = max(range(4), key=lambda s: table.totals[s])
+                best = max(range(len(table.totals)), key=lambda s: table.totals[s])
                 console.say(console.style.bold(
                     f"Match over after {table.hand_number} hands: {table.name(best)} wins "
                     f"with {table.totals[best]:+d}."))

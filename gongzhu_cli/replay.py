@@ -41,9 +41,12 @@ def run_replay(path: Path, *, hand: int | None, show_all: bool, colour: bool,
             except RecordError as e:
                 console.say(f"gongzhu replay: {path}, hand {n}: {e}")
                 return 2
-            players = rec.get("meta", {}).get("players") or [f"Seat {s}" for s in range(4)]
-            labels = [str(p) for p in players][:4]
-            table = Table(-1, [None] * 4, labels, final.rules, console)
+            n = final.rules.players
+            players = rec.get("meta", {}).get("players")
+            if not isinstance(players, list) or len(players) != n:
+                players = [f"Seat {s}" for s in range(n)]
+            labels = [str(p) for p in players]
+            table = Table(-1, [None] * n, labels, final.rules, console)
             console.say(st.bold(f"=== {path.name}: hand {n} of {len(records)} ==="))
             for s, cards in enumerate(final.deal):
                 console.say(f"{labels[s]:<24} {st.hand(cards)}")

@@ -56,12 +56,22 @@ class Table:
     labels: list[str]
     rules: Rules
     console: Console
-    totals: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    totals: list[int] = field(default_factory=list)
+    """Each seat's running total (zeros for every seat of ``rules`` when not given)."""
     records: list[dict[str, Any]] = field(default_factory=list)
     game: Game | None = None
     leader: int | None = None
     hand_number: int = 0
     meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.totals:
+            self.totals = [0] * self.rules.players
+
+    @property
+    def seats(self) -> range:
+        """Every seat of the table."""
+        return range(self.rules.players)
 
     @property
     def st(self) -> Style:
@@ -79,18 +89,19 @@ class Table:
         if game.phase == "declare":
             where = "declaration"
         elif self.rules.decks == 1:
-            where = f"trick {min(len(game.tricks) + 1, 13)}/13"
+            total = self.rules.hand_size
+            where = f"trick {min(len(game.tricks) + 1, total)}/{total}"
         else:  # two decks: a trick led with a pair takes eight cards, so the count varies
             where = f"trick {len(game.tricks) + 1}"
         self.console.say()
         self.console.say(st.bold(f"── Hand {self.hand_number} · {where} ──"))
         # Everything shown comes from the person's own view: what a seat may know, no more.
         scores = view.scores
-        line = "   ".join(f"{self.name(s)} {scores[s]:+d}" for s in range(4))
+        line = "   ".join(f"{self.name(s)} {scores[s]:+d}" for s in self.seats)
         self.console.say(f"Scores this hand: {line}")
         if any(self.totals) or self.hand_number > 1:
             self.console.say("Match totals:     " + "   ".join(
-                f"{self.name(s)} {self.totals[s]:+d}" for s in range(4)))
+                f"{self.name(s)} {self.totals[s]:+d}" for s in self.seats))
         # Under hidden exposure (暗卖) the view knows only how many cards a seat exposed.
         counts = getattr(view, "exposed_counts", None) or [len(cs) for cs in view.exposed]
         exposed = []
@@ -120,13 +131,14 @@ class Table:
         """Return the plays of a trick in seat order: one card each, or two after a pair lead."""
         st = self.st
         if not pair_lead:
-            return ", ".join(f"{self.name((leader + i) % 4)} {st.card(c)}"
+            return ", ".join(f"{self.name((leader + i) % self.rules.players)} {st.card(c)}"
                              for i, c in enumerate(cards))
         plays = [cards[i:i + 2] for i in range(0, len(cards), 2)]
         shown = [f"{self.name(leader)} {st.card(plays[0][0])}+{st.card(plays[0][1])}"]
         for i, play in enumerate(plays[1:], start=1):
             more = " …" if len(play) == 1 else ""
-            shown.append(f"{self.name((leader + i) % 4)} {st.cards(play)}{more}")
+            shown.append(f"{self.name((leader + i) % self.rules.players)} {st.cards(play)}"
+                         f"{more}")
         return ", ".join(shown)
 
     def show_options(self, options: Sequence[int], declaring: bool) -> None:
@@ -284,14 +296,14 @@ class Table:
         money = settle(scores, self.rules)
         total_head = f"{'total':>8}" if totals else ""
         self.console.say(f"{'':<{width}}{'hand':>6}{'settled':>9}{total_head}   captured")
-        for s in range(4):
+        for s in self.seats:
             total = f"{self.totals[s]:>8}" if totals else ""
             self.console.say(f"{self.name(s):<{width}}{scores[s]:>6}{money[s]:>9}{total}"
                              f"   {st.cards(game.captured[s])}")
         if self.rules.team_play:
             self.console.say("Teams (hand points): " + ", ".join(
                 f"{self.name(a)} & {self.name(b)} {scores[a] + scores[b]:+d}"
-                for a, b in ((0, 2), (1, 3))))
+                for a, b in self.rules.fixed_teams))
 
     def record(self, game: Game) -> dict[str, Any]:
         """Return the hand record of ``game`` with this table's metadata."""

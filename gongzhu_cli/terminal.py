@@ -218,9 +218,10 @@ def why_illegal(view: PlayerView, c: int) -> str:
         if decks == 2 and view.hand_pair_mask >> c & 1:
             return f"both your copies of {card_symbol(c)} are already exposed"
         return f"{card_symbol(c)} is already exposed"
+    lead = view.rules.lead_card  # C2 at four seats; S2 or C3 when C2 left the deck
     if not view.tricks and not view.current_trick and legal and \
-            all(a in (C2, NUM_CARDS + C2) for a in legal):
-        return "the first trick must be led with ♣2" + (
+            all(a in (lead, NUM_CARDS + lead) for a in legal):
+        return f"the first trick must be led with {card_symbol(lead)}" + (
             " (alone, or the pair ♣2+♣2)" if decks == 2 else "")
     led = view.led_suit
     if led is not None and legal and all(a // 13 == led for a in legal) and c // 13 != led:

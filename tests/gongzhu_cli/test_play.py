@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 import pexpect
+import pytest
 
 from gongzhu_env.cards import card_str, parse_card
 from gongzhu_env.records import load_records, replay_record
@@ -231,3 +232,44 @@ def test_hidden_exposures_stay_hidden_at_the_terminal():
     assert not re.search(r"Seat \d \(random\) exposes [♠♥♦♣]", text)
     assert re.search(r"Seat \d \(random\) 1 hidden", text)
     assert "=== Hand 1 over ===" in text
+
+
+@pytest.mark.parametrize("players, seat", [(3, 1), (5, 4)])
+def test_a_whole_hand_at_another_table_size(tmp_path, players, seat):
+    save = tmp_path / "hand.jsonl"
+    child = spawn("play", "--players", str(players), "--seat", str(seat), "--seed", "5",
+                  "--opponents", "greedy", "--no-color", "--save", str(save))
+    child.expect(r"Gong Zhu: ([^\r\n]*)\. Seed")
+    assert child.match.group(1).count("Seat ") == players - 1
+    plays = 0
+    while (turn := next_turn(child)) is not None:
+        hand, options = turn
+        if "done" in options:
+            child.sendline("done")
+            child.expect_exact("You are done declaring")
+            continue
+        if plays == 0:
+            assert len(hand) == 52 // players
+        child.sendline("1")
+        child.expect(r"You play (\S+)")
+        assert parse_card(child.match.group(1)) == parse_card(options[0])
+        plays += 1
+    assert plays == 52 // players
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 and "Traceback" not in (child.before or "")
+    (rec,) = load_records(save)
+    game = replay_record(rec)
+    assert game.rules.players == players and len(game.scores()) == players
+    assert rec["meta"]["human_seat"] == seat and len(rec["meta"]["players"]) == players
+
+
+def test_bad_table_size_and_seat_are_refused():
+    for args, message in ((("--players", "9"), "--players 9: rule option 'players'"),
+                          (("--players", "3", "--seat", "3"), "--seat must be a seat 0..2"),
+                          (("--players", "5", "--rules", "two_decks"), "decks=2")):
+        child = spawn("play", *args, "--opponents", "random", "--no-color")
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == 2, args
+        assert message in child.before and "Traceback" not in child.before
