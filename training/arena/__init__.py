@@ -3,8 +3,8 @@
 Every number this project reports about playing strength comes from here. The room holds:
 
 ==================  ===============================================================================
-``deals``           fixed, seeded deal sets; saved to and loaded from ``.npz`` / ``.json`` files
-``formats``         duplicate formats (1 vs 3, 2 vs 2, teams) and the difference of a deal
+``deals``           fixed, seeded deal sets for any table size; ``.npz`` / ``.json`` files
+``formats``         duplicate formats (1 vs N-1, 2 vs 2, teams) and the difference of a deal
 ``hands``           one hand at a table: per-hand agent seeding and errors that name the hand
 ``duplicate``       a duplicate match over a deal set, in parallel, with ``MatchResult``
 ``journal``         the record of finished deals that lets an interrupted match resume

@@ -10,6 +10,14 @@ are written.
     python -m training.evaluate --round-robin random,greedy,expert --deals 500 --out runs/rr
     python -m training.evaluate --rules scrofazero --teams --candidate expert \
         --opponents random,greedy --deals 500
+    python -m training.evaluate --rules '{"players": 5}' --candidate expert \
+        --opponents random --deals 200
+
+Other table sizes (``--rules '{"players": N}'``, N = 3..8) deal ``N`` hands of ``52 // N``
+cards and seat the candidate in each of the ``N`` seats of a deal against ``N - 1`` opponent
+copies (the ``1v3`` mode's form at ``N`` seats, shown as ``1v4`` at five); ``--teams`` with
+``team_play`` and an even ``N`` puts the candidate pair in each of the ``N / 2`` team positions.
+A ``--deal-file`` made for another table size is refused, naming both.
 
 ``--teams`` is the 2-vs-2 team match (``--mode 2v2`` under rules with fixed partners, which
 gives the same numbers): the candidate pair against the opponent pair, each deal played with
@@ -34,7 +42,7 @@ from typing import Any
 
 from agents import AgentError
 from gongzhu_env.rules import Rules, rules_value
-from training.arena.deals import DealFileError, check_deals, generate_deals, load_deals
+from training.arena.deals import DealFileError, generate_deals, load_deals
 from training.arena.duplicate import ArenaError, duplicate_match, journal_path, make_executor
 from training.arena.formats import MODES, SCORINGS, check_format, team_presets
 from training.arena.hands import HandRecord, validate_agents
@@ -81,7 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--save-deals", help="save the deal set used to this .npz/.json file")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals, agents, bootstrap")
     p.add_argument("--mode", choices=MODES, default=None,
-                   help="duplicate format (default 1v3; 2v2 with --teams)")
+                   help="duplicate format (default 1v3: the candidate in every seat against "
+                        "opponent copies in the others, at any table size; 2v2 with --teams)")
     p.add_argument("--teams", action="store_true",
                    help="2-vs-2 team match under team rules (e.g. --rules scrofazero): "
                         "candidate pair against opponent pair, in team points per deal")
@@ -157,10 +166,9 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError("--candidate needs --opponents, e.g. --opponents random,greedy")
         validate_agents(specs, rules)
         if args.deal_file:
-            deals = load_deals(args.deal_file)
-            check_deals(deals, rules)
+            deals = load_deals(args.deal_file, rules)
         else:
-            deals = generate_deals(args.deals, args.seed, rules.decks)
+            deals = generate_deals(args.deals, args.seed, rules.decks, players=rules.players)
         if args.save_deals:
             deals.save(args.save_deals)
     except (AgentError, ValueError, TypeError, DealFileError) as e:

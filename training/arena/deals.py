@@ -1,27 +1,37 @@
 """Fixed, seeded deal sets: the same hands for every contender in the arena.
 
-A *deal* is four 13-card hands, seat ``i`` holding ``hands[i]`` (four 26-card hands under
-two-deck rules, in which every card index appears twice). A ``DealSet`` is an array of shape
-``(n, 4, 13)`` (or ``(n, 4, 26)``) of card indices (each hand sorted) plus the seed that
-produced it. It is generated once from a seed with a ``numpy.random.Generator`` and can be saved
-to and loaded from a file, so a ladder measured today can be re-measured on exactly the same
-hands later.
+A *deal* is one hand per seat, seat ``i`` holding ``hands[i]``: four hands of 13 cards in the
+standard game, ``N`` hands of ``52 // N`` cards at a table of ``N = 3..8`` players (RULES.md
+6.14: the low cards ``Rules.removed_cards`` leave the deck first and are in no hand), four hands
+of 26 under two-deck rules (every card index twice). A ``DealSet`` is an array of shape
+``(n, players, hand_size)`` of card indices (each hand sorted) plus the seed that produced it.
+It is generated once from a seed with a ``numpy.random.Generator`` and can be saved to and
+loaded from a file, so a ladder measured today can be re-measured on exactly the same hands
+later.
 
 Deals are drawn one after the other from one generator, so the first ``k`` deals of a set of
 ``n`` are the set of ``k`` for the same seed: a quick run on 200 deals is a prefix of the full
 run on 2,000.
 
+The shape of a set says what table it is for: one hand size fits each number of players
+(17, 13, 10, 8, 7, 6 cards for 3..8 players, 26 for two decks at four), so a set needs no
+separate record of its rules, and ``check_deals`` refuses a set made for another table size or
+number of decks before any hand is played.
+
 File formats (chosen by the suffix):
 
-* ``.npz``: arrays ``hands`` (int8, ``(n, 4, 13)`` or ``(n, 4, 26)``), ``seed`` (int64, ``-1``
+* ``.npz``: arrays ``hands`` (int8, ``(n, players, hand_size)``), ``seed`` (int64, ``-1``
   when unknown) and ``format_version``.
-* ``.json``: ``{"format": "gongzhu-deals", "format_version": 1, "seed": s, "deals": [[[...13
-  (or 26) card texts...] x 4] ...]}`` with cards as text (``"SQ"``), readable by hand.
+* ``.json``: ``{"format": "gongzhu-deals", "format_version": 1, "seed": s, "deals": [[[...card
+  texts...] x players] ...]}`` with cards as text (``"SQ"``), readable by hand.
 
-Every deal is checked on load by the engine (``Game.from_hands``): four disjoint hands of 13
-that cover the deck, or four hands of 26 that hold each card twice. The hand size tells the
-number of decks (``DealSet.decks``); ``check_deals`` refuses a set dealt for the other number.
-A bad file raises ``DealFileError`` naming the file, the deal and the problem.
+Both formats kept their version when other table sizes arrived: a four-seat file reads as it
+always did, and only the shape of the hands differs at other sizes.
+
+Every deal is checked on load by the engine (``Game.from_hands``) under the rules its shape
+stands for: disjoint hands that cover the cards in play (no removed card), or four hands of
+26 that hold each card twice. A bad file raises ``DealFileError`` naming the file, the deal and
+the problem.
 """
 
 from __future__ import annotations
@@ -33,29 +43,56 @@ from pathlib import Path
 
 import numpy as np
 
-from gongzhu_env.cards import card_str, parse_card
+from gongzhu_env.cards import NUM_CARDS, card_str, parse_card
 from gongzhu_env.engine import Game
-from gongzhu_env.rules import Rules
+from gongzhu_env.rules import Rules, count_word
 
 FORMAT_NAME = "gongzhu-deals"
 FORMAT_VERSION = 1
 NUM_SEATS = 4
+"""Seats of the standard table (the default of ``generate_deals``)."""
 HAND_SIZE = 13
 HAND_SIZES = {1: 13, 2: 26}
-"""Cards per hand for one and for two decks."""
-_DECKS_OF_SIZE = {size: decks for decks, size in HAND_SIZES.items()}
+"""Cards per hand at four seats, for one and for two decks."""
+TABLE_SIZES: tuple[int, ...] = tuple(Rules.choices()["players"])
+"""The numbers of players the rules allow (RULES.md 6.14), in the order the rules list them."""
+_TABLE_OF_SHAPE: dict[tuple[int, int], tuple[int, int]] = {
+    (4, HAND_SIZES[2]): (4, 2),
+    **{(n, Rules(players=n).hand_size): (n, 1) for n in TABLE_SIZES},
+}
+"""``(hands per deal, cards per hand)`` -> ``(players, decks)``: the table each shape is for."""
+_SHAPES_TEXT = ("(n, 4, 13) for four players, (n, N, 52 // N) for N = 3..8 players "
+                "(e.g. (n, 5, 10)), or (n, 4, 26) for two decks")
 
 
 class DealFileError(ValueError):
     """A deal file is missing, unreadable or holds something other than valid deals."""
 
 
+def table_rules(players: int, decks: int = 1) -> Rules:
+    """Return the rules that decide what a deal for ``players`` seats and ``decks`` decks holds.
+
+    Only the table size and the number of decks change which cards a deal holds; every other
+    option is about play and scoring, so these minimal rules check a deal for any table.
+    """
+    return Rules(players=players) if decks == 1 else Rules(decks=decks, players=players)
+
+
+def describe_table(players: int, decks: int) -> str:
+    """Say what a deal holds, ``"five hands of 10 cards (players=5)"``, for error messages."""
+    size = table_rules(players, decks).hand_size
+    extra = ", 2 decks" if decks == 2 else ""
+    return f"{count_word(players)} hands of {size} cards (players={players}{extra})"
+
+
 @dataclass(frozen=True, eq=False)
 class DealSet:
-    """``hands[d, s]``: the 13 (two decks: 26) sorted cards seat ``s`` holds in deal ``d``.
+    """``hands[d, s]``: the sorted cards seat ``s`` holds in deal ``d``.
 
-    ``seed`` is the generator seed the set was drawn from (``None`` for a set built from given
-    hands). Build one with ``generate_deals``, ``DealSet.from_hands`` or ``load_deals``.
+    Shape ``(n, players, hand_size)``: ``(n, 4, 13)`` for the standard table, ``(n, 5, 10)``
+    for five players, ``(n, 4, 26)`` for two decks (see the module docstring). ``seed`` is the
+    generator seed the set was drawn from (``None`` for a set built from given hands). Build
+    one with ``generate_deals``, ``DealSet.from_hands`` or ``load_deals``.
     """
 
     hands: np.ndarray
@@ -63,11 +100,9 @@ class DealSet:
 
     def __post_init__(self) -> None:
         h = np.asarray(self.hands)
-        if h.ndim != 3 or h.shape[1] != NUM_SEATS or h.shape[2] not in _DECKS_OF_SIZE:
-            raise ValueError(
-                f"a deal set is an array of shape (n, 4, 13), or (n, 4, 26) for two decks; "
-                f"got shape {h.shape}"
-            )
+        if h.ndim != 3 or tuple(h.shape[1:]) not in _TABLE_OF_SHAPE:
+            raise ValueError(f"a deal set is an array of shape {_SHAPES_TEXT}; got shape "
+                             f"{h.shape}")
         if not np.issubdtype(h.dtype, np.integer):
             raise ValueError(f"deal cards must be integer card indices; got dtype {h.dtype}")
         h = np.sort(h.astype(np.int8), axis=2)
@@ -75,26 +110,49 @@ class DealSet:
         object.__setattr__(self, "hands", h)
 
     @property
+    def players(self) -> int:
+        """Number of seats the deals are for (hands per deal)."""
+        return _TABLE_OF_SHAPE[self._shape][0]
+
+    @property
     def decks(self) -> int:
-        """Number of decks the deals are for: 1 (13 cards a hand) or 2 (26)."""
-        return _DECKS_OF_SIZE[int(self.hands.shape[2])]
+        """Number of decks the deals are for: 2 for four hands of 26 cards, else 1."""
+        return _TABLE_OF_SHAPE[self._shape][1]
+
+    @property
+    def hand_size(self) -> int:
+        """Cards in each hand (and tricks in a hand)."""
+        return int(self.hands.shape[2])
+
+    @property
+    def _shape(self) -> tuple[int, int]:
+        return int(self.hands.shape[1]), int(self.hands.shape[2])
+
+    def describe(self) -> str:
+        """Say what each deal of the set holds, e.g. ``"five hands of 10 cards (players=5)"``."""
+        return describe_table(self.players, self.decks)
 
     @classmethod
     def from_hands(cls, deals: Sequence[Sequence[Sequence[int | str]]],
-                   seed: int | None = None) -> DealSet:
+                   seed: int | None = None, rules: Rules | None = None) -> DealSet:
         """Build a set from explicit deals (card indices or texts), each checked by the engine.
 
-        The first hand's size says whether the deals are for one deck (13) or two (26); every
-        deal is then checked by the engine under that number of decks.
+        Without ``rules`` the first deal's shape says which table the deals are for (its
+        number of hands and their size: 26 cards at four seats is two decks), and every deal
+        is checked by the engine for that table. With ``rules``, every deal must fit them.
         """
         rows = []
-        rules = None
+        check: Rules | None = None if rules is None else table_rules(rules.players, rules.decks)
         for d, deal in enumerate(deals):
-            if rules is None:
-                size = len(deal[0]) if len(deal) and not isinstance(deal[0], str) else 0
-                rules = Rules(decks=_DECKS_OF_SIZE.get(size, 1))
+            if d == 0:
+                shaped = _rules_of_first_deal(deal)
+                if check is not None and (shaped.players, shaped.decks) != (check.players,
+                                                                            check.decks):
+                    # Deals for another table: say so, rather than what one hand lacks.
+                    raise ValueError(_other_table(shaped.players, shaped.decks, check))
+                check = shaped
             try:
-                game = Game.from_hands(deal, rules)
+                game = Game.from_hands(deal, check)
             except ValueError as e:
                 raise ValueError(f"deal {d} is not a valid deal: {e}") from None
             rows.append(game.deal)
@@ -106,7 +164,7 @@ class DealSet:
         return int(self.hands.shape[0])
 
     def __getitem__(self, index: int) -> list[list[int]]:
-        """Deal ``index`` as four lists of card indices (what ``Game.from_hands`` takes)."""
+        """Deal ``index`` as one list of card indices per seat (what ``Game.from_hands`` takes)."""
         return self.hands[index].tolist()
 
     def __iter__(self) -> Iterator[list[list[int]]]:
@@ -119,7 +177,7 @@ class DealSet:
         return self.seed == other.seed and np.array_equal(self.hands, other.hands)
 
     def __hash__(self) -> int:
-        return hash((self.seed, self.hands.tobytes()))
+        return hash((self.seed, self.hands.shape, self.hands.tobytes()))
 
     def head(self, n: int) -> DealSet:
         """Return the first ``n`` deals (a prefix keeps the seed: it is what that seed gives)."""
@@ -132,10 +190,32 @@ class DealSet:
         return save_deals(self, path)
 
 
-def generate_deals(n: int, seed: int, decks: int = 1) -> DealSet:
+def _rules_of_first_deal(deal: Sequence[Sequence[int | str]]) -> Rules:
+    """Return the table a deal's shape stands for (a shape no table has: standard rules).
+
+    The engine then names what a standard deal holds, which is the most likely intent of a
+    malformed deal (a card missing from a four-seat hand, say).
+    """
+    if isinstance(deal, (str, bytes)) or not isinstance(deal, Sequence) or not len(deal):
+        return Rules()
+    first = deal[0]
+    size = len(first) if isinstance(first, Sequence) and not isinstance(first, str) else 0
+    table = _TABLE_OF_SHAPE.get((len(deal), size))
+    if table is None:
+        # A hand too many or too few cards: judge it by its number of hands, when that is a
+        # table size, so the error speaks of that table's hand size.
+        table = (len(deal), 1) if len(deal) in TABLE_SIZES else (NUM_SEATS, 1)
+    return table_rules(*table)
+
+
+def generate_deals(n: int, seed: int, decks: int = 1, players: int = NUM_SEATS) -> DealSet:
     """Draw ``n`` deals from ``numpy.random.default_rng(seed)``, one shuffled deck per deal.
 
-    With ``decks=2`` each deal shuffles the 104 cards of two decks into four hands of 26.
+    Each deal is one permutation of the cards in play (``Rules.deck_mask``: the removed low
+    cards of RULES.md 6.14 never appear), cut into ``players`` hands. With ``decks=2`` (four
+    players only) each deal shuffles the 104 cards of two decks into four hands of 26. At four
+    seats the cards in play are all 52 in index order, so a seed gives the deals it always
+    gave.
     """
     if type(n) is not int or n < 1:
         raise ValueError(f"number of deals must be a positive int; got {n!r}")
@@ -143,22 +223,40 @@ def generate_deals(n: int, seed: int, decks: int = 1) -> DealSet:
         raise ValueError(f"deal seed must be a non-negative int; got {seed!r}")
     if decks not in HAND_SIZES:
         raise ValueError(f"decks must be 1 or 2; got {decks!r}")
+    if type(players) is not int or players not in TABLE_SIZES:
+        raise ValueError(f"players must be one of {list(TABLE_SIZES)} (seats at the table); "
+                         f"got {players!r}")
+    rules = table_rules(players, decks)  # refuses two decks at other than four seats
+    in_play = np.array([c for c in range(NUM_CARDS) if rules.deck_mask >> c & 1], dtype=np.int8)
+    cards = np.tile(in_play, decks)
     rng = np.random.default_rng(seed)
-    size = HAND_SIZES[decks]
-    hands = np.empty((n, NUM_SEATS, size), dtype=np.int8)
+    hands = np.empty((n, players, rules.hand_size), dtype=np.int8)
     for d in range(n):
-        hands[d] = (rng.permutation(52 * decks) % 52).reshape(NUM_SEATS, size)
+        hands[d] = cards[rng.permutation(len(cards))].reshape(players, rules.hand_size)
     return DealSet(hands, seed)
 
 
 def check_deals(deals: DealSet, rules: Rules) -> None:
-    """Raise ``ValueError`` when ``deals`` were dealt for another number of decks than ``rules``."""
-    if deals.decks != rules.decks:
+    """Raise ``ValueError`` when ``deals`` were dealt for another table than ``rules``.
+
+    The table is the number of players and of decks; the message names both the set's and
+    the rules' (e.g. four hands of 13 cards against ``players=5``).
+    """
+    if deals.players == rules.players and deals.decks != rules.decks:
         raise ValueError(
             f"the deal set holds hands of {HAND_SIZES[deals.decks]} cards ({deals.decks} "
             f"deck{'s' if deals.decks > 1 else ''}), but the rules play {rules.decks} "
             f"deck{'s' if rules.decks > 1 else ''} ({HAND_SIZES[rules.decks]} cards a hand); "
             "use a deal set made for these rules")
+    if deals.players != rules.players:
+        raise ValueError(_other_table(deals.players, deals.decks, rules))
+
+
+def _other_table(players: int, decks: int, rules: Rules) -> str:
+    """Say that deals of one table were offered to the rules of another."""
+    return (f"the deal set holds {describe_table(players, decks)} in each deal, but the rules "
+            f"deal {describe_table(rules.players, rules.decks)}; use a deal set made for "
+            f"these rules (e.g. generate_deals(n, seed, players={rules.players}))")
 
 
 def save_deals(deals: DealSet, path: str | Path) -> Path:
@@ -185,8 +283,12 @@ def save_deals(deals: DealSet, path: str | Path) -> Path:
     return path
 
 
-def load_deals(path: str | Path) -> DealSet:
-    """Load and validate a deal set saved by ``save_deals``; raises ``DealFileError`` if bad."""
+def load_deals(path: str | Path, rules: Rules | None = None) -> DealSet:
+    """Load and validate a deal set saved by ``save_deals``; raises ``DealFileError`` if bad.
+
+    With ``rules``, a set made for another table (``check_deals``) is refused too, the error
+    naming the file, what its deals hold and what the rules deal.
+    """
     path = Path(path)
     if not path.is_file():
         raise DealFileError(f"deal file {str(path)!r} does not exist")
@@ -200,9 +302,12 @@ def load_deals(path: str | Path) -> DealSet:
     if not hands:
         raise DealFileError(f"deal file {str(path)!r} holds no deals")
     try:
-        return DealSet.from_hands(hands, seed)
+        deals = DealSet.from_hands(hands, seed)
+        if rules is not None:
+            check_deals(deals, rules)
     except ValueError as e:
         raise DealFileError(f"deal file {str(path)!r}: {e}") from None
+    return deals
 
 
 def _read_npz(path: Path) -> tuple[list, int | None]:
@@ -220,9 +325,9 @@ def _read_npz(path: Path) -> tuple[list, int | None]:
     except Exception as e:  # a truncated or foreign file: zipfile, OSError, ValueError...
         raise DealFileError(f"deal file {str(path)!r} is not a readable .npz: {e}") from None
     _check_version(path, version)
-    if hands.ndim != 3 or hands.shape[1] != NUM_SEATS or hands.shape[2] not in _DECKS_OF_SIZE:
-        raise DealFileError(f"deal file {str(path)!r}: 'hands' must have shape (n, 4, 13), or "
-                            f"(n, 4, 26) for two decks; got {hands.shape}")
+    if hands.ndim != 3 or tuple(hands.shape[1:]) not in _TABLE_OF_SHAPE:
+        raise DealFileError(f"deal file {str(path)!r}: 'hands' must have shape "
+                            f"{_SHAPES_TEXT}; got {hands.shape}")
     if not np.issubdtype(hands.dtype, np.integer):
         raise DealFileError(f"deal file {str(path)!r}: 'hands' must hold integer card indices; "
                             f"got dtype {hands.dtype}")
@@ -246,11 +351,17 @@ def _read_json(path: Path) -> tuple[list, int | None]:
     if not isinstance(deals, list):
         raise DealFileError(f"deal file {str(path)!r}: 'deals' must be a list of deals")
     hands = []
+    # Deal 0 sets the table size for the file (a size no table has: the standard four).
+    seats = len(deals[0]) if deals and isinstance(deals[0], list) else NUM_SEATS
+    if seats not in TABLE_SIZES:
+        seats = NUM_SEATS
     for d, deal in enumerate(deals):
-        if not isinstance(deal, list) or len(deal) != NUM_SEATS or not all(
+        if not isinstance(deal, list) or len(deal) != seats or not all(
                 isinstance(h, list) for h in deal):
-            raise DealFileError(f"deal file {str(path)!r}: deal {d} must be a list of four "
-                                "hands (lists of cards)")
+            raise DealFileError(f"deal file {str(path)!r}: deal {d} must be a list of "
+                                f"{count_word(seats)} hands (lists of cards), like deal 0 "
+                                f"(one hand per seat, {min(TABLE_SIZES)} to "
+                                f"{max(TABLE_SIZES)} seats)")
         try:
             hands.append([[parse_card(c) if isinstance(c, str) else c for c in h]
                           for h in deal])

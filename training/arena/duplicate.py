@@ -32,7 +32,13 @@ from agents import Agent
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
 from training.arena.deals import DealSet, check_deals, generate_deals
-from training.arena.formats import SEATINGS, check_format, paired_differences, unit_of
+from training.arena.formats import (
+    check_format,
+    format_label,
+    paired_differences,
+    seatings,
+    unit_of,
+)
 from training.arena.hands import (
     AgentLike,
     HandRecord,
@@ -63,7 +69,7 @@ class MatchResult:
     diffs: np.ndarray
     """Paired difference of each deal, in deal order."""
     scores: np.ndarray
-    """Raw scores, shape ``(deals, plays, 4)``."""
+    """Raw scores, shape ``(deals, plays, players)``."""
     stats: Stats
     elapsed: float = 0.0
     workers: int = 1
@@ -78,11 +84,17 @@ class MatchResult:
         """What a difference counts: team points per deal (team format) or points per hand."""
         return unit_of(self.mode, self.rules)
 
+    @property
+    def format(self) -> str:
+        """The format as this table plays it (``"1v4"`` at five seats; ``mode`` at four)."""
+        return format_label(self.mode, self.rules)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready record: seeds, specs, rules, statistics, per-deal differences and scores."""
         return {
             "candidate": self.candidate, "opponent": self.opponent, "mode": self.mode,
-            "unit": self.unit, "scoring": self.scoring, "rules": self.rules.to_dict(),
+            "format": self.format, "players": self.rules.players, "unit": self.unit,
+            "scoring": self.scoring, "rules": self.rules.to_dict(),
             "seed": self.seed,
             "deal_seed": self.deal_seed, "deals": int(len(self.diffs)),
             "hands_played": self.hands_played, "workers": self.workers,
@@ -107,7 +119,7 @@ class _Task:
 
 def _run_task(task: _Task) -> list[tuple[int, list[list[int]], list[tuple[int, ...]] | None]]:
     """Play every deal of a chunk; returns ``(deal index, raw scores per play, actions)``."""
-    seatings = SEATINGS[task.mode]
+    plan = seatings(task.mode, task.rules)
     cand_label, opp_label = label_of(task.candidate), label_of(task.opponent)
     cand_copies: dict[int, Agent] = {}
     opp_copies: dict[int, Agent] = {}
@@ -115,9 +127,9 @@ def _run_task(task: _Task) -> list[tuple[int, list[list[int]], list[tuple[int, .
     for d, hands in zip(task.deal_indices, task.hands, strict=True):
         deal = hands.tolist()
         scores, actions = [], []
-        for play, cand_seats in enumerate(seatings):
+        for play, cand_seats in enumerate(plan):
             players, labels = [], []
-            for seat in range(4):
+            for seat in range(task.rules.players):
                 s = agent_seed(task.seed, d, play, seat)
                 if seat in cand_seats:
                     players.append(seat_agent(task.candidate, s, cand_copies, seat, task.rules))
@@ -154,16 +166,16 @@ def make_executor(workers: int) -> ProcessPoolExecutor:
 def coerce_deals(deals: DealSet | int, seed: int, rules: Rules | None = None) -> DealSet:
     """Return ``deals`` itself, or ``deals`` deals drawn with ``generate_deals(deals, seed)``.
 
-    With ``rules``, drawn deals are for the rules' number of decks, and a given set dealt for
-    another number is refused (``check_deals``) before any hand is played.
+    With ``rules``, drawn deals are for the rules' table (players and decks), and a given set
+    dealt for another table is refused (``check_deals``) before any hand is played.
     """
-    decks = 1 if rules is None else rules.decks
     if isinstance(deals, DealSet):
         if rules is not None:
             check_deals(deals, rules)
         return deals
     if type(deals) is int:
-        return generate_deals(deals, seed, decks)
+        table = Rules() if rules is None else rules
+        return generate_deals(deals, seed, table.decks, players=table.players)
     raise TypeError(f"deals must be a DealSet or a number of deals; got {deals!r}")
 
 
@@ -191,7 +203,9 @@ def duplicate_match(candidate: AgentLike, opponent: AgentLike, deals: DealSet | 
     """Play ``candidate`` against ``opponent`` on every deal in duplicate and summarize.
 
     ``deals`` is a ``DealSet`` or a number of deals (then drawn with ``generate_deals(n, seed)``,
-    for the rules' number of decks).
+    for the rules' table: ``rules.players`` hands of ``rules.hand_size`` cards, or two decks).
+    The candidate takes every seat of a deal in turn (1v3 at four seats, 1 vs ``N - 1`` at
+    ``N``), or every team position in the team format (``training.arena.formats``).
     ``seed`` seeds the agents (through ``agent_seed``) and the bootstrap. ``workers`` processes
     share the deals; the result does not depend on it. ``on_game`` receives a ``HandRecord`` for
     every finished hand, in deal then play order, once all deals are played (the hook for hand
@@ -236,17 +250,19 @@ def duplicate_match(candidate: AgentLike, opponent: AgentLike, deals: DealSet | 
         raise ArenaError(f"arena run returned {len(got)} results for {n} deals; missing deals "
                          f"{missing[:10]}, duplicates {len(got) - len(set(got))}")
     rows.sort(key=lambda r: r[0])
-    plays = len(SEATINGS[mode])
+    plan = seatings(mode, rules)
     scores = np.array([r[1] for r in rows], dtype=np.int64)
-    if scores.shape != (n, plays, 4):
-        raise ArenaError(f"arena scores have shape {scores.shape}; expected {(n, plays, 4)}")
+    if scores.shape != (n, len(plan), rules.players):
+        raise ArenaError(f"arena scores have shape {scores.shape}; expected "
+                         f"{(n, len(plan), rules.players)}")
     diffs = paired_differences(scores, mode, scoring, rules)
     stats = summarize(diffs, seed=seed, resamples=resamples)
     if on_game is not None:
         for d, _, actions in rows:
             for play, acts in enumerate(actions or ()):
-                cand = SEATINGS[mode][play]
-                seats = tuple(cand_label if s in cand else opp_label for s in range(4))
+                cand = plan[play]
+                seats = tuple(cand_label if s in cand else opp_label
+                              for s in range(rules.players))
                 on_game(HandRecord(d, play, seats, Game.replay(dealset[d], acts, rules)))
     return MatchResult(cand_label, opp_label, mode, scoring, rules, seed, dealset.seed, diffs,
                        scores, stats, elapsed, workers)

@@ -38,8 +38,8 @@ class HandRecord:
 
     deal_index: int
     play: int
-    seats: tuple[str, str, str, str]
-    """Label of the agent in each seat."""
+    seats: tuple[str, ...]
+    """Label of the agent in each seat (one per seat of the table)."""
     game: Game
     """The finished game (``game.deal``, ``game.actions``, ``game.scores()``...)."""
 

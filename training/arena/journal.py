@@ -41,7 +41,11 @@ class JournalError(ValueError):
 
 
 def deal_digest(hands: np.ndarray) -> str:
-    """Short digest of one deal's hands (shape ``(4, 13)``), to tell deal sets apart."""
+    """Short digest of one deal's hands (shape ``(players, hand_size)``), to tell deals apart.
+
+    The bytes alone do not say how they divide into hands, but the journal's header records
+    the rules (and so the table size), which fix the shape.
+    """
     return hashlib.sha256(np.ascontiguousarray(hands, dtype=np.int8).tobytes()).hexdigest()[:16]
 
 

@@ -49,7 +49,8 @@ def plot_matches(results: Sequence[MatchResult]) -> Any:
     conf = results[0].stats.confidence
     unit = results[0].unit
     ax_bar.set_ylabel(f"paired difference ({unit})")
-    ax_bar.set_title(f"mean ± bootstrap {conf:.0%} CI ({results[0].mode}, {results[0].scoring})")
+    ax_bar.set_title(f"mean ± bootstrap {conf:.0%} CI ({results[0].format}, "
+                     f"{results[0].scoring})")
     lo = min(float(np.percentile(r.diffs, 1)) for r in results)
     hi = max(float(np.percentile(r.diffs, 99)) for r in results)
     bins = np.linspace(lo, hi, 41) if hi > lo else 20

@@ -37,7 +37,7 @@ def match_table(results: Sequence[MatchResult], title: str = "Duplicate results"
     for r in results:
         s = r.stats
         rate = r.hands_played / r.elapsed if r.elapsed > 0 else float("nan")
-        t.add_row(r.candidate, r.opponent, r.mode, f"{s.mean:+.2f}",
+        t.add_row(r.candidate, r.opponent, r.format, f"{s.mean:+.2f}",
                   f"[{s.ci_low:+.2f}, {s.ci_high:+.2f}]", f"{s.std:.1f}",
                   f"{s.win_rate:.1%}", f"{s.tie_rate:.1%}", str(s.n), f"{rate:.0f}")
     return t
