@@ -302,3 +302,51 @@ def test_the_any_size_encoder_matches_the_four_seat_one() -> None:
                 assert _obs_bits_table(four, *args) == _obs_bits(*args)
             legal = g.legal_actions()
             g.step(legal[int(rng.integers(len(legal)))])
+
+
+# ---------------------------------------------------------------- the worked deals of docs/rules.md
+def _lowest_card_hand(rules: Rules, seed: int) -> Game:
+    """The script of docs/rules.md section 8: declare nothing, then play the lowest legal card."""
+    g = Game(rules, seed=seed)
+    while not g.is_over():
+        g.step(rules.done_action if g.phase == "declare" else g.legal_actions()[0])
+    return g
+
+
+def _doc_hands(section: str) -> list[list[int]]:
+    from pathlib import Path
+
+    from tests.gongzhu_cli.session import read_hand
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text("utf-8")
+    block = text.split(section, 1)[1].split("```", 2)[1]
+    return [sorted(read_hand(line.split(":", 1)[1])) for line in block.strip().splitlines()]
+
+
+def test_the_three_player_worked_deal() -> None:
+    rules = Rules(players=3)
+    g = _lowest_card_hand(rules, seed=1)
+    assert [sorted(h) for h in g.deal] == _doc_hands("### 8.1")
+    assert g.first_leader == 1
+    assert [card_str(c) for c in g.tricks[0].cards] == ["C2", "C4", "C5"]
+    assert g.tricks[0].winner == 0 and g.tricks[1].cards[0] == parse_card("C8")
+    assert g.captured[0] == tuple(sorted(parse_cards("C10 DJ SQ H3 H8 H9 HQ HA")))
+    assert g.captured[1] == tuple(parse_cards("H7 H10"))
+    assert g.scores() == [-200, -20, -80]
+    assert settle(g.scores(), rules) == [-1800, 1440, 360]
+    coin = Rules(players=3, settlement="yuanbao", settlement_multiplier=1)
+    assert settle(g.scores(), coin) == [-180, 240, -60]
+
+
+def test_the_five_player_worked_deal() -> None:
+    rules = Rules(players=5)
+    g = _lowest_card_hand(rules, seed=3)
+    assert [sorted(h) for h in g.deal] == _doc_hands("### 8.2")
+    assert g.first_leader == 2
+    assert [card_str(c) for c in g.tricks[0].cards] == ["S2", "S7", "SQ", "S4", "S5"]
+    assert g.tricks[0].winner == 4
+    assert g.captured[0] == (parse_card("C10"),) and g.captured[2] == ()
+    assert g.scores() == [50, 30, 0, -20, -210]
+    assert settle(g.scores(), rules) == [1200, 900, 456, 156, -2700]
+    coin = Rules(players=5, settlement="yuanbao", settlement_multiplier=1)
+    assert settle(g.scores(), coin) == [400, -20, -50, -70, -260]
