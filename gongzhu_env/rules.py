@@ -346,7 +346,7 @@ class Rules:
             if kind is bool:
                 out[name] = (defaults[name], not defaults[name])
             elif allowed is not None:
-                out[name] = allowed
+                out[name] = (defaults[name], *(v for v in allowed if v != defaults[name]))
         return out
 
     @classmethod

@@ -119,16 +119,22 @@ _SHORT = {"dmc": ["--time-budget", "0.5", "--set", "eval_interval_s=100"],
 
 
 def _plays_legal_moves_at_its_table(spec: str, rules: Rules) -> None:
-    """Seat the policy four times at a table of ``rules``: the engine refuses any illegal move."""
-    players = [make_agent(spec, seed=s, rules=rules) for s in range(4)]
+    """Seat the policy at every seat of a table of ``rules``: the engine refuses any illegal
+    move.
+    """
+    players = [make_agent(spec, seed=s, rules=rules) for s in range(rules.players)]
     game = play_hand(Game(rules, seed=5).hands, players, rules)
     assert game.is_over()
 
 
 # Both trainers for every preset; the option dicts (which test the parsing and two more
 # sizes) with the DMC trainer only.
-@pytest.mark.parametrize("trainer, rules", [("dmc", r) for r in _RULE_SETS]
-                         + [("sb3", r) for r in sorted(PRESETS)])
+# Other table sizes (three seats, and six in three teams) with both trainers.
+_TABLE_SIZES = ['{"players": 3}', '{"players": 6, "team_play": true}']
+
+
+@pytest.mark.parametrize("trainer, rules", [("dmc", r) for r in _RULE_SETS + _TABLE_SIZES]
+                         + [("sb3", r) for r in [*sorted(PRESETS), *_TABLE_SIZES]])
 def test_every_rule_set_trains_a_policy_that_plays_at_its_table(tmp_path, trainer, rules):
     out = tmp_path / "run"
     assert train.main(["--trainer", trainer, "--preset", "tiny", "--rules", rules,
