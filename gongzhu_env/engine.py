@@ -241,8 +241,7 @@ class Game:
                 2 if hands[2] & lead else next(s for s in range(3, n) if hands[s] & lead)
             self._free_first_lead = rules.first_lead == "any"
         else:
-            if type(leader) is not int or not 0 <= leader < n:
-                raise ValueError(f"leader must be a seat 0..{n - 1} or None; got {leader!r}")
+            leader = seat_index(leader, n, "leader")
             self._first_leader = leader
             self._free_first_lead = True
         self._phase = _DECLARE
@@ -391,6 +390,7 @@ class Game:
 
     def partners(self, seat: int) -> tuple[int, ...]:
         """Return the other members of ``seat``'s team (empty without teams or when alone)."""
+        seat = seat_index(seat, self._seats)
         if self._teams is None:
             return ()
         team = next(t for t in self._teams if seat in t)
@@ -853,7 +853,8 @@ class Game:
 
     def view(self, seat: int) -> PlayerView:
         """Return what ``seat`` may know of this hand, and nothing more."""
-        return PlayerView.from_game(self, seat)
+        return PlayerView.from_game(self, seat if type(seat) is int else
+                                    seat_index(seat, self._seats))
 
     def observation(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
         """``seat``'s observation vector and action mask: ``view(seat).observation()``, fast.
@@ -902,6 +903,22 @@ def _deck_of(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     return cached[0].copy(), cached[1]
 
 
+def seat_index(seat: object, seats: int, what: str = "seat") -> int:
+    """Return ``seat`` as an int seat of a table of ``seats``, or raise naming the problem.
+
+    Python and numpy integers are seats; a bool, a float or text is not.
+    """
+    if not isinstance(seat, (bool, np.bool_)):
+        try:
+            index = operator.index(seat)  # type: ignore[arg-type]
+        except TypeError:
+            pass
+        else:
+            if 0 <= index < seats:
+                return index
+    raise ValueError(f"{what} must be a seat 0..{seats - 1}; got {seat!r}")
+
+
 def _implementation(decks: int) -> type[Game]:
     try:
         return IMPLEMENTATIONS[decks]
@@ -937,7 +954,7 @@ def deal_cards(hands: Sequence[Sequence[int | str]], what: str,
     list of cards. ``what`` names the deal in the error (``"a deal is four hands of 13
     cards"``). How often a card may appear, and how many cards a hand holds, the caller checks.
     """
-    if isinstance(hands, (str, bytes)) or not isinstance(hands, Sequence) \
+    if isinstance(hands, (str, bytes)) or not isinstance(hands, Sequence | np.ndarray) \
             or len(hands) != seats:
         raise ValueError(f"{what}; got {hands!r}")
     out = []
@@ -945,6 +962,8 @@ def deal_cards(hands: Sequence[Sequence[int | str]], what: str,
         if isinstance(hand, str):
             raise ValueError(f"hand of seat {seat} must be a list of cards, got the string "
                              f"{hand!r}; use parse_cards() first")
+        if not isinstance(hand, Sequence | np.ndarray | set | frozenset):
+            raise ValueError(f"hand of seat {seat} must be a list of cards; got {hand!r}")
         out.append([_card_index(seat, c) for c in hand])
     return out
 

@@ -77,6 +77,7 @@ Version History
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -84,12 +85,13 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.wrappers import BaseWrapper
 
-from gongzhu_env.engine import Game
-from gongzhu_env.match import DEFAULT_MAX_HANDS, Match, check_episode
+from gongzhu_env.engine import Game, IllegalActionError, seat_index
+from gongzhu_env.match import DEFAULT_MAX_HANDS, Match, check_episode, reset_hands
 from gongzhu_env.render import render_game
 from gongzhu_env.rules import Rules
-from gongzhu_env.scoring import check_reward_mode, hand_results
+from gongzhu_env.scoring import check_reward_mode, check_reward_scale, hand_results
 from gongzhu_env.view import obs_size
 
 
@@ -119,17 +121,13 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
         self.episode = episode
         self.max_hands = max_hands
         self.match: Match | None = None
-        if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) \
-                or not reward_scale > 0:
-            raise ValueError(f"reward_scale must be a positive number; got {reward_scale!r}")
+        reward_scale = check_reward_scale(reward_scale)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
                              f"None; got {render_mode!r}")
         n = self.rules.players
-        if render_seat is not None and (type(render_seat) is not int
-                                        or render_seat not in range(n)):
-            raise ValueError(f"render_seat must be a seat 0..{n - 1} or None; got "
-                             f"{render_seat!r}")
+        if render_seat is not None:
+            render_seat = seat_index(render_seat, n, "render_seat")
         self.reward_mode = reward_mode
         self.reward_scale = float(reward_scale)
         self.render_mode = render_mode
@@ -157,10 +155,15 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Deal a new hand (or the deal in ``options["hands"]``)."""
+        """Deal a new hand (or the deal in ``options["hands"]``).
+
+        The options and a given deal are checked before anything changes, the random
+        generator included: a refused ``reset`` leaves the next one dealing exactly what it
+        would have dealt.
+        """
+        hands = reset_hands(options, self.rules)
         if seed is not None or self._np_random is None:
             self._np_random, _ = seeding.np_random(seed)
-        hands = (options or {}).get("hands")
         if self.episode == "match":
             self.match = Match(self.rules, rng=self._np_random, hands=hands,
                                max_hands=self.max_hands)
@@ -185,7 +188,11 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """Return the agent's observation vector and action mask."""
-        seat = self._seat[agent]
+        if self.game is None:
+            raise RuntimeError("call reset() before observe(): there is no hand yet")
+        seat = self._seat.get(agent)  # type: ignore[arg-type]
+        if seat is None:
+            raise ValueError(f"unknown agent {agent!r}; the agents are {list(self._names)}")
         if self.match is None:
             obs, mask = self.game.observation(seat)
         else:
@@ -194,6 +201,7 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
 
     def step(self, action: int | None) -> None:
         """Apply the selected agent's action; raises ``IllegalActionError`` if it is illegal."""
+        action = self.check_action(action)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -260,6 +268,43 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
         if self.render_mode == "human":
             self.render()
 
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last``, with a clear error before the first ``reset``."""
+        if self.game is None:
+            raise RuntimeError("call reset() before last(): there is no hand yet")
+        return super().last(observe)
+
+    def check_action(self, action: object) -> int | None:
+        """Return ``action`` as an int, or raise a clear error for one that is not an action.
+
+        Explicit checks rather than asserts, so they hold under ``python -O``: before any
+        ``reset`` there is nothing to act on; a bool, a float, text or a number outside
+        ``0..num_actions - 1`` is not an action (the engine names what is legal); an agent
+        that is done steps with ``None``. Numpy integers are accepted as ints.
+        """
+        if self.game is None:
+            raise RuntimeError("call reset() before step(): there is no hand yet")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise IllegalActionError(f"{agent} is done: step it with None, got {action!r}")
+            return None
+        if type(action) is int and 0 <= action < self.rules.num_actions:
+            return action
+        n = self.rules.num_actions
+        if action is None or isinstance(action, (bool, np.bool_)):
+            raise IllegalActionError(f"{action!r} is not an action; expected an int in "
+                                     f"0..{n - 1} (see the action mask)")
+        try:
+            index = operator.index(action)  # type: ignore[arg-type]
+        except TypeError:
+            raise IllegalActionError(f"{action!r} (type {type(action).__name__}) is not an "
+                                     f"action; expected an int in 0..{n - 1}") from None
+        if not 0 <= index < n:
+            raise IllegalActionError(f"action {index} is out of range; expected an int in "
+                                     f"0..{n - 1}")
+        return index
+
     def render(self) -> str | None:
         """Return the table as text (``"ansi"``) or print it (``"human"``)."""
         if self.render_mode is None:
@@ -287,6 +332,18 @@ def env(illegal_reward: float = -1.0, **kwargs: Any) -> AECEnv:
     """
     e = raw_env(**kwargs)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = _CheckedActions(e)
     e = wrappers.OrderEnforcingWrapper(e)
     return e
+
+
+class _CheckedActions(BaseWrapper):
+    """Refuse a malformed action before the illegal-move wrapper reads the mask with it.
+
+    It takes the place of PettingZoo's bounds wrapper, whose check is an assert (gone under
+    ``python -O``, after which a bool or an out-of-range action reaches the mask as an index):
+    ``raw_env.check_action`` raises a clear ``IllegalActionError`` instead.
+    """
+
+    def step(self, action: Any) -> None:
+        self.env.step(self.env.unwrapped.check_action(action))

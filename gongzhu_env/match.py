@@ -15,7 +15,9 @@ of the match.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import difflib
+import warnings
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -23,7 +25,8 @@ from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules, count_word
 from gongzhu_env.view import MatchContext, PlayerView
 
-__all__ = ["DEFAULT_MAX_HANDS", "EPISODES", "Match", "check_episode", "match_result"]
+__all__ = ["DEFAULT_MAX_HANDS", "EPISODES", "RESET_OPTIONS", "Match", "check_episode",
+           "match_result", "reset_hands"]
 
 DEFAULT_MAX_HANDS = 100
 """A safety cap: with positive heart tables nobody may ever fall to the threshold."""
@@ -38,6 +41,39 @@ def check_episode(episode: object, max_hands: object) -> None:
         raise ValueError(f"episode must be one of {EPISODES}; got {episode!r}")
     if type(max_hands) is not int or max_hands < 1:
         raise ValueError(f"max_hands must be a positive int; got {max_hands!r}")
+
+
+RESET_OPTIONS = ("hands",)
+"""The keys ``reset(options=...)`` understands."""
+
+
+def reset_hands(options: object, rules: Rules) -> list[list[int]] | None:
+    """Check ``reset``'s options and return the deal they give (``None``: deal at random).
+
+    A misspelt key (``{"hand": ...}``) is refused with the known ones, so that a typo is not
+    silently a random deal; any other unknown key is ignored with a warning naming it. A
+    given deal is checked here, before any state changes.
+    """
+    if options is None:
+        return None
+    if not isinstance(options, Mapping):
+        raise TypeError(f"reset options must be a dict such as {{'hands': [...]}} or None; "
+                        f"got {type(options).__name__} {options!r}")
+    unknown = sorted(str(k) for k in options if k not in RESET_OPTIONS)
+    typos = [k for k in unknown if difflib.get_close_matches(k.lower(), RESET_OPTIONS, cutoff=0.6)]
+    if typos:
+        raise ValueError(f"unknown reset option(s) {typos}; known options: "
+                         f"{list(RESET_OPTIONS)} (did you mean 'hands'?)")
+    if unknown:
+        # Not refused: PettingZoo's API test resets with an arbitrary option to check that
+        # reset takes the argument. A key that is no misspelling of a known one is named.
+        warnings.warn(f"reset ignores unknown option(s) {unknown}; known options: "
+                      f"{list(RESET_OPTIONS)}", stacklevel=3)
+    hands = options.get("hands")
+    if hands is None:
+        return None
+    Game.from_hands(hands, rules)  # raises, naming what is wrong with the deal
+    return hands
 
 
 def match_result(cumulative: Sequence[int], rules: Rules

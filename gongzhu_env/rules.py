@@ -450,6 +450,8 @@ _CONFLICTS: tuple[tuple[tuple[str, Any], tuple[str, Any], str], ...] = (
     (("strict_exposure", True), ("declaration", "none"), "there is no exposed card"),
     (("double_pig", True), ("team_play", True),
      "double pig ranks individual cumulative scores, team play ranks teams"),
+    (("double_pig", True), ("pig_sheep_team", True),
+     "double pig ranks individual cumulative scores, the pig-sheep team plays as teams"),
     (("settlement", "yuanbao"), ("team_play", True),
      "coin rooms settle each seat's own score against the top scorer's"),
     (("settlement", "yuanbao"), ("pig_sheep_team", True),

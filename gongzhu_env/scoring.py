@@ -7,8 +7,11 @@ provisional scores and the tests all call it (or ``score_masks``, its bitmask fo
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
+
+import numpy as np
 
 from gongzhu_env.cards import (
     C10,
@@ -19,8 +22,10 @@ from gongzhu_env.cards import (
     NUM_RANKS,
     SCORING_MASK,
     SQ,
-    mask_of,
+    card_str,
     multiset_masks,
+    parse_card,
+    parse_cards,
 )
 from gongzhu_env.rules import Rules, count_word
 
@@ -184,16 +189,62 @@ def score_two_decks(taken: tuple[int, int], exposed: tuple[int, int]) -> int:
     return subtotal
 
 
-def _multiset(cards: Iterable[int], what: str) -> tuple[int, int]:
-    """Check a two-deck card list (indices 0..51, at most two copies) and return its masks."""
-    cards = list(cards)
-    for c in cards:
-        if type(c) is not int or not 0 <= c < NUM_CARDS:
-            raise ValueError(f"{what}: {c!r} is not a card index 0..51")
+def _card_list(cards: Iterable[int | str] | str, what: str) -> list[int]:
+    """Read a list of cards given as indices (Python or numpy ints) or text.
+
+    Text is a card each (``"SQ"``) or one string of cards (``"SQ H6"``); anything else is
+    refused, naming the argument and the bad entry.
+    """
+    if isinstance(cards, str):
+        try:
+            return parse_cards(cards)
+        except ValueError as e:
+            raise ValueError(f"{what}: {e}") from None
     try:
-        return multiset_masks(cards)
+        items = list(cards)
+    except TypeError:
+        raise TypeError(f"{what} must be a list of cards (indices 0..51 or text such as "
+                        f"'SQ'); got {cards!r}") from None
+    out = []
+    for c in items:
+        if isinstance(c, str):
+            try:
+                c = parse_card(c)
+            except ValueError as e:
+                raise ValueError(f"{what}: {e}") from None
+        elif isinstance(c, (bool, np.bool_)):
+            raise ValueError(f"{what}: {c!r} is a bool, not a card")
+        else:
+            try:
+                c = operator.index(c)
+            except TypeError:
+                raise ValueError(f"{what}: {c!r} is not a card (an index 0..51 or text such "
+                                 f"as 'SQ')") from None
+        if not 0 <= c < NUM_CARDS:
+            raise ValueError(f"{what}: {c} is not a card index 0..51")
+        out.append(c)
+    return out
+
+
+def _multiset(cards: Iterable[int | str] | str, what: str) -> tuple[int, int]:
+    """Check a two-deck card list (at most two copies of a card) and return its masks."""
+    try:
+        return multiset_masks(_card_list(cards, what))
     except ValueError as e:
+        if str(e).startswith(what):
+            raise
         raise ValueError(f"{what}: {e}") from None
+
+
+def _card_set(cards: Iterable[int | str] | str, what: str) -> int:
+    """Check a one-deck card list (each card once) and return its mask."""
+    mask = 0
+    for c in _card_list(cards, what):
+        if mask >> c & 1:
+            raise ValueError(f"{what}: card {card_str(c)} appears twice; one deck has one copy "
+                             f"of each card")
+        mask |= 1 << c
+    return mask
 
 
 def score_hand(captured: Iterable[int], exposed: Iterable[int] = (),
@@ -216,10 +267,12 @@ def score_hand(captured: Iterable[int], exposed: Iterable[int] = (),
     >>> score_hand(parse_cards("SQ SQ C10 C10"), parse_cards("SQ SQ C10 C10"), Rules(decks=2))
     -12800
     """
-    if rules is not None and rules.decks == 2:
+    rules = Rules.coerce(rules)
+    if rules.decks == 2:
         return score_two_decks(_multiset(captured, "captured"), _multiset(exposed, "exposed"))
-    return score_masks(mask_of(captured), mask_of(exposed), rules,
-                       own_exposed=mask_of(own_exposed), doubled=mask_of(first_drawn))
+    return score_masks(_card_set(captured, "captured"), _card_set(exposed, "exposed"), rules,
+                       own_exposed=_card_set(own_exposed, "own_exposed"),
+                       doubled=_card_set(first_drawn, "first_drawn"))
 
 
 def _round_half_away(x: float) -> int:
@@ -275,6 +328,18 @@ def check_reward_mode(mode: str, rules: Rules) -> None:
     if mode == "team" and not rules.has_teams:
         raise ValueError("reward_mode='team' needs team rules (team_play=True or "
                          "pig_sheep_team=True)")
+
+
+def check_reward_scale(scale: object) -> float:
+    """Return a reward scale as a float: a finite positive number (numpy scalars too).
+
+    An infinite scale would make every reward 0, and a bool is not a number here.
+    """
+    if isinstance(scale, (bool, np.bool_)) or not isinstance(scale, (int, float, np.integer,
+                                                                      np.floating)) \
+            or not math.isfinite(scale) or not scale > 0:
+        raise ValueError(f"reward_scale must be a finite positive number; got {scale!r}")
+    return float(scale)
 
 
 def _check_teams(teams: Sequence[Sequence[int]], seats: int) -> tuple[tuple[int, ...], ...]:
@@ -352,11 +417,18 @@ def settle(raw_scores: Sequence[int], rules: Rules | None = None,
     >>> settle([100, 0, -200, -200], Rules(settlement="yuanbao", settlement_multiplier=1))
     [700, -100, -300, -300]
     """
-    rules = rules or Rules()
+    rules = Rules.coerce(rules)
     n = rules.players
-    if isinstance(raw_scores, (str, bytes)) or len(raw_scores) != n:
+    if isinstance(raw_scores, (str, bytes)) or not isinstance(raw_scores, Sequence | np.ndarray) \
+            or len(raw_scores) != n:
         raise ValueError(f"settle needs {count_word(n)} raw scores, one per seat "
                          f"(players={n}); got {raw_scores!r}")
+    for s in raw_scores:
+        if isinstance(s, (bool, np.bool_)) or not isinstance(s, (int, float, np.integer,
+                                                                  np.floating)) \
+                or not math.isfinite(s):
+            raise ValueError(f"settle: raw scores must be finite numbers; got {s!r} in "
+                             f"{list(raw_scores)!r}")
     if rules.has_teams:
         if teams is None:
             if rules.pig_sheep_team:

@@ -512,7 +512,10 @@ class PlayerView(SeatView):
         rules = game.rules
         n = rules.players
         if type(seat) is not int or not 0 <= seat < n:
-            raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
+            if isinstance(seat, np.integer) and 0 <= seat < n:
+                seat = int(seat)
+            else:
+                raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
         v = cls.__new__(cls)
         v.seat = seat
         v.rules = rules

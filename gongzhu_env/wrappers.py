@@ -84,11 +84,11 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from gongzhu_env.engine import Game
-from gongzhu_env.match import DEFAULT_MAX_HANDS, Match, check_episode
+from gongzhu_env.engine import Game, seat_index
+from gongzhu_env.match import DEFAULT_MAX_HANDS, Match, check_episode, reset_hands
 from gongzhu_env.players import Player, play_match_turns, play_turns, start_hand
 from gongzhu_env.rules import Rules
-from gongzhu_env.scoring import REWARD_MODES, check_reward_mode, hand_results
+from gongzhu_env.scoring import REWARD_MODES, check_reward_mode, check_reward_scale, hand_results
 from gongzhu_env.view import PlayerView, obs_size
 
 OpponentLike = Any  # a spec string, an ``agents.base.Agent`` or a callable view -> action
@@ -165,13 +165,10 @@ class SingleSeatEnv(gym.Env):
         self.max_hands = max_hands
         self.match: Match | None = None
         check_reward_mode(reward_mode, self.rules)
-        if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) \
-                or not reward_scale > 0:
-            raise ValueError(f"reward_scale must be a positive number; got {reward_scale!r}")
+        reward_scale = check_reward_scale(reward_scale)
         n = self.rules.players
-        if seat is not None and (type(seat) is not int or not 0 <= seat < n):
-            raise ValueError(f"seat must be 0..{n - 1} or None (random each episode); got "
-                             f"{seat!r}")
+        if seat is not None:
+            seat = seat_index(seat, n, "seat (or None: random each episode)")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
                              f"None; got {render_mode!r}")
@@ -213,10 +210,13 @@ class SingleSeatEnv(gym.Env):
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        """Deal, seat everyone, and play the opponents up to the learner's first turn."""
+        """Deal, seat everyone, and play the opponents up to the learner's first turn.
+
+        The options and a given deal are checked before the generator is reseeded.
+        """
+        hands = reset_hands(options, self.rules)
         super().reset(seed=seed)
         rng = self.np_random
-        hands = (options or {}).get("hands")
         if self.episode == "match":
             self.match = Match(self.rules, rng=rng, hands=hands, max_hands=self.max_hands)
             self.game = self.match.game
