@@ -561,7 +561,7 @@ def _in_episode(view: PlayerView, match: bool) -> PlayerView:
         return view
     v = copy.copy(view)
     if match:
-        v.match_scores, v.hand_number, v.match_result = (0, 0, 0, 0), 0, None
+        v.match_scores, v.hand_number, v.match_result = (0,) * view.rules.players, 0, None
     else:
         v.match_scores, v.hand_number, v.match_result = None, 0, None
     return v
