@@ -32,6 +32,12 @@ the one-deck ones, ``unseen`` is the share of ``c``'s two copies in other hands,
 counts are divided by twice as many copies, and a trick led with a pair counts plays, not
 cards, to know who plays last. An identical card already in the trick beats ``c`` (the
 earlier of equal plays wins), which the one-deck comparison already says.
+
+Table sizes: ``CardFeatures(players=n)`` reads the observation of an ``n``-seat table (its
+per-seat blocks have ``n`` rows) and gives the same ten blocks of 52. A card the smaller deck
+leaves out (``Rules(players=n).deck_mask``) is never unseen, and "we play last" means ``n - 1``
+seats have played. The rank counts keep their divisors (12 and 13, a full suit), so a value
+means the same number of cards at every table size. Two decks are four seats only.
 """
 
 from __future__ import annotations
@@ -63,6 +69,27 @@ def _block_slices(rules: Rules) -> dict[str, slice]:
 
 # The two-deck blocks come first after the one-deck ones in every two-deck layout.
 _TWICE = _block_slices(Rules(decks=2))
+_SEAT_SLICES: dict[int, dict[str, slice]] = {4: dict(SLICES)}
+
+
+def seat_slices(players: int = 4) -> dict[str, slice]:
+    """Return where the base blocks lie at a one-deck table of ``players`` seats (memoised).
+
+    Raises ``ValueError`` naming the allowed sizes for a table size the rules do not have.
+    """
+    out = _SEAT_SLICES.get(players)
+    if out is None:
+        if type(players) is not int or not 3 <= players <= 8:
+            raise ValueError(f"card features are defined for tables of 3 to 8 seats; got "
+                             f"players={players!r}")
+        out = _SEAT_SLICES[players] = _block_slices(Rules(players=players))
+    return out
+
+
+def deck_row(players: int = 4) -> torch.Tensor:
+    """``(52,)``: 1 for each card in play at a one-deck table of ``players`` seats."""
+    deck = Rules(players=players).deck_mask
+    return torch.tensor([float(deck >> c & 1) for c in range(NUM_CARDS)])
 
 
 def _suit_matrices() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -80,33 +107,55 @@ def _suit_matrices() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     return above, below, same
 
 
-def unseen_cards(obs: torch.Tensor) -> torch.Tensor:
-    """``(batch, 52)``: 1 for each card in another seat's hand (neither ours nor played)."""
+def unseen_cards(obs: torch.Tensor, players: int = 4,
+                 deck: torch.Tensor | None = None) -> torch.Tensor:
+    """``(batch, 52)``: 1 for each card in another seat's hand (neither ours nor played).
+
+    ``players``: the table size the observation is of. Away from four seats the cards left out
+    of the deck are in nobody's hand; ``deck`` (``deck_row(players)``) may be passed to save
+    building it.
+    """
     b = obs.shape[0]
-    hand = obs[:, SLICES["hand"]]
-    played = obs[:, SLICES["played"]].reshape(b, 4, NUM_CARDS).sum(1)
-    in_trick = obs[:, SLICES["trick_cards"]].reshape(b, 4, NUM_CARDS).sum(1)
-    return (1.0 - hand - torch.clamp(played + in_trick, max=1.0)).clamp(0.0, 1.0)
+    sl = seat_slices(players)
+    hand = obs[:, sl["hand"]]
+    played = obs[:, sl["played"]].reshape(b, players, NUM_CARDS).sum(1)
+    in_trick = obs[:, sl["trick_cards"]].reshape(b, players, NUM_CARDS).sum(1)
+    unseen = (1.0 - hand - torch.clamp(played + in_trick, max=1.0)).clamp(0.0, 1.0)
+    if players == 4:
+        return unseen
+    return unseen * (deck_row(players).to(obs) if deck is None else deck)
 
 
 class CardFeatures(nn.Module):
-    """Map observations ``(batch, >= 600)`` to ``(batch, NUM_FEATURES)`` per-card features."""
+    """Map observations to ``(batch, NUM_FEATURES)`` per-card features.
 
-    def __init__(self, two_decks: bool = False) -> None:
+    The observations are those of a table of ``players`` seats (at least ``obs_size`` of that
+    table's rules wide: 600 at four seats); ``two_decks`` only at four.
+    """
+
+    def __init__(self, two_decks: bool = False, players: int = 4) -> None:
         super().__init__()
         self.two_decks = bool(two_decks)
+        if self.two_decks and players != 4:
+            raise ValueError(f"two-deck card features are for four seats (two decks are played "
+                             f"by four); got players={players!r}")
+        self.slices = seat_slices(players)
+        self.players = players
         self.copies = 2.0 if self.two_decks else 1.0
         above, below, same = _suit_matrices()
         # Constant tables, not weights: kept out of the state dict (persistent=False).
         self.register_buffer("above", above, persistent=False)
         self.register_buffer("below", below, persistent=False)
         self.register_buffer("same", same, persistent=False)
+        self.register_buffer("deck", deck_row(players), persistent=False)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         """Compute every feature block (see the module docstring) for a batch."""
         b = obs.shape[0]
-        hand = obs[:, SLICES["hand"]]
-        trick = obs[:, SLICES["trick_cards"]].reshape(b, 4, NUM_CARDS)
+        n = self.players
+        sl = self.slices
+        hand = obs[:, sl["hand"]]
+        trick = obs[:, sl["trick_cards"]].reshape(b, n, NUM_CARDS)
         plays_per_seat: torch.Tensor | float = 1.0
         if self.two_decks:
             hand = hand + obs[:, _TWICE["hand_twice"]]
@@ -114,7 +163,7 @@ class CardFeatures(nn.Module):
             plays_per_seat = 1.0 + obs[:, _TWICE["pair_lead"]]
             unseen = unseen_copies(obs)
         else:
-            unseen = unseen_cards(obs)
+            unseen = unseen_cards(obs, n, self.deck)
         copies = self.copies
         in_trick = trick.sum(1)
         higher_unseen = unseen @ self.above
@@ -123,7 +172,7 @@ class CardFeatures(nn.Module):
         suit_unseen = unseen @ self.same
         top_unseen = (higher_unseen < 0.5).float()
         # The led card is the trick leader's card; its suit is the suit every card follows.
-        leader = obs[:, SLICES["trick_leader"]]
+        leader = obs[:, sl["trick_leader"]]
         led = torch.einsum("br,brc->bc", leader, trick)
         led_suit = led.reshape(b, _SUITS, NUM_RANKS).sum(-1).clamp(max=1.0)
         follows = led_suit.repeat_interleave(NUM_RANKS, dim=1)
@@ -131,9 +180,9 @@ class CardFeatures(nn.Module):
         wins_now = follows * (1.0 - present) * ((present @ self.above) < 0.5).float()
         # Seats that have played to the trick (a seat plays two cards to a pair lead).
         n_played = in_trick.sum(1, keepdim=True) / plays_per_seat
-        last = (n_played > 2.5).float()
+        last = (n_played > n - 1.5).float()  # every other seat has played
         wins_surely = wins_now * torch.clamp(last + top_unseen, max=1.0)
-        to_play = obs[:, SLICES["to_move"]][:, :1] * obs[:, SLICES["phase"]][:, 1:2]
+        to_play = obs[:, sl["to_move"]][:, :1] * obs[:, sl["phase"]][:, 1:2]
         leading = (n_played < 0.5).float() * to_play
         leads_top = leading * top_unseen * hand
         leads_top = leads_top.clamp(max=1.0)
@@ -155,4 +204,5 @@ def unseen_copies(obs: torch.Tensor) -> torch.Tensor:
     return (2.0 - held - played).clamp(0.0, 2.0)
 
 
-__all__ = ["CardFeatures", "FEATURE_NAMES", "NUM_FEATURES", "unseen_cards", "unseen_copies"]
+__all__ = ["CardFeatures", "FEATURE_NAMES", "NUM_FEATURES", "deck_row", "seat_slices",
+           "unseen_cards", "unseen_copies"]

@@ -51,6 +51,26 @@ Two decks: at a two-deck table it plays the pair-aware rules of ``agents.expert_
 All hearts / slam: it defends (takes a heart to break an opponent who has every heart so far)
 and goes for it when it already holds every heart taken so far, has taken many of them and
 commands the remaining ones.
+
+Table sizes (3 to 8 seats, ``rules.players``). The heuristics were tuned at four seats and
+read the same everywhere else, with these generalisations (judgement calls, not measured):
+
+* "last to play" means every other seat has already played to the trick (``n - 1`` cards on
+  the table), and "seats still to play" are the next ``n - 1 - len(trick)`` seats in turn;
+* an opponent's gain costs it ``1 / (n - 1)`` of that gain (the zero-sum settlement at ``n``
+  seats pays each seat its score minus the others' mean); with teams of two at six or eight
+  seats an opposing team's gain costs ``1 / (teams - 1)`` of it (own team minus the mean of
+  the others);
+* the suit-length thresholds of the declaration (5 spades, 3 diamonds, 5 clubs with 3 below
+  the ten, 4 spades with both cages) scale with the hand: ``length * hand_size / 13``,
+  rounded, at least 1 (a 13-card hand is the reference: 5 of 17 cards is barely long, 3 of
+  8 is long);
+* "an early round of a suit" lasts while at most ``n`` cards of it are out (one round at
+  four seats);
+* unseen cards are the cards still in play (``rules.deck_mask``), so the cards a smaller
+  deck leaves out are never counted as possibly out.
+
+At four seats every threshold and weight is the one above and every decision is unchanged.
 """
 
 from __future__ import annotations
@@ -121,21 +141,37 @@ def _rank(c: int) -> int:
 
 
 # ---------------------------------------------------------------------- declaration
-def expert_declare(hand: int, legal: int) -> int:
-    """Exposure decision for one declaration step: a card to expose, or DONE."""
+def suit_length(length: float, hand_size: int = 13) -> float:
+    """Scale a suit-length threshold tuned for 13-card hands to hands of ``hand_size`` cards.
+
+    Rounded to a whole card and at least one; 13 cards leave it as it is.
+    """
+    if hand_size == 13:
+        return length
+    return max(1, round(length * hand_size / 13))
+
+
+def expert_declare(hand: int, legal: int, hand_size: int = 13) -> int:
+    """Exposure decision for one declaration step: a card to expose, or DONE.
+
+    ``hand_size`` is the number of cards dealt to each seat (``rules.hand_size``); the suit
+    lengths the rules ask for scale with it (``suit_length``).
+    """
     spades = (hand & SPADES).bit_count()
     diamonds = (hand & DIAMONDS).bit_count()
     if legal & SQ_BIT:
         cages = hand & PIG_CAGES
-        if (cages and spades >= TUNING["sq_expose_len"]) or (cages == PIG_CAGES and spades >= 4):
+        if (cages and spades >= suit_length(TUNING["sq_expose_len"], hand_size)) \
+                or (cages == PIG_CAGES and spades >= suit_length(4, hand_size)):
             return SQ
     if legal & DJ_BIT and (hand & SHEEP_CAGES).bit_count() >= TUNING["dj_cages"] \
-            and diamonds >= TUNING["dj_len"]:
+            and diamonds >= suit_length(TUNING["dj_len"], hand_size):
         return DJ
     if TUNING["c10_expose"] and legal & C10_BIT:
         clubs = hand & CLUBS
         # Strong: long clubs with the transformer low among them and no big hearts to take.
-        if clubs.bit_count() >= 5 and (clubs & below(C10)).bit_count() >= 3 \
+        if clubs.bit_count() >= suit_length(5, hand_size) \
+                and (clubs & below(C10)).bit_count() >= suit_length(3, hand_size) \
                 and not hand & HEARTS & above(HA - 5):
             return C10
     if legal & HA_BIT and (hand & HEARTS) == HA_BIT:
@@ -150,8 +186,9 @@ def expert_declare(hand: int, legal: int) -> int:
 def _outcome_value(s: Situation, winner: int, cards: int) -> float:
     """Relative value for the seat to move of ``winner`` taking ``cards``.
 
-    Alone, its own gain counts fully and another seat's against it by a third (the zero-sum
-    settlement); in team play, its team's gains count for it and the other team's against it.
+    Alone, its own gain counts fully and another seat's against it by ``1 / (n - 1)`` (a
+    third at four seats: the zero-sum settlement); in team play, its team's gains count for it
+    and another team's against it (divided by the number of other teams, one at four seats).
     """
     pts = cards & SCORING_MASK
     if not pts:
@@ -163,10 +200,15 @@ def _outcome_value(s: Situation, winner: int, cards: int) -> float:
         if owner >= 0 and owner != s.seat and pts & HEARTS:
             v += TUNING["break_bonus"] * (s.captured[owner] & HEARTS).bit_count() / 13
         return v
+    n = s.seats
     if s.partners:
         # Team play: a partner's gain is ours, an opponent's is the team's loss.
-        return float(gain) if winner in s.partners else -float(gain)
-    return -gain / 3.0
+        if winner in s.partners:
+            return float(gain)
+        if n == 4:
+            return -float(gain)
+        return -float(gain) / (n // 2 - 1)  # fixed pairs: n / 2 teams
+    return -gain / 3.0 if n == 4 else -gain / (n - 1)
 
 
 def _shooting(s: Situation) -> bool:
@@ -233,8 +275,8 @@ def _follow_last(s: Situation, follow: int, best_seat: int, best: int) -> int:
 def _follow(s: Situation, follow: int) -> int:
     trick = s.trick
     pos, best = trick_lead(trick)
-    best_seat = (s.leader + pos) & 3
-    if len(trick) == 3:
+    best_seat = (s.leader + pos) % s.seats
+    if len(trick) == s.seats - 1:
         return _follow_last(s, follow, best_seat, best)
     suit = best // 13
     lose = follow & ((1 << best) - 1)
@@ -296,7 +338,9 @@ def _follow(s: Situation, follow: int) -> int:
         safe = follow & ~(SQ_BIT | C10_BIT | DJ_BIT)
         return highest(safe or follow)
     if TUNING["early_high"] and not pts and not _later_void(s, suit) and suit != 2:
-        early = (s.played & SUIT_MASKS[suit]).bit_count() <= TUNING["early_limit"]
+        # One round of the suit at four seats; a round is ``n`` cards at ``n`` seats.
+        limit = TUNING["early_limit"] if s.seats == 4 else TUNING["early_limit"] * s.seats / 4
+        early = (s.played & SUIT_MASKS[suit]).bit_count() <= limit
         if early:
             safe = follow & ~(SQ_BIT | C10_BIT | DJ_BIT)
             if suit == 3 and s.unseen & SQ_BIT:
@@ -307,10 +351,17 @@ def _follow(s: Situation, follow: int) -> int:
 
 
 def _others_voids(s: Situation) -> int:
+    """Suits (bit per suit) that at least one other seat has shown to be out of."""
     v = s.voids
     me = s.seat
-    return (v[0] if me else 0) | (v[1] if me != 1 else 0) | (v[2] if me != 2 else 0) \
-        | (v[3] if me != 3 else 0)
+    if s.seats == 4:
+        return (v[0] if me else 0) | (v[1] if me != 1 else 0) | (v[2] if me != 2 else 0) \
+            | (v[3] if me != 3 else 0)
+    out = 0
+    for seat, m in enumerate(v):
+        if seat != me:
+            out |= m
+    return out
 
 
 def _trick_mask(s: Situation) -> int:
@@ -324,7 +375,7 @@ def _trick_mask(s: Situation) -> int:
 def _discard(s: Situation, legal: int) -> int:
     trick = s.trick
     pos, best = trick_lead(trick)
-    winner = (s.leader + pos) & 3
+    winner = (s.leader + pos) % s.seats
     pts = _trick_mask(s) & SCORING_MASK
     owner = s.hearts_all_with()
     feeding_run = owner >= 0 and owner != s.seat and owner == winner and \
@@ -454,5 +505,5 @@ class ExpertAgent(Agent):
                 return expert_declare_two_decks(view)
             return expert_play_two_decks(TwoDeckSituation.from_view(view))
         if view.phase == "declare":
-            return expert_declare(view.hand_mask, view.legal_mask)
+            return expert_declare(view.hand_mask, view.legal_mask, view.rules.hand_size)
         return expert_play(Situation.from_view(view))

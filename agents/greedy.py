@@ -13,7 +13,9 @@ Strategy, trick by trick, looking at nothing but the trick in progress:
   doubler to a trick with +100 in it would be a gift), then its highest card by rank (high cards
   win tricks later), keeping the sheep DJ for last.
 
-It counts no cards and has no memory; it is the yardstick the ``expert`` must beat. At a
+It counts no cards and has no memory; it is the yardstick the ``expert`` must beat. It reads
+nothing but the trick in progress, so it plays the same rules at every table size (3 to 8
+seats). At a
 two-deck table it plays the pair-aware version of these rules (``agents.greedy_two_decks``).
 """
 

@@ -11,9 +11,14 @@ Nothing here decides legality or scores a hand: legal actions always come from t
 (``legal_mask``) and values from ``gongzhu_env.scoring.score_masks``. What is computed here is
 *knowledge*: which cards are still out, who may hold them, which card currently leads a trick.
 
-``sample_hands`` deals the unseen cards to the other three seats at random, consistently with
+``sample_hands`` deals the unseen cards to the other seats at random, consistently with
 everything public: hand sizes, shown voids and exposed cards not yet played (an exposed card is
 known to sit in its exposer's hand until it is played).
+
+Table sizes: everything here reads the number of seats from the rules (``rules.players``, 3 to
+8), the hand size from ``rules.hand_size`` and the cards in play from ``rules.deck_mask``, so a
+card taken out of the deck at a table of five (D2, C2) is never "unseen" and is never dealt to
+anyone. At four seats the masks are the full deck's and every result is what it always was.
 
 The two-deck game (every card twice, pair leads) has its own snapshot and sampler in
 ``agents.two_deck_knowledge`` (``TwoDeckSituation``, ``sample_two_deck_world``); this module is
@@ -91,14 +96,18 @@ def trick_lead(trick: tuple[int, ...] | list[int]) -> tuple[int, int]:
 class Situation:
     """What the seat to move knows, as integer masks (see the module docstring).
 
-    ``played`` includes the cards of the trick in progress; ``unseen`` is every card neither in
-    the hand nor played, i.e. the cards the other three seats hold between them.
+    ``played`` includes the cards of the trick in progress; ``unseen`` is every card in play
+    neither in the hand nor played, i.e. the cards the other seats hold between them (a card
+    removed from the deck at another table size is not one of them). ``seats`` is the table
+    size.
     """
 
     __slots__ = ("seat", "rules", "hand", "legal", "trick", "leader", "played", "played_by",
-                 "voids", "exposed", "exposed_by", "captured", "n_tricks", "unseen", "partners")
+                 "voids", "exposed", "exposed_by", "captured", "n_tricks", "unseen", "partners",
+                 "seats")
 
     seat: int
+    seats: int
     rules: Rules
     hand: int
     legal: int
@@ -150,13 +159,23 @@ class Situation:
         s.trick = trick
         s.leader = leader
         s.played_by = played_by
-        s.played = played = played_by[0] | played_by[1] | played_by[2] | played_by[3]
         s.voids = voids
         s.exposed_by = exposed_by
-        s.exposed = exposed_by[0] | exposed_by[1] | exposed_by[2] | exposed_by[3]
+        n = s.seats = len(played_by)
+        if n == 4:  # the common table, unrolled: this runs at every rollout step
+            s.played = played = played_by[0] | played_by[1] | played_by[2] | played_by[3]
+            s.exposed = exposed_by[0] | exposed_by[1] | exposed_by[2] | exposed_by[3]
+            s.unseen = FULL_DECK & ~hand & ~played
+        else:
+            played = exposed = 0
+            for m in played_by:
+                played |= m
+            for m in exposed_by:
+                exposed |= m
+            s.played, s.exposed = played, exposed
+            s.unseen = deck_of(rules) & ~hand & ~played
         s.captured = captured
         s.n_tricks = n_tricks
-        s.unseen = FULL_DECK & ~hand & ~played
         s.partners = partners
         return s
 
@@ -173,7 +192,7 @@ class Situation:
     def hearts_all_with(self) -> int:
         """Return the seat that has taken every heart taken so far (at least one), else -1."""
         owner = -1
-        for s in range(4):
+        for s in range(len(self.captured)):
             if self.captured[s] & HEARTS:
                 if owner >= 0:
                     return -1
@@ -181,22 +200,48 @@ class Situation:
         return owner
 
     def seats_after(self) -> list[int]:
-        """Return the seats still to play to the trick in progress after the seat to move."""
-        n = len(self.trick)
-        return [(self.seat + k) & 3 for k in range(1, 4 - n)]
+        """Return the seats still to play to the trick in progress after the seat to move.
+
+        A trick has one card per seat, so at a table of ``n`` these are the next
+        ``n - 1 - len(trick)`` seats in turn order.
+        """
+        n = self.seats
+        return [(self.seat + k) % n for k in range(1, n - len(self.trick))]
+
+    def last_to_play(self) -> bool:
+        """Whether the seat to move plays the trick's last card (every other seat has played)."""
+        return len(self.trick) == self.seats - 1
 
 
-def hand_sizes(played_by: tuple[int, ...] | list[int]) -> list[int]:
-    """Cards left in each seat's hand: thirteen minus what it has played."""
-    return [13 - m.bit_count() for m in played_by]
+_DECKS: dict[tuple[int, int], int] = {}
+
+
+def deck_of(rules: Rules) -> int:
+    """Mask of the cards in play at a one-deck table of ``rules`` (``rules.deck_mask``).
+
+    Memoised by deck count and table size: the rule agents read it at every decision and
+    ``deck_mask`` is computed, not stored.
+    """
+    key = (rules.decks, rules.players)
+    deck = _DECKS.get(key)
+    if deck is None:
+        deck = _DECKS[key] = rules.deck_mask
+    return deck
+
+
+def hand_sizes(played_by: tuple[int, ...] | list[int], hand_size: int = 13) -> list[int]:
+    """Cards left in each seat's hand: the cards dealt (``hand_size``) minus those played."""
+    return [hand_size - m.bit_count() for m in played_by]
 
 
 def sample_hands(view: PlayerView, rng: np.random.Generator, tries: int = 4) -> list[int]:
     """Deal the unseen cards to the other seats consistently with the public facts.
 
-    Returns four hand masks (the observer's own hand as it is). Constraints: each other seat
-    gets exactly as many cards as it still holds, never a card of a suit it has shown to be out
-    of, and every exposed, unplayed card stays with its exposer.
+    Returns one hand mask per seat (the observer's own hand as it is). Constraints: each other
+    seat gets exactly as many cards as it still holds (``rules.hand_size`` minus what it has
+    played), never a card of a suit it has shown to be out of, and every exposed, unplayed card
+    stays with its exposer. Only cards in play are dealt: a card removed from the deck at
+    another table size (``rules.deck_mask``) goes to nobody.
 
     The fast path places cards most constrained first, each to a random seat with room
     (weighted by the room left); it can reach a dead end when voids and hand sizes are tight.
@@ -205,17 +250,23 @@ def sample_hands(view: PlayerView, rng: np.random.Generator, tries: int = 4) -> 
     on a consistent view and never bends a constraint.
     """
     me = view.seat
-    sizes = hand_sizes(view.played_masks)
-    unseen = FULL_DECK & ~view.hand_mask & ~view.played_mask
+    rules = view.rules
+    n = rules.players
+    seats = range(n)
+    sizes = hand_sizes(view.played_masks, rules.hand_size)
+    unseen = deck_of(rules) & ~view.hand_mask & ~view.played_mask
     # Exposed cards still in play sit with their exposer.
-    fixed = [0, 0, 0, 0]
-    for seat in range(4):
+    fixed = [0] * n
+    for seat in seats:
         if seat != me:
             fixed[seat] = view.exposed_masks[seat] & EXPOSABLE_MASK & unseen
-    free = unseen & ~(fixed[0] | fixed[1] | fixed[2] | fixed[3])
-    room0 = [0 if seat == me else sizes[seat] - fixed[seat].bit_count() for seat in range(4)]
+    placed = 0
+    for m in fixed:
+        placed |= m
+    free = unseen & ~placed
+    room0 = [0 if seat == me else sizes[seat] - fixed[seat].bit_count() for seat in seats]
     # allowed[suit]: bit mask of the other seats that may hold a card of that suit.
-    allowed = [sum(1 << seat for seat in range(4)
+    allowed = [sum(1 << seat for seat in seats
                    if seat != me and not view.void_masks[seat] >> suit & 1)
                for suit in range(4)]
     cards = []
@@ -225,7 +276,7 @@ def sample_hands(view: PlayerView, rng: np.random.Generator, tries: int = 4) -> 
         m ^= b
         c = b.bit_length() - 1
         cards.append((allowed[c // 13].bit_count(), c))
-    n = len(cards)
+    count = len(cards)
     for _ in range(tries):
         out = _sample_fast(cards, allowed, room0, fixed, rng)
         if out is not None:
@@ -233,13 +284,14 @@ def sample_hands(view: PlayerView, rng: np.random.Generator, tries: int = 4) -> 
             return out
     out = _sample_exact([c for _, c in cards], allowed, room0, fixed, rng)
     out[me] = view.hand_mask
-    assert n == sum((out[t] & ~fixed[t]).bit_count() for t in range(4) if t != me)
+    assert count == sum((out[t] & ~fixed[t]).bit_count() for t in seats if t != me)
     return out
 
 
 def _sample_fast(cards: list[tuple[int, int]], allowed: list[int], room0: list[int],
                  fixed: list[int], rng: np.random.Generator) -> list[int] | None:
     n = len(cards)
+    seats = range(len(room0))
     ties = rng.random(n).tolist()
     draws = rng.random(n).tolist()
     order = sorted(range(n), key=lambda i: (cards[i][0], ties[i]))
@@ -248,7 +300,7 @@ def _sample_fast(cards: list[tuple[int, int]], allowed: list[int], room0: list[i
     for j, i in enumerate(order):
         c = cards[i][1]
         ok = allowed[c // 13]
-        cand = [t for t in range(4) if ok >> t & 1 and room[t] > 0]
+        cand = [t for t in seats if ok >> t & 1 and room[t] > 0]
         if not cand:
             return None
         seat = cand[0]
@@ -268,10 +320,27 @@ def _sample_fast(cards: list[tuple[int, int]], allowed: list[int], room0: list[i
 
 
 def _feasible(counts: dict[int, int], room: list[int]) -> bool:
-    """Hall's condition: cards that only fit in a set of seats never outnumber its room."""
-    for subset in range(1, 16):
-        need = sum(k for kind, k in counts.items() if kind & ~subset == 0)
-        if need > sum(room[t] for t in range(4) if subset >> t & 1):
+    """Hall's condition: cards that only fit in a set of seats never outnumber its room.
+
+    A card's "kind" is the set of seats that may hold it (one per suit, so at most four kinds).
+    It is enough to check the unions of kinds: for any set of seats, the union of the kinds
+    inside it needs as many cards and has no more room. That is at most 15 sets whatever the
+    table size (checking every set of seats would be 255 at a table of eight).
+    """
+    kinds = list(counts)
+    for pick in range(1, 1 << len(kinds)):
+        union = 0
+        for i, kind in enumerate(kinds):
+            if pick >> i & 1:
+                union |= kind
+        need = sum(k for kind, k in counts.items() if kind & ~union == 0)
+        have = 0
+        t = 0
+        while union >> t:
+            if union >> t & 1:
+                have += room[t]
+            t += 1
+        if need > have:
             return False
     return True
 
@@ -285,13 +354,14 @@ def _sample_exact(cards: list[int], allowed: list[int], room0: list[int], fixed:
     if not _feasible(counts, room0):
         raise ValueError("the view is inconsistent: its unseen cards cannot be dealt to the "
                          "other seats under their hand sizes and shown voids")
+    seats = range(len(room0))
     room = room0[:]
     out = fixed[:]
     for i in rng.permutation(len(cards)).tolist():
         c = cards[i]
         kind = allowed[c // 13]
         counts[kind] -= 1
-        cand = [t for t in range(4) if kind >> t & 1 and room[t] > 0]
+        cand = [t for t in seats if kind >> t & 1 and room[t] > 0]
         weights = np.array([room[t] for t in cand], dtype=float)
         for j in rng.choice(len(cand), size=len(cand), replace=False, p=weights / weights.sum()):
             seat = cand[int(j)]

@@ -9,7 +9,7 @@ At each play decision with more than one legal card, the agent
    already played give that world's deal, and replaying the view's public action history through
    ``Game.replay`` brings it to the present (so every rule is the engine's);
 3. for every legal card, clones the world, plays the card and finishes the hand with a fast
-   rollout policy (``expert`` or ``greedy``) for all four seats (equivalent cards: same suit,
+   rollout policy (``expert`` or ``greedy``) for every seat (equivalent cards: same suit,
    not scoring, no unseen card between them, are searched once);
 4. plays the card with the best average outcome over the worlds. The same worlds are used for
    every card (common random numbers), so the comparison is between cards, not between deals.
@@ -17,9 +17,14 @@ At each play decision with more than one legal card, the agent
 The outcome is, by default, its score relative to the table (``objective="zero_sum"``: its raw
 score minus the others' average), which is what the duplicate arena and the online rooms measure;
 ``objective="raw"`` maximises its own raw score instead. In team play (``team_play``,
-``pig_sheep_team``) the zero-sum objective is its team's total minus the other team's. Ties go
-to the rollout policy's own choice for the real position. Declarations are delegated to the
-``expert``'s hand-shape rule.
+``pig_sheep_team``) the zero-sum objective is its team's total minus the other team's (the
+mean of the other teams' totals at a table of six or eight). Ties go to the rollout policy's
+own choice for the real position. Declarations are delegated to the ``expert``'s hand-shape
+rule.
+
+Table sizes 3 to 8 (``rules.players``): the worlds are deals of that many seats, each hand as
+long as its seat still holds, made of the unseen cards *in play* only (the cards the smaller
+deck leaves out are dealt to nobody), and the rollouts play that many seats.
 
 Two decks (``rules.decks == 2``): the same search over two-deck worlds
 (``agents.two_deck_knowledge.sample_two_deck_world``: unseen copies dealt under hand sizes,
@@ -70,16 +75,21 @@ def rollout(game: Game, policy: Callable[[Situation], int]) -> list[int]:
 def build_world(view: PlayerView, hands: list[int]) -> Game:
     """Build the engine game of one sampled world, brought to the present by replaying the view.
 
-    ``hands`` are the four current hand masks (the observer's own included). The world's deal
-    is each hand plus the cards that seat already played; the public action history replays on
-    it. The first trick's lead rule (C2 forced, or free for a later hand of a match) is not in
-    the view, so the forced-C2 reading is tried first and the free one if the history or the
-    legal actions of the present disagree with it.
+    ``hands`` are the current hand masks of every seat (the observer's own included). The
+    world's deal is each hand plus the cards that seat already played; the public action
+    history replays on it. The first trick's lead rule (the lead card, C2 at four seats, forced;
+    or a free lead for a later hand of a match) is not in the view, so the forced reading is
+    tried first and the free one if the history or the legal actions of the present disagree
+    with it.
     """
-    deal = [cards_of(hands[s] | view.played_masks[s]) for s in range(4)]
-    c2_holder = next(s for s in range(4) if (hands[s] | view.played_masks[s]) >> C2 & 1)
+    seats = range(view.rules.players)
+    if len(hands) != len(seats):
+        raise ValueError(f"build_world needs one hand per seat ({len(seats)}); got {len(hands)}")
+    deal = [cards_of(hands[s] | view.played_masks[s]) for s in seats]
+    lead = C2 if len(seats) == 4 else view.rules.lead_card
+    lead_holder = next(s for s in seats if (hands[s] | view.played_masks[s]) >> lead & 1)
     leaders: list[int | None] = [view.first_leader]
-    if c2_holder == view.first_leader:
+    if lead_holder == view.first_leader:
         leaders.insert(0, None)
     error: Exception | None = None
     for leader in leaders:
@@ -151,7 +161,7 @@ class PimcAgent(Agent):
         if view.rules.decks == 2:
             return self._act_two_decks(view)
         if view.phase == "declare":
-            return expert_declare(view.hand_mask, view.legal_mask)
+            return expert_declare(view.hand_mask, view.legal_mask, view.rules.hand_size)
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
@@ -167,6 +177,7 @@ class PimcAgent(Agent):
         me = view.seat
         zero_sum = self.objective == "zero_sum"
         team = (me, *situation.partners)
+        teams = len(view.teams) if view.teams else 0
         policy = self.policy
         totals = [0.0] * len(legal)
         for _ in range(self.worlds):
@@ -174,7 +185,7 @@ class PimcAgent(Agent):
             for i, a in enumerate(legal):
                 g = world.clone()
                 g.step(a)
-                totals[i] += objective(rollout(g, policy), me, team, zero_sum)
+                totals[i] += objective(rollout(g, policy), me, team, zero_sum, teams)
         best = max(totals)
         if totals[legal.index(default)] >= best - 1e-9:
             return default
@@ -227,18 +238,28 @@ class PimcAgent(Agent):
         return cands[totals.index(best)]
 
 
-def objective(scores: list[int], me: int, team: tuple[int, ...], zero_sum: bool) -> float:
+def objective(scores: list[int], me: int, team: tuple[int, ...], zero_sum: bool,
+              teams: int = 2) -> float:
     """Return what a rollout's raw scores are worth to seat ``me``.
 
-    ``raw``: its own score. Zero-sum: under team play its team's total minus the other team's,
-    else its score minus the others' mean.
+    ``raw``: its own score. Zero-sum: under team play its team's total minus the other teams'
+    mean (``teams`` is how many teams the table has: two at four seats, so the other team's
+    total; three or four pairs at six or eight seats), else its score minus the others' mean.
+    These follow the table's settlement, which pays each seat in proportion to them.
     """
     if not zero_sum:
         return scores[me]
-    total = scores[0] + scores[1] + scores[2] + scores[3]
+    n = len(scores)
+    if n == 4:
+        total = scores[0] + scores[1] + scores[2] + scores[3]
+        if len(team) > 1 and teams == 2:
+            return 2 * sum(scores[t] for t in team) - total
+    else:
+        total = sum(scores)
     if len(team) > 1:
-        return 2 * sum(scores[t] for t in team) - total
-    return scores[me] - (total - scores[me]) / 3
+        mine = sum(scores[t] for t in team)
+        return mine - (total - mine) / (teams - 1)
+    return scores[me] - (total - scores[me]) / (n - 1)
 
 
 def rollout_two_decks(game: Game, policy: Callable[[TwoDeckSituation], int]) -> list[int]:

@@ -12,8 +12,9 @@ kind           ``"q"``: the network outputs one value per action (Deep Monte-Car
                ``"logits"``: masked action logits (an actor of an actor-critic)
 state_dict     the network weights
 architecture   ``{"obs_size": int, "num_actions": int, "hidden": [int, ...],
-               "card_features": bool, "holder_features": bool}`` (a flag absent in older
-               files: false)
+               "card_features": bool, "holder_features": bool, "players": int}`` (a flag
+               absent in older files: false; ``players``, the table size the feature
+               builders read, is written for networks with features and absent: four)
 rules          ``Rules.to_dict()`` of the rule set the policy was trained for
 episode        ``"hand"`` (single hands) or ``"match"`` (whole matches, whose observation adds
                the match blocks); absent in older files: ``"hand"``
@@ -33,7 +34,9 @@ standard match policy 605, and a two-deck policy scores 105 actions. Given the t
 loading also checks the rule set; without them the agent takes the rules it was trained for and
 refuses, at ``reset``, a table whose rules differ. Either way ``PolicyLoadError`` names what
 differs, so a policy is never silently played under rules or an observation layout it was not
-trained for.
+trained for. The table size is one of the rules (``players``, RULES.md 6.14): a policy trained
+for ``n`` seats plays at tables of ``n`` seats only, and the error of a policy brought to a
+table of another size names both sizes first.
 
 Either kind is played the same way: encode the view, one forward pass, the highest-scoring
 legal action (``argmax`` over the legal mask). A match policy plays a lone hand as the first
@@ -57,10 +60,10 @@ from torch import nn
 
 from agents.base import Agent, AgentError
 from agents.card_features import NUM_FEATURES, CardFeatures
-from agents.holder_features import NUM_HOLDER_FEATURES, HolderFeatures
+from agents.holder_features import HolderFeatures, num_holder_features
 from agents.rule_features import MixedInput, rules_label
 from gongzhu_env.match import EPISODES
-from gongzhu_env.rules import Rules
+from gongzhu_env.rules import Rules, count_word
 from gongzhu_env.view import PlayerView, obs_size
 
 FORMAT = "gongzhu-policy"
@@ -92,11 +95,17 @@ class QNetwork(nn.Module):
     ``agents.card_features`` next to the observation, and ``holder_features=True`` the
     per-seat "who may hold each card" features of ``agents.holder_features`` (both computed,
     not learnt).
+
+    ``players`` is the table size of the observations, which the feature builders need to
+    find their blocks (a plain MLP reads any vector and ignores it). Left ``None`` with
+    features it is read off ``obs_size``: the observations of different table sizes do not
+    overlap in length (``seats_of_width``), so a trainer that only passes the width of its
+    rules' observation builds the right features. Given, it must fit ``obs_size``.
     """
 
     def __init__(self, obs_size: int | None = None, num_actions: int | None = None,
                  hidden: Sequence[int] = (512, 512, 256), card_features: bool = False,
-                 holder_features: bool = False) -> None:
+                 holder_features: bool = False, players: int | None = None) -> None:
         super().__init__()
         if not hidden or any(int(h) <= 0 for h in hidden):
             raise ValueError(f"hidden layer sizes must be positive integers; got {list(hidden)}")
@@ -110,11 +119,15 @@ class QNetwork(nn.Module):
         # The action count tells the game: two decks have pair leads (105 actions) and
         # their card features count copies.
         two_decks = self.num_actions == Rules(decks=2).num_actions
-        self.features = CardFeatures(two_decks) if self.card_features else None
-        self.holders = HolderFeatures() if self.holder_features else None
+        self.players = players
+        if self.card_features or self.holder_features:
+            self.players = _feature_seats(self.obs_size, players, two_decks)
+        seats = self.players or 4
+        self.features = CardFeatures(two_decks, seats) if self.card_features else None
+        self.holders = HolderFeatures(seats) if self.holder_features else None
         layers: list[nn.Module] = []
         width = (self.obs_size + (NUM_FEATURES if self.card_features else 0)
-                 + (NUM_HOLDER_FEATURES if self.holder_features else 0))
+                 + (num_holder_features(seats) if self.holder_features else 0))
         for h in self.hidden:
             layers += [nn.Linear(width, h), nn.ReLU()]
             width = h
@@ -129,13 +142,21 @@ class QNetwork(nn.Module):
         """
         return cls(arch["obs_size"], arch["num_actions"], arch["hidden"],
                    card_features=bool(arch.get("card_features", False)),
-                   holder_features=bool(arch.get("holder_features", False)))
+                   holder_features=bool(arch.get("holder_features", False)),
+                   players=arch.get("players"))
 
     def architecture(self) -> dict[str, Any]:
-        """Return the constructor arguments, as stored in a policy file."""
-        return {"obs_size": self.obs_size, "num_actions": self.num_actions,
+        """Return the constructor arguments, as stored in a policy file.
+
+        ``players`` only when it was given or the features needed it (a plain network of
+        an unknown table size has none).
+        """
+        arch = {"obs_size": self.obs_size, "num_actions": self.num_actions,
                 "hidden": list(self.hidden), "card_features": self.card_features,
                 "holder_features": self.holder_features}
+        if self.players is not None:
+            arch["players"] = self.players
+        return arch
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         """Scores of shape ``(batch, num_actions)``."""
@@ -147,6 +168,45 @@ class QNetwork(nn.Module):
         return self.net(torch.cat(parts, dim=1) if len(parts) > 1 else obs)
 
 
+
+
+def _base_width(players: int) -> int:
+    """Length of the base observation (no variant block) at a one-deck table of ``players``."""
+    return obs_size(Rules(players=players))
+
+
+def seats_of_width(width: int) -> int | None:
+    """Table size whose observations are ``width`` values long, or ``None`` if none fits.
+
+    A table of ``n`` seats encodes at least its base layout and less than the base layout of
+    ``n + 1`` seats: the variant blocks (a few per-seat rows, 56 for first-drawn exposure)
+    and a rules mix's rule features add far less than the 130-odd values one more seat adds.
+    """
+    sizes = list(range(3, 9))
+    for n in reversed(sizes):
+        if width >= _base_width(n):
+            return n
+    return None
+
+
+def _feature_seats(width: int, players: int | None, two_decks: bool) -> int:
+    """Return the table size the feature builders of a network of ``width`` inputs read.
+
+    Raises ``ValueError`` when the given ``players`` does not fit the width, or none does.
+    """
+    if two_decks:
+        if players not in (None, 4):
+            raise ValueError(f"a two-deck network plays at four seats; got players={players!r}")
+        return 4
+    seats = seats_of_width(width)
+    if seats is None:
+        raise ValueError(f"a network with card or holder features reads the observation of a "
+                         f"table of 3 to 8 seats (at least {_base_width(3)} values); got "
+                         f"obs_size={width}")
+    if players is not None and players != seats:
+        raise ValueError(f"a network of {width} inputs reads the observation of a table of "
+                         f"{count_word(seats)} seats, not players={players!r}")
+    return seats
 
 
 def network_episode(net: QNetwork, rules: Rules) -> str:
@@ -166,6 +226,17 @@ def network_episode(net: QNetwork, rules: Rules) -> str:
                      "(matches): it cannot be their policy")
 
 
+def _check_feature_seats(players: int | None, mix: Sequence[Rules], what: str) -> None:
+    """Refuse a network whose feature builders read another table size than its rules'."""
+    if players is None:
+        return
+    sizes = sorted({r.players for r in mix})
+    if sizes != [players]:
+        raise ValueError(f"the network's features read a table of {count_word(players)} "
+                         f"seats, but {what} are for "
+                         f"{' and '.join(count_word(n) for n in sizes)} players")
+
+
 def policy_dict(net: QNetwork, rules: Rules, *, kind: str = "q", trainer: str = "dmc",
                 metadata: Mapping[str, Any] | None = None,
                 mixed: MixedInput | None = None) -> dict[str, Any]:
@@ -177,6 +248,7 @@ def policy_dict(net: QNetwork, rules: Rules, *, kind: str = "q", trainer: str = 
         raise ValueError(f"kind must be one of {KINDS}; got {kind!r}")
     extra: dict[str, Any] = {}
     if mixed is not None:
+        _check_feature_seats(net.players, mixed.mix, "the mix")
         rules = mixed.mix[0]
         if net.obs_size != mixed.width or net.num_actions != rules.num_actions:
             raise ValueError(f"the network reads {net.obs_size} values into {net.num_actions} "
@@ -186,6 +258,7 @@ def policy_dict(net: QNetwork, rules: Rules, *, kind: str = "q", trainer: str = 
                  "rule_features": list(mixed.names)}
     else:
         episode = network_episode(net, rules)
+        _check_feature_seats(net.players, (rules,), "these rules")
     return {**extra,
         "format": FORMAT,
         "version": FORMAT_VERSION,
@@ -222,6 +295,11 @@ def pretrained_path(rules: Rules | None = None) -> Path:
     for preset, name in SHIPPED.items():
         if Rules.preset(preset) == want:
             return PRETRAINED_DIR / name
+    if want.players != 4:
+        raise PolicyLoadError(
+            f"no policy is shipped for a table of {count_word(want.players)} players: the "
+            f"shipped ones ({sorted(SHIPPED)}) are trained for four. Train one for this table "
+            f"with: gongzhu train --rules ... (players={want.players})")
     raise PolicyLoadError(
         f"no policy is shipped for these rules ({rule_differences(Rules(), want)}); "
         f"'policy:pretrained' has one for each of the presets {sorted(SHIPPED)}. Train one "
@@ -302,6 +380,15 @@ def rules_mismatch(what: str, have: Rules, table: Rules, shipped: bool) -> Polic
     table means there is no shipped policy for it, and the fix is to train one.
     """
     diff = rule_differences(have, table)
+    if have.players != table.players:
+        # The table size first: the network reads another layout and plays other hands, so
+        # no other option matters until it is right.
+        return PolicyLoadError(
+            f"{'the shipped policy ' if shipped else ''}{what} was trained for a table of "
+            f"{count_word(have.players)} players and cannot play at this table of "
+            f"{count_word(table.players)} (players={have.players}, table: {table.players}); "
+            f"a policy plays only at the table size it was trained for (rules that differ: "
+            f"{diff})")
     if shipped:
         return PolicyLoadError(
             f"the shipped policy {what} is trained for other rules ({diff}); "
@@ -377,6 +464,15 @@ def _read_policy(path: Path) -> tuple[QNetwork, dict[str, Any]]:
                               f"observations into {rules.num_actions} actions")
     try:
         net = QNetwork.from_architecture(arch)
+    except (KeyError, TypeError, ValueError) as e:
+        raise PolicyLoadError(f"{path}: its stored architecture {arch} cannot be built "
+                              f"({e})") from None
+    try:
+        _check_feature_seats(net.players, mixed.mix if mixed is not None else (rules,),
+                             "the rules it was trained for")
+    except ValueError as e:
+        raise PolicyLoadError(f"{path}: {e}") from None
+    try:
         net.load_state_dict(data["state_dict"])
     except (KeyError, TypeError, ValueError, RuntimeError) as e:
         raise PolicyLoadError(f"{path}: weights do not match the stored architecture "
@@ -465,7 +561,7 @@ def _in_episode(view: PlayerView, match: bool) -> PlayerView:
         return view
     v = copy.copy(view)
     if match:
-        v.match_scores, v.hand_number, v.match_result = (0, 0, 0, 0), 0, None
+        v.match_scores, v.hand_number, v.match_result = (0,) * view.rules.players, 0, None
     else:
         v.match_scores, v.hand_number, v.match_result = None, 0, None
     return v

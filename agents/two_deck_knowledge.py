@@ -163,6 +163,7 @@ class TwoDeckSituation(Situation):
         s.seat, s.rules, s.hand, s.hand2, s.legal = seat, rules, hand, hand2, legal
         s.trick, s.leader, s.voids, s.n_tricks, s.partners = trick, leader, voids, n_tricks, \
             partners
+        s.seats = 4  # two decks are played by four seats only
         s.played_by, s.played2_by, s.exposed_by, s.captured, s.captured2 = \
             played_by, played2_by, exposed_by, captured, captured2
         played: Multiset = (0, 0)
