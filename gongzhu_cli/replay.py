@@ -1,7 +1,10 @@
 """``gongzhu replay``: step through the hands of a hand-record file, action by action.
 
 Each record is first replayed by the engine (``gongzhu_env.records.replay_record``), so a
-tampered or damaged file is refused with the hand named before anything is shown.
+tampered or damaged file is refused with the hand named before anything is shown. Text from the
+file (player names, the file name, messages quoting it) is escaped before it is printed
+(``gongzhu_env.integrity.printable``): a name holding terminal escape sequences is shown as
+text, never run by the terminal.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import TextIO
 from gongzhu_cli.table import Table, action_part
 from gongzhu_cli.terminal import Console, Interrupted, Style
 from gongzhu_env.engine import Game
+from gongzhu_env.integrity import printable
 from gongzhu_env.records import RecordError, load_records, replay_record
 
 
@@ -22,13 +26,14 @@ def run_replay(path: Path, *, hand: int | None, show_all: bool, colour: bool,
     """Step through the hands of a record file (``hand`` is 1-based; ``None`` for all)."""
     console = Console(Style(colour), out, read)
     st = console.style
+    shown = printable(path)
     try:
         records = load_records(path)
     except RecordError as e:
-        console.say(f"gongzhu replay: {e}")
+        console.say(f"gongzhu replay: {printable(e)}")
         return 2
     if hand is not None and not 1 <= hand <= len(records):
-        console.say(f"gongzhu replay: {path} holds {len(records)} hand(s); --hand must be "
+        console.say(f"gongzhu replay: {shown} holds {len(records)} hand(s); --hand must be "
                     f"1..{len(records)}, got {hand}")
         return 2
     chosen = [hand] if hand is not None else list(range(1, len(records) + 1))
@@ -39,15 +44,14 @@ def run_replay(path: Path, *, hand: int | None, show_all: bool, colour: bool,
             try:
                 final = replay_record(rec)
             except RecordError as e:
-                console.say(f"gongzhu replay: {path}, hand {n}: {e}")
+                console.say(f"gongzhu replay: {shown}, hand {n}: {printable(e)}")
                 return 2
-            n = final.rules.players
-            players = rec.get("meta", {}).get("players")
-            if not isinstance(players, list) or len(players) != n:
-                players = [f"Seat {s}" for s in range(n)]
-            labels = [str(p) for p in players]
-            table = Table(-1, [None] * n, labels, final.rules, console)
-            console.say(st.bold(f"=== {path.name}: hand {n} of {len(records)} ==="))
+            seats = final.rules.players
+            # load_records has checked meta (an object) and meta.players (one name per seat).
+            players = rec.get("meta", {}).get("players") or [f"Seat {s}" for s in range(seats)]
+            labels = [printable(p, 40) for p in players]
+            table = Table(-1, [None] * seats, labels, final.rules, console)
+            console.say(st.bold(f"=== {printable(path.name)}: hand {n} of {len(records)} ==="))
             for s, cards in enumerate(final.deal):
                 console.say(f"{labels[s]:<24} {st.hand(cards)}")
             game = Game.from_hands(final.deal, final.rules, leader=rec["leader"])

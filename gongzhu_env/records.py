@@ -30,7 +30,11 @@ tricks            ``[{"leader": seat, "cards": [N cards in play order], "winner"
                   (8 cards, two per seat, for a trick led with a pair)
 complete          ``true`` once the hand is played out; an interrupted hand is ``false``
 scores            every seat's raw hand score, or ``null`` for an incomplete hand
-meta              free-form information (players, seed, hand number in a match...): optional
+meta              an object of free-form information (seed, hand number in a match...):
+                  optional; ``meta.players``, when present, is one name per seat (strings of
+                  at most 256 characters)
+digest            SHA-256 of the canonical JSON of the other fields (``save_records`` writes
+                  it): optional
 ================  ===========================================================================
 
 ``rules``, ``deal``, ``leader`` and ``actions`` define the hand; the other fields are derived,
@@ -41,6 +45,17 @@ kept for readers of the file and checked on replay. Example (shortened)::
      "declarations": [[2, "SQ"]], "actions": ["DONE", "DONE", "SQ", "DONE", "DONE", "C2", ...],
      "tricks": [{"leader": 0, "cards": ["C2", "CK", "C5", "C7"], "winner": 1}, ...],
      "complete": true, "scores": [0, -240, 100, -30], "meta": {"players": [...]}}
+
+Integrity. A record is checked field by field before any of it is used: keys (no unknown
+ones), types (a bool is not a seat, a string is not a score), shapes (one hand per seat of
+``rules.hand_size`` cards, ``N`` scores) and ranges, with lines read within fixed bounds of
+length, nesting and number size (``gongzhu_env.integrity.strict_loads``). ``save_records``
+adds a ``digest`` to every record, so an edit that still replays (a changed name in ``meta``,
+say, or a hand rewritten consistently) is refused on load; a record without a digest (files
+written before digests, or by hand) is still read. The digest detects damage and careless
+edits; it is no signature. Replaying (``replay_record``) then checks the hand itself against
+the engine. Text from a record that reaches a terminal is escaped first
+(``gongzhu_env.integrity.printable``).
 
 API: ``record_hand(game)`` builds a record, ``save_records(path, games_or_records)`` writes
 JSON lines, ``load_records(path)`` reads and checks them, ``replay_record(record)`` rebuilds the
@@ -58,6 +73,13 @@ from typing import Any
 
 from gongzhu_env.cards import action_str, card_str, parse_action, parse_card
 from gongzhu_env.engine import Game, IllegalActionError
+from gongzhu_env.integrity import (
+    StrictJSONError,
+    content_digest,
+    is_int,
+    printable,
+    strict_loads,
+)
 from gongzhu_env.rules import Rules, count_word
 
 __all__ = [
@@ -65,6 +87,7 @@ __all__ = [
     "VERSION",
     "RecordError",
     "load_records",
+    "record_digest",
     "record_hand",
     "replay_record",
     "save_records",
@@ -74,6 +97,13 @@ __all__ = [
 FORMAT = "gongzhu-hand"
 VERSION = 1
 _REQUIRED = ("format", "version", "rules", "deal", "leader", "actions")
+_OPTIONAL = ("first_leader", "declarations", "tricks", "complete", "scores", "meta", "digest")
+MAX_NAME = 256
+"""Longest player name (``meta.players``) a record may hold."""
+MAX_SCORE = 10**6
+"""Largest raw hand score magnitude accepted (real hands stay within a few thousand)."""
+_MAX_TOKEN = 16
+"""Longest card or action text ("S10+S10" is 7 characters)."""
 
 
 class RecordError(ValueError):
@@ -143,39 +173,128 @@ def sq_taker(game_or_record: Game | Mapping[str, Any]) -> int | None:
     return game.first_pig_taker
 
 
+def _show(value: object) -> str:
+    """Render a value from a record short and safe to print (control characters escaped)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return printable(text, 60)
+
+
+def _seat(value: object, n: int, what: str) -> None:
+    if not is_int(value) or not 0 <= value < n:
+        raise ValueError(f"{what} must be a seat 0..{n - 1}, got {_show(value)}")
+
+
+def _texts(value: object, what: str, *, size: int | None = None,
+           most: int | None = None) -> None:
+    """Check that ``value`` is a list of short strings (cards or actions)."""
+    if not isinstance(value, list):
+        raise ValueError(f"{what} must be a list of card texts, got {_show(value)}")
+    if size is not None and len(value) != size:
+        raise ValueError(f"{what} must hold {size} cards, got {len(value)}")
+    if most is not None and len(value) > most:
+        raise ValueError(f"{what} holds {len(value)} entries; at most {most} fit one hand")
+    for i, token in enumerate(value):
+        if not isinstance(token, str) or not 0 < len(token) <= _MAX_TOKEN:
+            raise ValueError(f"{what}[{i}] must be card text such as 'SQ', got {_show(token)}")
+
+
+def _check_meta(meta: object, n: int) -> None:
+    if not isinstance(meta, dict):
+        raise ValueError(f"'meta' must be an object, got {_show(meta)}")
+    players = meta.get("players")
+    if "players" in meta and not (
+            isinstance(players, list) and len(players) == n
+            and all(isinstance(p, str) and len(p) <= MAX_NAME for p in players)):
+        raise ValueError(f"'meta.players' must be a list of {count_word(n)} names (strings of "
+                         f"at most {MAX_NAME} characters), one per seat; got {_show(players)}")
+
+
 def _check_structure(record: object) -> dict[str, Any]:
-    """Check the shape of one record; raise ``ValueError`` saying what is wrong."""
+    """Check the schema of one record (see the module docstring); raise ``ValueError`` if bad.
+
+    Everything a reader uses is checked here, before use, so a damaged file gives a message
+    naming the field rather than an exception from deep inside a replay or the terminal.
+    """
     if not isinstance(record, dict):
         raise ValueError(f"a hand record must be a JSON object, got {type(record).__name__}")
     missing = [k for k in _REQUIRED if k not in record]
     if missing:
         raise ValueError(f"missing key(s) {missing}; a record needs {list(_REQUIRED)}")
+    unknown = [k for k in record if k not in _REQUIRED + _OPTIONAL]
+    if unknown:
+        raise ValueError(f"unknown key(s) {_show(unknown)}; a record holds "
+                         f"{list(_REQUIRED + _OPTIONAL)}")
     if record["format"] != FORMAT:
-        raise ValueError(f"'format' must be {FORMAT!r}, got {record['format']!r}")
-    if record["version"] != VERSION:
-        raise ValueError(f"unsupported record version {record['version']!r}; this version of "
-                         f"gongzhu_env reads version {VERSION}")
+        raise ValueError(f"'format' must be {FORMAT!r}, got {_show(record['format'])}")
+    if not is_int(record["version"]) or record["version"] != VERSION:
+        raise ValueError(f"unsupported record version {_show(record['version'])}; this "
+                         f"version of gongzhu_env reads version {VERSION}")
     if not isinstance(record["rules"], dict):
         raise ValueError("'rules' must be an object of rule options")
     # The table size comes from the rules (a record without 'players' is a table of four).
     n = record["rules"].get("players", 4)
-    if type(n) is not int or not 3 <= n <= 8:
-        raise ValueError(f"'rules' has players={n!r}; expected an int 3..8")
+    if not is_int(n) or not 3 <= n <= 8:
+        raise ValueError(f"'rules' has players={_show(n)}; expected an int 3..8")
+    try:
+        rules = Rules.from_dict(record["rules"])
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"'rules': {printable(e, 300)}") from None
     deal = record["deal"]
-    if not (isinstance(deal, list) and len(deal) == n
-            and all(isinstance(h, list) for h in deal)):
+    if not (isinstance(deal, list) and len(deal) == n):
         raise ValueError(f"'deal' must be a list of {count_word(n)} lists of cards "
                          f"(players={n})")
+    for s, hand in enumerate(deal):
+        _texts(hand, f"'deal' seat {s}", size=rules.hand_size)
     leader = record["leader"]
-    if leader is not None and (type(leader) is not int or leader not in range(n)):
-        raise ValueError(f"'leader' must be null or a seat 0..{n - 1}, got {leader!r}")
-    if not isinstance(record["actions"], list):
-        raise ValueError("'actions' must be a list of card texts and 'DONE'")
+    if leader is not None:
+        _seat(leader, n, "'leader' (null or a seat)")
+    if "first_leader" in record:
+        _seat(record["first_leader"], n, "'first_leader'")
+    most = 4 * rules.num_actions  # every card played once, plus declaration turns
+    _texts(record["actions"], "'actions'", most=most)
+    if "declarations" in record:
+        decls = record["declarations"]
+        if not isinstance(decls, list) or len(decls) > most:
+            raise ValueError(f"'declarations' must be a list of [seat, card], got "
+                             f"{_show(decls)}")
+        for i, pair in enumerate(decls):
+            if not (isinstance(pair, list) and len(pair) == 2):
+                raise ValueError(f"'declarations'[{i}] must be [seat, card], got {_show(pair)}")
+            _seat(pair[0], n, f"'declarations'[{i}] seat")
+            _texts(pair[1:], f"'declarations'[{i}] card")
+    if "tricks" in record:
+        tricks = record["tricks"]
+        if not isinstance(tricks, list) or len(tricks) > rules.hand_size:
+            raise ValueError(f"'tricks' must be a list of at most {rules.hand_size} tricks")
+        for i, trick in enumerate(tricks):
+            if not (isinstance(trick, dict) and set(trick) == {"leader", "cards", "winner"}):
+                raise ValueError(f"'tricks'[{i}] must be an object with leader, cards and "
+                                 f"winner, got {_show(trick)}")
+            _seat(trick["leader"], n, f"'tricks'[{i}] leader")
+            _seat(trick["winner"], n, f"'tricks'[{i}] winner")
+            _texts(trick["cards"], f"'tricks'[{i}] cards", most=2 * n)
+    if "complete" in record and not isinstance(record["complete"], bool):
+        raise ValueError(f"'complete' must be true or false, got {_show(record['complete'])}")
     scores = record.get("scores")
     if scores is not None and not (isinstance(scores, list) and len(scores) == n
-                                   and all(type(s) is int for s in scores)):
-        raise ValueError(f"'scores' must be null or {count_word(n)} integers, got {scores!r}")
+                                   and all(is_int(s) and abs(s) <= MAX_SCORE for s in scores)):
+        raise ValueError(f"'scores' must be null or {count_word(n)} integers, got "
+                         f"{_show(scores)}")
+    if "meta" in record:
+        _check_meta(record["meta"], n)
+    if "digest" in record:
+        digest = record["digest"]
+        if not (isinstance(digest, str) and len(digest) == 64):
+            raise ValueError(f"'digest' must be 64 hex digits, got {_show(digest)}")
     return record
+
+
+def record_digest(record: Mapping[str, Any]) -> str:
+    """Return the SHA-256 of a record's canonical JSON, without its own ``digest`` field."""
+    return content_digest({k: v for k, v in record.items() if k != "digest"})
 
 
 def replay_record(record: Mapping[str, Any]) -> Game:
@@ -190,25 +309,26 @@ def replay_record(record: Mapping[str, Any]) -> Game:
         deal = [[parse_card(c) for c in hand] for hand in record["deal"]]
         actions = [parse_action(a, rules.decks) for a in record["actions"]]
     except (ValueError, TypeError) as e:
-        raise RecordError(f"malformed hand record: {e}") from None
+        raise RecordError(f"malformed hand record: {printable(e, 400)}") from None
     try:
         game = Game.replay(deal, actions, rules, leader=record["leader"])
     except IllegalActionError as e:
-        raise RecordError(f"the record does not replay: {e}") from None
+        raise RecordError(f"the record does not replay: {printable(e, 400)}") from None
     except ValueError as e:
-        raise RecordError(f"the record's deal is not valid: {e}") from None
+        raise RecordError(f"the record's deal is not valid: {printable(e, 400)}") from None
     fresh = record_hand(game, leader=record["leader"])
     for key in ("first_leader", "declarations", "tricks"):
         if key in record and record[key] != fresh[key]:
             raise RecordError(f"the replayed hand's {key!r} differ from the record: "
-                              f"stored {record[key]!r}, replayed {fresh[key]!r}")
+                              f"stored {printable(record[key], 300)}, replayed "
+                              f"{fresh[key]!r}")
     complete = record.get("complete", record.get("scores") is not None)
     if complete != game.is_over():
         raise RecordError(f"the record says complete={complete} but its {len(actions)} "
                           f"actions leave the hand {'over' if game.is_over() else 'unfinished'}")
     if game.is_over() and record.get("scores") is not None \
             and list(record["scores"]) != game.scores():
-        raise RecordError(f"stored scores {record['scores']} differ from the replayed "
+        raise RecordError(f"stored scores {_show(record['scores'])} differ from the replayed "
                           f"scores {game.scores()}")
     return game
 
@@ -217,16 +337,22 @@ def save_records(path: str | os.PathLike[str], games_or_records: Iterable[Game |
                  *, append: bool = False) -> int:
     """Write games (recorded with ``record_hand``) or records as JSON lines; return the count.
 
-    ``append=True`` adds to an existing file (one match, hand after hand).
+    ``append=True`` adds to an existing file (one match, hand after hand). Every record is
+    checked first and written with its ``digest`` (module docstring), so nothing malformed
+    reaches the file and a later edit is detected on load.
     """
     lines = []
     for item in games_or_records:
         rec = record_hand(item) if isinstance(item, Game) else dict(item)
+        rec.pop("digest", None)  # the digest is of this content, computed here
         try:
             _check_structure(rec)
-        except ValueError as e:
-            raise RecordError(f"refusing to save a malformed record: {e}") from None
-        lines.append(json.dumps(rec, ensure_ascii=False, separators=(",", ":")))
+            rec["digest"] = record_digest(rec)
+            lines.append(json.dumps(rec, ensure_ascii=False, separators=(",", ":"),
+                                    allow_nan=False))
+        except (ValueError, TypeError) as e:
+            raise RecordError(f"refusing to save a malformed record: {printable(e, 400)}") \
+                from None
     with open(path, "a" if append else "w", encoding="utf-8") as f:
         for line in lines:
             f.write(line + "\n")
@@ -234,33 +360,48 @@ def save_records(path: str | os.PathLike[str], games_or_records: Iterable[Game |
 
 
 def load_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Read a JSON-lines file of hand records, checking the shape of each.
+    """Read a JSON-lines file of hand records, checking the schema and digest of each.
 
-    Blank lines are skipped. A missing file, a line that is not JSON or a record of the wrong
-    shape raises ``RecordError`` naming the file and the line.
+    Blank lines are skipped. A missing file, a line that is not UTF-8 or not JSON, a line
+    beyond the bounds of ``strict_loads``, a record of the wrong shape or one whose digest does
+    not match its content raises ``RecordError`` naming the file and the line. The records are
+    returned without their ``digest`` field (as ``record_hand`` builds them).
     """
     p = Path(path)
+    name = printable(p)
     try:
-        text = p.read_text(encoding="utf-8")
+        data = p.read_bytes()
     except FileNotFoundError:
-        raise RecordError(f"hand-record file {str(p)!r} does not exist") from None
+        raise RecordError(f"hand-record file {name!r} does not exist") from None
     except IsADirectoryError:
-        raise RecordError(f"{str(p)!r} is a directory, not a hand-record file") from None
-    except UnicodeDecodeError:
-        raise RecordError(f"{str(p)!r} is not a UTF-8 text file of JSON lines") from None
+        raise RecordError(f"{name!r} is a directory, not a hand-record file") from None
+    except OSError as e:
+        raise RecordError(f"cannot read the hand-record file {name!r}: "
+                          f"{printable(e.strerror or e)}") from None
     records = []
-    for n, line in enumerate(text.splitlines(), start=1):
+    for n, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise RecordError(f"{name}, line {n}: not UTF-8 text; expected one hand record "
+                              "(JSON) per line") from None
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise RecordError(f"{p}, line {n}: not valid JSON ({e.msg} at column {e.colno}); "
-                              "expected one hand record per line") from None
+            rec = strict_loads(line)
+        except StrictJSONError as e:
+            raise RecordError(f"{name}, line {n}: {e}; expected one hand record per "
+                              "line") from None
         try:
-            records.append(_check_structure(rec))
+            _check_structure(rec)
         except ValueError as e:
-            raise RecordError(f"{p}, line {n}: {e}") from None
+            raise RecordError(f"{name}, line {n}: {printable(e, 400)}") from None
+        if "digest" in rec:
+            if rec["digest"] != record_digest(rec):
+                raise RecordError(f"{name}, line {n}: the record does not match its digest "
+                                  "(it was edited or damaged after it was written)")
+            del rec["digest"]
+        records.append(rec)
     if not records:
-        raise RecordError(f"{p}: no hand records in the file (expected JSON lines)")
+        raise RecordError(f"{name}: no hand records in the file (expected JSON lines)")
     return records

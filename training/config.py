@@ -540,15 +540,41 @@ def save_config(cfg: Config, path: str) -> None:
 
 
 def load_config(path: str) -> Config:
-    """Read a run's ``config.json``.
+    """Read a run's ``config.json``; a damaged or foreign file raises ``ConfigError`` naming it.
 
     A field the file lacks (it was written before the field existed) takes the value that file
-    meant: the default of that time, which for a few fields is not today's default.
+    meant: the default of that time, which for a few fields is not today's default. The file is
+    read within the bounds of ``gongzhu_env.integrity.strict_loads`` and every field is
+    validated (``config_from_dict``) before a resumed run uses it.
     """
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)
+    from gongzhu_env.integrity import StrictJSONError, printable, strict_loads
+
+    name = printable(path)
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_CONFIG_BYTES + 1)
+        if len(raw) > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{name}: larger than {MAX_CONFIG_BYTES:,} bytes; not a run's "
+                              "config.json")
+        data = strict_loads(raw.decode("utf-8"))
+    except OSError as e:
+        raise ConfigError(f"cannot read {name}: {printable(e.strerror or e)}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{name} is not UTF-8 text; expected a run's config.json") from None
+    except StrictJSONError as e:
+        raise ConfigError(f"{name} is damaged: {e}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{name} must hold a JSON object of config fields, got "
+                          f"{type(data).__name__}")
     former = _FORMER_SB3_DEFAULTS if data.get("trainer") == "sb3" else _FORMER_DMC_DEFAULTS
-    return config_from_dict({**former, **data})
+    try:
+        return config_from_dict({**former, **data})
+    except (ValueError, TypeError) as e:  # ConfigError, or a value no check foresaw
+        raise ConfigError(f"{name}: {printable(e, 400)}") from None
+
+
+MAX_CONFIG_BYTES = 2**20
+"""Largest ``config.json`` read (a real one is a few kilobytes)."""
 
 
 # ---------------------------------------------------------------------------- checks

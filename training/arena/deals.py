@@ -21,12 +21,24 @@ number of decks before any hand is played.
 File formats (chosen by the suffix):
 
 * ``.npz``: arrays ``hands`` (int8, ``(n, players, hand_size)``), ``seed`` (int64, ``-1``
-  when unknown) and ``format_version``.
-* ``.json``: ``{"format": "gongzhu-deals", "format_version": 1, "seed": s, "deals": [[[...card
-  texts...] x players] ...]}`` with cards as text (``"SQ"``), readable by hand.
+  when unknown), ``format_version`` and ``digest`` (a string).
+* ``.json``: ``{"format": "gongzhu-deals", "format_version": 2, "seed": s, "digest": "...",
+  "deals": [[[...card texts...] x players] ...]}`` with cards as text (``"SQ"``), readable by
+  hand.
 
 Both formats kept their version when other table sizes arrived: a four-seat file reads as it
-always did, and only the shape of the hands differs at other sizes.
+always did, and only the shape of the hands differs at other sizes. Version 2 added the
+``digest``: the SHA-256 (``deals_digest``) of the hands (sorted within each hand, as a
+``DealSet`` holds them), their shape and the seed. It is checked on load, so a deal set that
+was edited or damaged after it was saved is refused rather than measured on; it detects
+damage, it is no signature. Version 1 files (no digest) are still read, which is also the
+way to give a deal set written by hand.
+
+Before anything is used, a file is checked against its format: at most ``MAX_FILE_BYTES``
+bytes and ``MAX_DEALS`` deals (read from an ``.npz`` array's header, before the array is
+decompressed), no unknown arrays or keys, integer arrays (no floats, NaN or bools, no
+pickled objects), scalar ``seed`` and ``format_version``, card texts or integer card indices
+in ``.json`` (JSON read within the bounds of ``gongzhu_env.integrity.strict_loads``).
 
 Every deal is checked on load by the engine (``Game.from_hands``) under the rules its shape
 stands for: disjoint hands that cover the cards in play (no removed card), or four hands of
@@ -36,19 +48,33 @@ the problem.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from gongzhu_env.cards import NUM_CARDS, card_str, parse_card
 from gongzhu_env.engine import Game
+from gongzhu_env.integrity import StrictJSONError, content_digest, is_int, printable, strict_loads
 from gongzhu_env.rules import Rules, count_word
 
 FORMAT_NAME = "gongzhu-deals"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READ_VERSIONS = (1, 2)
+"""Format versions ``load_deals`` reads: 1 (without digest) and 2."""
+MAX_DEALS = 1_000_000
+"""Most deals a file may hold (a million four-seat deals are 52 MB as int8)."""
+MAX_FILE_BYTES = 256 * 2**20
+"""Largest deal file read."""
+_NPZ_ARRAYS = {1: {"hands", "seed", "format_version"},
+               2: {"hands", "seed", "format_version", "digest"}}
+_JSON_KEYS = {1: {"format", "format_version", "seed", "deals"},
+              2: {"format", "format_version", "seed", "deals", "digest"}}
 NUM_SEATS = 4
 """Seats of the standard table (the default of ``generate_deals``)."""
 HAND_SIZE = 13
@@ -67,6 +93,17 @@ _SHAPES_TEXT = ("(n, 4, 13) for four players, (n, N, 52 // N) for N = 3..8 playe
 
 class DealFileError(ValueError):
     """A deal file is missing, unreadable or holds something other than valid deals."""
+
+
+def deals_digest(hands: np.ndarray, seed: int | None) -> str:
+    """SHA-256 (hex) of a deal set's content: its hands (as int8 bytes), their shape and seed.
+
+    The same for both file formats, so converting a set from ``.npz`` to ``.json`` keeps its
+    digest.
+    """
+    h = np.ascontiguousarray(hands, dtype=np.int8)
+    return content_digest({"shape": list(h.shape), "seed": seed,
+                           "hands": hashlib.sha256(h.tobytes()).hexdigest()})
 
 
 def table_rules(players: int, decks: int = 1) -> Rules:
@@ -264,16 +301,18 @@ def save_deals(deals: DealSet, path: str | Path) -> Path:
     path = Path(path)
     suffix = path.suffix.lower()
     path.parent.mkdir(parents=True, exist_ok=True)
+    digest = deals_digest(deals.hands, deals.seed)
     if suffix == ".npz":
         np.savez_compressed(
             path, hands=deals.hands, seed=np.int64(-1 if deals.seed is None else deals.seed),
-            format_version=np.int64(FORMAT_VERSION),
+            format_version=np.int64(FORMAT_VERSION), digest=np.array(digest),
         )
     elif suffix == ".json":
         doc = {
             "format": FORMAT_NAME,
             "format_version": FORMAT_VERSION,
             "seed": deals.seed,
+            "digest": digest,
             "deals": [[[card_str(int(c)) for c in hand] for hand in deal]
                       for deal in deals.hands],
         }
@@ -286,70 +325,157 @@ def save_deals(deals: DealSet, path: str | Path) -> Path:
 def load_deals(path: str | Path, rules: Rules | None = None) -> DealSet:
     """Load and validate a deal set saved by ``save_deals``; raises ``DealFileError`` if bad.
 
-    With ``rules``, a set made for another table (``check_deals``) is refused too, the error
-    naming the file, what its deals hold and what the rules deal.
+    The checks are those of the module docstring; with ``rules``, a set made for another table
+    (``check_deals``) is refused too, the error naming the file, what its deals hold and what
+    the rules deal.
     """
     path = Path(path)
+    name = repr(printable(path))
     if not path.is_file():
-        raise DealFileError(f"deal file {str(path)!r} does not exist")
+        what = "is a directory, not a deal file" if path.is_dir() else "does not exist"
+        raise DealFileError(f"deal file {name} {what}")
     suffix = path.suffix.lower()
+    if suffix not in (".npz", ".json"):
+        raise DealFileError(f"deal file {name} must end in .npz or .json; got "
+                            f"{printable(suffix)!r}")
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise DealFileError(f"cannot read the deal file {name}: {e.strerror or e}") from None
+    if size > MAX_FILE_BYTES:
+        raise DealFileError(f"deal file {name} is {size:,} bytes; at most {MAX_FILE_BYTES:,} "
+                            "are read")
     if suffix == ".npz":
-        hands, seed = _read_npz(path)
-    elif suffix == ".json":
-        hands, seed = _read_json(path)
+        hands, seed, digest = _read_npz(path, name)
     else:
-        raise DealFileError(f"deal file {str(path)!r} must end in .npz or .json; got {suffix!r}")
-    if not hands:
-        raise DealFileError(f"deal file {str(path)!r} holds no deals")
+        hands, seed, digest = _read_json(path, name)
+    if not len(hands):
+        raise DealFileError(f"deal file {name} holds no deals")
     try:
         deals = DealSet.from_hands(hands, seed)
-        if rules is not None:
-            check_deals(deals, rules)
     except ValueError as e:
-        raise DealFileError(f"deal file {str(path)!r}: {e}") from None
+        raise DealFileError(f"deal file {name}: {printable(e, 400)}") from None
+    if digest is not None and digest != deals_digest(deals.hands, deals.seed):
+        raise DealFileError(
+            f"deal file {name}: its deals do not match the digest stored in it (the file was "
+            "edited or damaged after it was saved); save the deal set again, or give hands "
+            "written by hand as format_version 1 without a digest")
+    if rules is not None:
+        try:
+            check_deals(deals, rules)
+        except ValueError as e:
+            raise DealFileError(f"deal file {name}: {e}") from None
     return deals
 
 
-def _read_npz(path: Path) -> tuple[list, int | None]:
+def _npz_header(z: zipfile.ZipFile, member: str) -> tuple[tuple[int, ...], np.dtype]:
+    """Read the shape and dtype of one array of an ``.npz`` without decompressing its data."""
+    with z.open(member) as f:
+        version = np.lib.format.read_magic(f)
+        if version == (1, 0):
+            shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+        else:
+            shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+    return shape, dtype
+
+
+def _scalar_int(z: Any, key: str, name: str) -> int:
+    value = z[key]
+    if value.shape != () or value.dtype.kind not in "iu":
+        raise DealFileError(f"deal file {name}: {key!r} must be one integer, got an array of "
+                            f"shape {value.shape} and dtype {value.dtype}")
+    return int(value)
+
+
+def _read_npz(path: Path, name: str) -> tuple[np.ndarray, int | None, str | None]:
+    """Check and read an ``.npz`` deal file: hands, seed, and the stored digest (version 2)."""
     try:
+        with zipfile.ZipFile(path) as zf:
+            members = {m[:-4] for m in zf.namelist() if m.endswith(".npy")}
+            if len(members) != len(zf.namelist()):
+                raise DealFileError(f"deal file {name} holds members that are not arrays: "
+                                    f"{printable(sorted(zf.namelist()), 200)}")
+            if "hands" in members:
+                shape, dtype = _npz_header(zf, "hands.npy")
+                if len(shape) == 3 and shape[0] > MAX_DEALS:
+                    raise DealFileError(f"deal file {name} holds {shape[0]:,} deals; at most "
+                                        f"{MAX_DEALS:,} are read")
+                if dtype.kind not in "iu":
+                    raise DealFileError(f"deal file {name}: 'hands' must hold integer card "
+                                        f"indices; got dtype {dtype}")
         with np.load(path, allow_pickle=False) as z:
             missing = {"hands", "seed", "format_version"} - set(z.files)
             if missing:
-                raise DealFileError(f"deal file {str(path)!r} lacks the array(s) "
+                raise DealFileError(f"deal file {name} lacks the array(s) "
                                     f"{sorted(missing)}; expected hands, seed, format_version")
-            version = int(z["format_version"])
+            version = _scalar_int(z, "format_version", name)
+            _check_version(name, version)
+            extra = set(z.files) - _NPZ_ARRAYS[version]
+            missing = _NPZ_ARRAYS[version] - set(z.files)
+            if extra or missing:
+                raise DealFileError(
+                    f"deal file {name} (format version {version}) must hold exactly the arrays "
+                    f"{sorted(_NPZ_ARRAYS[version])}; "
+                    + (f"unknown: {printable(sorted(extra), 200)}" if extra else
+                       f"missing: {sorted(missing)}"))
+            seed = _scalar_int(z, "seed", name)
+            digest = None
+            if version >= 2:
+                d = z["digest"]
+                if d.shape != () or d.dtype.kind != "U" or len(str(d)) != 64:
+                    raise DealFileError(f"deal file {name}: 'digest' must be one string of 64 "
+                                        f"hex digits; got shape {d.shape}, dtype {d.dtype}")
+                digest = str(d)
             hands = z["hands"]
-            seed = int(z["seed"])
     except DealFileError:
         raise
     except Exception as e:  # a truncated or foreign file: zipfile, OSError, ValueError...
-        raise DealFileError(f"deal file {str(path)!r} is not a readable .npz: {e}") from None
-    _check_version(path, version)
+        raise DealFileError(f"deal file {name} is not a readable .npz: "
+                            f"{printable(e, 200)}") from None
     if hands.ndim != 3 or tuple(hands.shape[1:]) not in _TABLE_OF_SHAPE:
-        raise DealFileError(f"deal file {str(path)!r}: 'hands' must have shape "
+        raise DealFileError(f"deal file {name}: 'hands' must have shape "
                             f"{_SHAPES_TEXT}; got {hands.shape}")
-    if not np.issubdtype(hands.dtype, np.integer):
-        raise DealFileError(f"deal file {str(path)!r}: 'hands' must hold integer card indices; "
-                            f"got dtype {hands.dtype}")
-    return hands.astype(np.int64).tolist(), None if seed < 0 else seed
+    if seed < -1:
+        raise DealFileError(f"deal file {name}: seed must be -1 (unknown) or a non-negative "
+                            f"int; got {seed}")
+    return hands.astype(np.int64).tolist(), None if seed < 0 else seed, digest
 
 
-def _read_json(path: Path) -> tuple[list, int | None]:
+def _read_json(path: Path, name: str) -> tuple[list, int | None, str | None]:
+    """Check and read a ``.json`` deal file: hands, seed, and the stored digest (version 2)."""
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise DealFileError(f"deal file {str(path)!r} is not valid JSON: {e}") from None
+        doc = strict_loads(path.read_bytes().decode("utf-8"), max_chars=MAX_FILE_BYTES)
+    except OSError as e:
+        raise DealFileError(f"cannot read the deal file {name}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise DealFileError(f"deal file {name} is not valid JSON: it is not UTF-8 "
+                            "text") from None
+    except StrictJSONError as e:
+        msg = str(e) if str(e).startswith("not valid JSON") else f"not valid JSON: {e}"
+        raise DealFileError(f"deal file {name} is {msg}") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT_NAME:
-        raise DealFileError(f"deal file {str(path)!r} is not a {FORMAT_NAME!r} file "
+        raise DealFileError(f"deal file {name} is not a {FORMAT_NAME!r} file "
                             "(expected a JSON object with \"format\": \"gongzhu-deals\")")
-    _check_version(path, doc.get("format_version"))
-    seed = doc.get("seed")
-    if seed is not None and (type(seed) is not int or seed < 0):
-        raise DealFileError(f"deal file {str(path)!r}: seed must be a non-negative int or "
-                            f"null; got {seed!r}")
-    deals = doc.get("deals")
+    version = doc.get("format_version")
+    _check_version(name, version)
+    keys = _JSON_KEYS[version]
+    if set(doc) != keys:
+        raise DealFileError(f"deal file {name} (format version {version}) must hold exactly "
+                            f"the keys {sorted(keys)}; got {printable(sorted(doc), 200)}")
+    seed = doc["seed"]
+    if seed is not None and (not is_int(seed) or seed < 0):
+        raise DealFileError(f"deal file {name}: seed must be a non-negative int or "
+                            f"null; got {printable(repr(seed), 40)}")
+    digest = doc.get("digest")
+    if version >= 2 and not (isinstance(digest, str) and len(digest) == 64):
+        raise DealFileError(f"deal file {name}: 'digest' must be a string of 64 hex digits; "
+                            f"got {printable(repr(digest), 80)}")
+    deals = doc["deals"]
     if not isinstance(deals, list):
-        raise DealFileError(f"deal file {str(path)!r}: 'deals' must be a list of deals")
+        raise DealFileError(f"deal file {name}: 'deals' must be a list of deals")
+    if len(deals) > MAX_DEALS:
+        raise DealFileError(f"deal file {name} holds {len(deals):,} deals; at most "
+                            f"{MAX_DEALS:,} are read")
     hands = []
     # Deal 0 sets the table size for the file (a size no table has: the standard four).
     seats = len(deals[0]) if deals and isinstance(deals[0], list) else NUM_SEATS
@@ -358,19 +484,30 @@ def _read_json(path: Path) -> tuple[list, int | None]:
     for d, deal in enumerate(deals):
         if not isinstance(deal, list) or len(deal) != seats or not all(
                 isinstance(h, list) for h in deal):
-            raise DealFileError(f"deal file {str(path)!r}: deal {d} must be a list of "
+            raise DealFileError(f"deal file {name}: deal {d} must be a list of "
                                 f"{count_word(seats)} hands (lists of cards), like deal 0 "
                                 f"(one hand per seat, {min(TABLE_SIZES)} to "
                                 f"{max(TABLE_SIZES)} seats)")
         try:
-            hands.append([[parse_card(c) if isinstance(c, str) else c for c in h]
-                          for h in deal])
+            hands.append([[_card(c) for c in h] for h in deal])
         except ValueError as e:
-            raise DealFileError(f"deal file {str(path)!r}: deal {d}: {e}") from None
-    return hands, seed
+            raise DealFileError(f"deal file {name}: deal {d}: {printable(e, 200)}") from None
+    return hands, seed, digest
 
 
-def _check_version(path: Path, version: object) -> None:
-    if version != FORMAT_VERSION:
-        raise DealFileError(f"deal file {str(path)!r} has format version {version!r}; this "
-                            f"version of gongzhu reads version {FORMAT_VERSION}")
+def _card(value: object) -> int:
+    """Read a card of a ``.json`` deal: its text (``"SQ"``), or an index as older files allow."""
+    if isinstance(value, str):
+        return parse_card(value)
+    if is_int(value):
+        return value
+    raise ValueError(f"a card must be card text such as 'SQ' (or a card index 0..51); got "
+                     f"{printable(json.dumps(value), 40)}")
+
+
+def _check_version(name: str, version: object) -> None:
+    if not is_int(version) or version not in READ_VERSIONS:
+        raise DealFileError(f"deal file {name} has format version "
+                            f"{printable(repr(version), 40)}; this "
+                            f"version of gongzhu reads versions "
+                            f"{', '.join(map(str, READ_VERSIONS))}")
