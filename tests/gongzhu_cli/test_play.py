@@ -164,7 +164,7 @@ def test_bad_opponent_spec_is_reported():
     out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "play", "--opponents",
                           "random", "greedy", "--seed", "1"], cwd=ROOT, env=ENV,
                          capture_output=True, text=True, timeout=60, input="")
-    assert out.returncode == 2 and "one agent spec for all three seats or three" in out.stdout
+    assert out.returncode == 2 and "one agent spec for all three other seats or three" in out.stdout
     out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "play", "--threshold", "500"],
                          cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60, input="")
     assert out.returncode == 2 and "negative score" in out.stderr

@@ -80,7 +80,7 @@ NUM_SEATS = 4
 HAND_SIZE = 13
 HAND_SIZES = {1: 13, 2: 26}
 """Cards per hand at four seats, for one and for two decks."""
-TABLE_SIZES: tuple[int, ...] = tuple(Rules.choices()["players"])
+TABLE_SIZES: tuple[int, ...] = tuple(sorted(Rules.choices()["players"]))
 """The numbers of players the rules allow (RULES.md 6.14), in the order the rules list them."""
 _TABLE_OF_SHAPE: dict[tuple[int, int], tuple[int, int]] = {
     (4, HAND_SIZES[2]): (4, 2),
