@@ -10,7 +10,6 @@ end the game; end of input (Ctrl-D) and Ctrl-C offer to save the match as hand r
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
@@ -119,7 +118,7 @@ def _ask_path(console: Console, prompt: str) -> Path | None:
 
 def run_play(*, opponents: Sequence[str] | None, seat: int, seed: int | None, match: bool,
              threshold: int, rules: Rules, save: Path | None, colour: bool,
-             out: TextIO = sys.stdout, read: Callable[[str], str] = input) -> int:
+             out: TextIO | None = None, read: Callable[[str], str] = input) -> int:
     """Run the ``gongzhu play`` session; return the exit status (130 when interrupted).
 
     ``threshold`` is the (negative) cumulative score that ends a match.

@@ -9,7 +9,6 @@ text, never run by the terminal.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
@@ -22,7 +21,7 @@ from gongzhu_env.records import RecordError, load_records, replay_record
 
 
 def run_replay(path: Path, *, hand: int | None, show_all: bool, colour: bool,
-               out: TextIO = sys.stdout, read: Callable[[str], str] = input) -> int:
+               out: TextIO | None = None, read: Callable[[str], str] = input) -> int:
     """Step through the hands of a record file (``hand`` is 1-based; ``None`` for all)."""
     console = Console(Style(colour), out, read)
     st = console.style

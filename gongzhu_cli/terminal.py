@@ -265,12 +265,13 @@ class Console:
     """Reads lines and writes text; Ctrl-C and end of input become ``Interrupted``."""
 
     style: Style
-    out: TextIO = sys.stdout
+    out: TextIO | None = None
+    """Where to write; ``None`` is the ``sys.stdout`` of the moment (so a redirect applies)."""
     read: Callable[[str], str] = input
 
     def say(self, text: str = "") -> None:
         """Print a line (flushed: a pseudo-terminal reader sees it at once)."""
-        print(text, file=self.out, flush=True)
+        print(text, file=self.out or sys.stdout, flush=True)
 
     def ask(self, prompt: str) -> str:
         """Read one line; raise ``Interrupted`` on Ctrl-C or end of input."""
