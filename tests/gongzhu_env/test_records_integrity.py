@@ -30,6 +30,7 @@ from gongzhu_env.records import (
 )
 from gongzhu_env.rules import Rules
 from tests.helpers import random_playout
+from tests.strategies import json_values
 
 ROOT = Path(__file__).resolve().parents[2]
 SETTINGS = settings(max_examples=60, deadline=None,
@@ -176,12 +177,7 @@ def test_random_bytes_are_refused(tmp_path, junk):
     assert "\n" not in str(err.value)
 
 
-JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=10),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner,
-                                                                max_size=4),
-    max_leaves=16)
+JSON = json_values(max_leaves=16, max_size=4)
 
 
 @SETTINGS

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.strategies import json_values
 from training.config import ConfigError, load_config, make_config, save_config
 
 SETTINGS = settings(max_examples=60, deadline=None,
@@ -75,12 +76,7 @@ def test_random_bytes_are_refused(tmp_path, junk):
     _refused(path, ".")
 
 
-JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=10),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner,
-                                                                max_size=4),
-    max_leaves=12)
+JSON = json_values(max_leaves=12, max_size=4)
 
 
 @SETTINGS

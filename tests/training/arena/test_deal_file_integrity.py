@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from gongzhu_env.cards import card_str
 from gongzhu_env.rules import Rules
+from tests.strategies import json_values
 from training.arena.cli import main
 from training.arena.deals import (
     FORMAT_VERSION,
@@ -195,12 +196,7 @@ def test_random_bytes_are_refused(tmp_path, junk, suffix):
     _refused(path, ".")
 
 
-JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=10),
-    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=6), inner,
-                                                                max_size=5),
-    max_leaves=20)
+JSON = json_values(max_leaves=20, max_size=5)
 
 
 @SETTINGS

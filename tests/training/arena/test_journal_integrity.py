@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import training.arena.duplicate as ev
+from tests.strategies import json_values
 from training.arena.duplicate import duplicate_match, journal_path
 from training.arena.journal import FORMAT, JournalError, line_digest
 
@@ -269,12 +270,7 @@ def test_random_bytes_in_place_of_a_line_are_refused(tmp_path, written, junk, wh
     _refused(tmp_path / "j.jsonl", _join(lines), rf"line {where + 1} ")
 
 
-JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=10),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner,
-                                                                max_size=4),
-    max_leaves=12)
+JSON = json_values(max_leaves=12, max_size=4)
 
 
 @SETTINGS
