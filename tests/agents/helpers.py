@@ -6,7 +6,16 @@ import numpy as np
 
 from agents import make_agent
 from agents.base import Agent
-from gongzhu_env.cards import DONE, action_str, card_str, parse_action, parse_cards
+from agents.card_features import FEATURE_NAMES
+from gongzhu_env.cards import (
+    DONE,
+    NUM_CARDS,
+    NUM_RANKS,
+    action_str,
+    card_str,
+    parse_action,
+    parse_cards,
+)
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
 
@@ -104,3 +113,43 @@ def two_deck_game_at(hands: list[list[int]], leader: int, plays: str,
 def choose_action(spec: str, g: Game) -> str:
     """The action text a fresh agent of ``spec`` chooses for the seat to move in ``g``."""
     return action_str(make_agent(spec, seed=0).act(g.view(g.current_player)), g.rules.decks)
+
+
+def expected_card_features(game: Game, seat: int) -> dict[str, np.ndarray]:
+    """The card features of ``seat``'s view, worked out card by card from the public facts.
+
+    Cards out of the deck (other table sizes) are neither held nor unseen.
+    """
+    n = game.rules.players
+    view = game.view(seat)
+    hand = view.hand_mask
+    played = 0
+    for m in view.played_masks:
+        played |= m
+    trick = list(view.current_trick)
+    for c in trick:
+        played |= 1 << c
+    in_play = sum(1 << c for h in game.deal for c in h)
+    unseen = in_play & ~hand & ~played
+    bit = lambda mask, c: (mask >> c) & 1  # noqa: E731
+    out = {name: np.zeros(NUM_CARDS, np.float32) for name in FEATURE_NAMES}
+    led_suit = trick[0] // NUM_RANKS if trick else None
+    leading = view.phase == "play" and not trick and view.current_player == seat
+    for c in range(NUM_CARDS):
+        s = c // NUM_RANKS
+        same = range(s * NUM_RANKS, (s + 1) * NUM_RANKS)
+        hi = [d for d in same if d > c]
+        n_hi = sum(bit(unseen, d) for d in hi)
+        out["unseen"][c] = bit(unseen, c)
+        out["higher_unseen"][c] = n_hi / 12
+        out["lower_unseen"][c] = sum(bit(unseen, d) for d in same if d < c) / 12
+        out["higher_own"][c] = sum(bit(hand, d) for d in hi) / 12
+        out["suit_unseen"][c] = sum(bit(unseen, d) for d in same) / 13
+        out["top_unseen"][c] = float(n_hi == 0)
+        follows = led_suit == s
+        out["follows"][c] = float(follows)
+        wins = follows and all(d < c for d in trick if d // NUM_RANKS == s)
+        out["wins_now"][c] = float(wins)
+        out["wins_surely"][c] = float(wins and (len(trick) == n - 1 or n_hi == 0))
+        out["leads_top"][c] = float(leading and n_hi == 0 and bit(hand, c))
+    return out

@@ -22,7 +22,7 @@ from gongzhu_env.cards import DONE, NUM_CARDS, NUM_RANKS, card_str, cards_of, ma
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
 from gongzhu_env.view import obs_size
-from tests.agents.helpers import game_at, play_hand
+from tests.agents.helpers import expected_card_features, game_at, play_hand
 
 SIZES = (3, 5, 6, 7, 8)
 ALL_SIZES = (3, 4, 5, 6, 7, 8)
@@ -191,37 +191,6 @@ def test_the_zero_sum_objective_at_other_table_sizes():
 
 
 # ---------------------------------------------------------------------- neural features
-def _expected_features(game: Game, seat: int) -> dict[str, np.ndarray]:
-    """The card features of ``seat``'s view, read card by card (cf. test_card_features)."""
-    n = game.rules.players
-    view = game.view(seat)
-    hand = view.hand_mask
-    trick = list(view.current_trick)
-    unseen = view.unseen_mask
-    bit = lambda mask, c: (mask >> c) & 1  # noqa: E731
-    out = {name: np.zeros(NUM_CARDS, np.float32) for name in FEATURE_NAMES}
-    led_suit = trick[0] // NUM_RANKS if trick else None
-    leading = view.phase == "play" and not trick and view.current_player == seat
-    for c in range(NUM_CARDS):
-        s = c // NUM_RANKS
-        same = range(s * NUM_RANKS, (s + 1) * NUM_RANKS)
-        hi = [d for d in same if d > c]
-        n_hi = sum(bit(unseen, d) for d in hi)
-        out["unseen"][c] = bit(unseen, c)
-        out["higher_unseen"][c] = n_hi / 12
-        out["lower_unseen"][c] = sum(bit(unseen, d) for d in same if d < c) / 12
-        out["higher_own"][c] = sum(bit(hand, d) for d in hi) / 12
-        out["suit_unseen"][c] = sum(bit(unseen, d) for d in same) / 13
-        out["top_unseen"][c] = float(n_hi == 0)
-        follows = led_suit == s
-        out["follows"][c] = float(follows)
-        wins = follows and all(d < c for d in trick if d // NUM_RANKS == s)
-        out["wins_now"][c] = float(wins)
-        out["wins_surely"][c] = float(wins and (len(trick) == n - 1 or n_hi == 0))
-        out["leads_top"][c] = float(leading and n_hi == 0 and bit(hand, c))
-    return out
-
-
 @pytest.mark.parametrize("n", SIZES)
 def test_card_and_holder_features_read_an_n_seat_observation(n):
     rules = Rules(players=n)
@@ -235,7 +204,7 @@ def test_card_and_holder_features_read_an_n_seat_observation(n):
         view = game.view(seat)
         obs = torch.from_numpy(view.encode()).unsqueeze(0)
         got = feats(obs)[0].numpy().reshape(len(FEATURE_NAMES), NUM_CARDS)
-        want = _expected_features(game, seat)
+        want = expected_card_features(game, seat)
         for i, name in enumerate(FEATURE_NAMES):
             np.testing.assert_allclose(got[i], want[name], atol=1e-6, err_msg=name)
         assert not unseen_cards(obs, n)[0, removed].any()

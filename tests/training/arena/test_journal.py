@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import training.arena.duplicate as ev
+from tests.training.arena.spies import count_played
 from training.arena.cli import main
 from training.arena.deals import generate_deals
 from training.arena.duplicate import duplicate_match
@@ -16,19 +17,6 @@ from training.arena.journal import JournalError, spec_fingerprint
 
 class Interrupt(Exception):
     """Stands for a kill arriving after some chunks were written."""
-
-
-def _count_played(monkeypatch) -> list[int]:
-    """Record the index of every deal actually played (the in-process path calls _run_task)."""
-    played: list[int] = []
-    real = ev._run_task
-
-    def spy(task):
-        played.extend(task.deal_indices)
-        return real(task)
-
-    monkeypatch.setattr(ev, "_run_task", spy)
-    return played
 
 
 def _interrupt_after(monkeypatch, chunks: int) -> None:
@@ -53,7 +41,7 @@ def test_interrupted_match_resumes_to_the_uninterrupted_result(tmp_path, monkeyp
         with pytest.raises(Interrupt):
             duplicate_match("greedy", "random", 10, seed=4, chunk_size=3, journal=path)
     assert len(path.read_text().splitlines()) == 1 + 6  # header and two chunks of 3 deals
-    played = _count_played(monkeypatch)
+    played = count_played(monkeypatch)
     resumed = duplicate_match("greedy", "random", 10, seed=4, chunk_size=3, journal=path,
                               resume=True)
     assert sorted(played) == [6, 7, 8, 9]  # the six journalled deals are not played again
@@ -64,7 +52,7 @@ def test_interrupted_match_resumes_to_the_uninterrupted_result(tmp_path, monkeyp
 def test_a_shorter_run_journal_serves_the_prefix_of_a_longer_one(tmp_path, monkeypatch):
     path = tmp_path / "j.jsonl"
     duplicate_match("greedy", "random", 4, seed=2, journal=path)
-    played = _count_played(monkeypatch)
+    played = count_played(monkeypatch)
     longer = duplicate_match("greedy", "random", 7, seed=2, journal=path, resume=True)
     assert sorted(played) == [4, 5, 6]
     assert np.array_equal(longer.diffs, duplicate_match("greedy", "random", 7, seed=2).diffs)
@@ -106,7 +94,7 @@ def test_cut_last_line_is_dropped_and_damage_elsewhere_is_named(tmp_path, monkey
     duplicate_match("random", "greedy", 4, seed=3, chunk_size=1, journal=path)
     lines = path.read_text().splitlines(keepends=True)
     path.write_text("".join(lines[:3]) + lines[3][:25])  # a kill in the middle of deal 2's line
-    played = _count_played(monkeypatch)
+    played = count_played(monkeypatch)
     res = duplicate_match("random", "greedy", 4, seed=3, chunk_size=1, journal=path,
                           resume=True)
     assert sorted(played) == [2, 3]
@@ -152,7 +140,7 @@ def test_cli_resume_continues_and_cleans_up(tmp_path, monkeypatch, capsys):
     assert journals == ["greedy__vs__expert__1v3.jsonl", "greedy__vs__random__1v3.jsonl"]
     assert main(args) == 2  # without --resume the finished deals are not thrown away
     assert "--resume" in capsys.readouterr().err
-    played = _count_played(monkeypatch)
+    played = count_played(monkeypatch)
     assert main([*args, "--resume"]) == 0
     assert len(played) < 12
     assert not (out / "journal").exists()  # eval.json now holds every deal

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-import training.arena.duplicate as ev
 from tests.strategies import json_values
+from tests.training.arena.spies import count_played
 from training.arena.duplicate import duplicate_match, journal_path
 from training.arena.journal import FORMAT, JournalError, line_digest
 
@@ -73,23 +73,11 @@ def _refused(path: Path, data: bytes, pattern: str) -> JournalError:
     return err.value
 
 
-def _played(monkeypatch) -> list[int]:
-    played: list[int] = []
-    real = ev._run_task
-
-    def spy(task):
-        played.extend(task.deal_indices)
-        return real(task)
-
-    monkeypatch.setattr(ev, "_run_task", spy)
-    return played
-
-
 def test_an_intact_journal_resumes_without_playing(tmp_path, written, monkeypatch):
     data, diffs = written
     path = tmp_path / "j.jsonl"
     path.write_bytes(data)
-    played = _played(monkeypatch)
+    played = count_played(monkeypatch)
     assert np.array_equal(_resume(path).diffs, diffs)
     assert played == []
     assert all("digest" in json.loads(line) for line in _lines(data))
@@ -139,7 +127,7 @@ def test_removing_the_last_lines_only_replays_those_deals(tmp_path, written, mon
     # there, and need not: the deals are simply played again, with the same numbers.
     path = tmp_path / "j.jsonl"
     path.write_bytes(_join(_lines(written[0])[:3]))
-    played = _played(monkeypatch)
+    played = count_played(monkeypatch)
     assert np.array_equal(_resume(path).diffs, written[1])
     assert sorted(played) == [2, 3]
 
@@ -148,7 +136,7 @@ def test_a_cut_last_line_resumes_at_every_cut(tmp_path, written, monkeypatch):
     lines = _lines(written[0])
     last = lines[-1]
     path = tmp_path / "j.jsonl"
-    played = _played(monkeypatch)
+    played = count_played(monkeypatch)
     for cut in (1, 5, 9, len(last) // 2, len(last) - 1, len(last)):
         played.clear()
         path.write_bytes(_join(lines[:-1]) + last[:cut])
@@ -160,7 +148,7 @@ def test_a_cut_last_line_resumes_at_every_cut(tmp_path, written, monkeypatch):
 def test_a_cut_header_starts_afresh(tmp_path, written, monkeypatch):
     header = _lines(written[0])[0] + b"\n"
     path = tmp_path / "j.jsonl"
-    played = _played(monkeypatch)
+    played = count_played(monkeypatch)
     for cut in (0, 1, len(header) // 2, len(header) - 1):
         played.clear()
         path.write_bytes(header[:cut])

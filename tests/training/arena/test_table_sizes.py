@@ -18,6 +18,7 @@ from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import settle
 from tests.training.arena.scripted_agents import FirstLegal, LastLegal
+from tests.training.arena.spies import count_played
 from training.arena import (
     DealFileError,
     DealSet,
@@ -325,7 +326,6 @@ def test_round_robin_at_five_seats():
 
 
 def test_a_five_seat_journal_resumes_to_the_same_numbers(tmp_path, monkeypatch):
-    import training.arena.duplicate as ev
 
     rules = Rules(players=5)
     path = tmp_path / "j.jsonl"
@@ -335,14 +335,7 @@ def test_a_five_seat_journal_resumes_to_the_same_numbers(tmp_path, monkeypatch):
     assert len(lines) == 1 + 8
     assert all(len(json.loads(line)["scores"]) == 5 for line in lines[1:])  # five plays a deal
     path.write_text("\n".join(lines[:5]) + "\n")  # keep the header and deals 0..3
-    played: list[int] = []
-    real = ev._run_task
-
-    def spy(task):
-        played.extend(task.deal_indices)
-        return real(task)
-
-    monkeypatch.setattr(ev, "_run_task", spy)
+    played = count_played(monkeypatch)
     resumed = duplicate_match("random", "random", 8, rules=rules, seed=6, chunk_size=2,
                               journal=path, resume=True)
     assert sorted(played) == [4, 5, 6, 7]
