@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
@@ -207,3 +209,42 @@ def test_rules_argument() -> None:
     assert raw_env(rules=Rules(settlement_multiplier=1)).rules.settlement_multiplier == 1
     with pytest.raises(TypeError):
         raw_env(rules=12)  # type: ignore[arg-type]
+
+
+def _pettingzoo_chain(**kwargs: object):
+    """``env()`` as PettingZoo's own three wrappers would build it."""
+    from pettingzoo.utils import wrappers
+
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-7.0)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_env_behaves_like_pettingzoos_wrapper_chain(seed: int) -> None:
+    # Random play with the odd illegal (but in-range) move: every reading of the loop agrees.
+    ours, theirs = env(illegal_reward=-7.0), _pettingzoo_chain()
+    rng = np.random.default_rng(seed)
+    for e in (ours, theirs):
+        e.reset(seed=seed)
+    illegal_at = int(rng.integers(5, 50)) if seed % 3 else -1  # some hands play out
+    steps = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for a, b in zip(ours.agent_iter(), theirs.agent_iter(), strict=True):
+            assert a == b
+            got, want = ours.last(), theirs.last()
+            assert np.array_equal(got[0]["observation"], want[0]["observation"])
+            assert np.array_equal(got[0]["action_mask"], want[0]["action_mask"])
+            assert got[1:] == want[1:]
+            if got[2] or got[3]:
+                action = None
+            else:
+                mask = got[0]["action_mask"]
+                pool = np.flatnonzero(mask == 0) if steps == illegal_at else np.flatnonzero(mask)
+                action = int(pool[int(rng.integers(len(pool)))])
+            ours.step(action)
+            theirs.step(action)
+            steps += 1
+    assert ours.rewards == theirs.rewards and ours.agents == theirs.agents == []
