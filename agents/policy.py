@@ -75,9 +75,11 @@ SHIPPED: dict[str, str] = {
     "standard": PRETRAINED_FILE,
     "scrofazero": "gongzhu_dmc_full_scrofazero.pt",
     "huapai": "gongzhu_dmc_full_huapai.pt",
+    "two_decks": "gongzhu_dmc_full_two_decks.pt",
 }
 """Rules preset -> the policy shipped for it (``full`` preset, seed 0; the huapai one trained
-for the two hours the preset may use; docs/training.md).
+for the two hours the preset may use, the two-deck one for the preset's 90 minutes;
+docs/training.md).
 
 ``policy:pretrained`` picks the one trained for the table's rules."""
 

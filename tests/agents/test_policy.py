@@ -131,7 +131,7 @@ def test_pretrained_at_a_table_without_a_shipped_policy_says_what_is_shipped():
     with pytest.raises(PolicyLoadError, match="no policy is shipped for these rules") as e:
         make_agent("policy:pretrained", rules=Rules.preset("online"))
     assert "exposed_may_lead=False (table: True)" in str(e.value)
-    assert "['huapai', 'scrofazero', 'standard']" in str(e.value)
+    assert "['huapai', 'scrofazero', 'standard', 'two_decks']" in str(e.value)
     agent = make_agent("policy:pretrained")
     with pytest.raises(PolicyLoadError, match="shipped policy .* is trained for other rules"):
         agent.reset(0, Rules.preset("online"))
