@@ -179,7 +179,9 @@ def check_covered(rules: Rules | str | None) -> Rules:
     """
     rules = Rules.coerce(rules)
     default = Rules()
-    for f in dataclasses.fields(rules):
+    # The table size and the deck first: with another, every other option is beside the point.
+    fields = sorted(dataclasses.fields(rules), key=lambda f: f.name not in ("decks", "players"))
+    for f in fields:
         value = getattr(rules, f.name)
         if f.name in COVERED:
             ok = value in COVERED[f.name] and type(value) is type(COVERED[f.name][0])
@@ -748,7 +750,8 @@ class GameBatch:
             names.append("DONE")
         phase = "declare" if st[_PHASE] == _DECLARE else "play"
         what = (f"{card_str(action)} ({action})" if 0 <= action < 52 else
-                "DONE (52)" if action == _DONE else f"{action} (not an action: 0..52)")
+                "DONE (52)" if action == _DONE else
+                f"({action}), not an action (0..51 a card, 52 DONE),")
         return IllegalActionError(
             f"table {table}: {what} is not legal for seat {int(st[_CUR])} in the {phase} phase; "
             f"legal actions: [{', '.join(names)}]; no table was changed")
