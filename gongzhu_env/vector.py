@@ -521,63 +521,84 @@ def _apply(st: np.ndarray, a: np.int64, strict: bool, may_lead: bool, free_first
 
 
 @numba.njit(cache=True, inline="always")
+def _put_bits(out: np.ndarray, offset: int, m: np.int64, nbits: int) -> None:
+    """Write the low ``nbits`` bits of ``m`` as 0/1 values from ``out[offset]`` on.
+
+    The indices are unsigned on purpose: numba checks every signed index for a negative
+    (wrap-around) value, and that check keeps the compiler from vectorising the loop.
+    """
+    base = np.uint64(offset)
+    for c in range(nbits):
+        out[base + np.uint64(c)] = (m >> c) & 1
+
+
+@numba.njit(cache=True, inline="always")
+def _clear(out: np.ndarray, start: int, stop: int) -> None:
+    """Set ``out[start:stop]`` to zero (a loop: a slice assignment costs more in numba)."""
+    for k in range(np.uint64(start), np.uint64(stop)):
+        out[k] = 0
+
+
+@numba.njit(cache=True, inline="always")
 def _write_outputs(st: np.ndarray, obs: np.ndarray, mask: np.ndarray, squash: np.ndarray,
                    team: bool) -> None:
-    """Write the observation and the action mask of the seat to move (``PlayerView``)."""
+    """Write the observation and the action mask of the seat to move (``PlayerView``).
+
+    Every value of the row is written (the 0/1 blocks whole), so the row needs no clearing
+    first, except the trick cards, of which at most four are set.
+    """
     me = st[_CUR]
-    obs[:] = 0.0
-    obs[_O_PHASE + st[_PHASE]] = 1.0
-    hand = st[_HAND + me]
-    for c in range(52):
-        obs[_O_HAND + c] = (hand >> c) & 1
-    obs[_O_TO_MOVE] = 1.0  # the observer is the seat to move: relative seat 0
-    obs[_O_TRICK_NUMBER + st[_NTR]] = 1.0
+    # The five 52-card blocks: the observer's hand, then the cards each relative seat played.
+    # Written as one loop over the blocks, which the compiler vectorises; five separate calls
+    # get unrolled into scalar code that is five times slower.
+    for q in range(5):
+        col = _HAND + me if q == 0 else _PLAYED + ((me + q - 1) & 3)
+        off = _O_HAND if q == 0 else _O_PLAYED + 52 * (q - 1)
+        _put_bits(obs, off, st[col], 52)
+    _put_bits(obs, _O_PHASE, np.int64(1) << st[_PHASE], 3)
+    # The observer is the seat to move: relative seat 0.
+    _put_bits(obs, _O_TO_MOVE, np.int64(1), 4)
+    _put_bits(obs, _O_TRICK_NUMBER, np.int64(1) << st[_NTR], 13)
     n = st[_TLEN]
+    _clear(obs, _O_TRICK_CARDS, _O_PLAYED)
     if n:
         rel = (st[_TLEAD] - me) & 3
-        obs[_O_TRICK_LEADER + rel] = 1.0
+        _put_bits(obs, _O_TRICK_LEADER, np.int64(1) << rel, 4)
         for k in range(n):
             obs[_O_TRICK_CARDS + 52 * ((rel + k) & 3) + st[_TRICK + k]] = 1.0
+    else:
+        _put_bits(obs, _O_TRICK_LEADER, np.int64(0), 4)
     if st[_PHASE] == _DECLARE:
         # Seats first .. first + turns - 1 have finished their declaration turn.
         declared = ((1 << st[_TURNS]) - 1) << st[_FIRST]
         declared = (declared | declared >> 4) & 15
     else:
         declared = 15
-    obs[_O_FIRST_LEADER + ((st[_FIRST] - me) & 3)] = 1.0
+    # Rotate the seat masks so that bit r is relative seat r.
+    _put_bits(obs, _O_DECLARED, ((declared | declared << 4) >> me) & 15, 4)
+    _put_bits(obs, _O_FIRST_LEADER, np.int64(1) << ((st[_FIRST] - me) & 3), 4)
+    # Exposed (4 per seat), captured (16 per seat) and voids (4 per seat), gathered by
+    # relative seat into one mask each and written in three loops (vectorised, as above).
+    exposed = np.int64(0)
+    captured = np.int64(0)
+    voids = np.int64(0)
     for r in range(4):
         s = (me + r) & 3
-        played = st[_PLAYED + s]
-        base = _O_PLAYED + 52 * r
-        for c in range(52):
-            obs[base + c] = (played >> c) & 1
         e = st[_EXPOSED + s]
-        if e:
-            base = _O_EXPOSED + 4 * r
-            obs[base] = e >> _SQ & 1
-            obs[base + 1] = e >> _DJ & 1
-            obs[base + 2] = e >> _C10 & 1
-            obs[base + 3] = e >> _HA & 1
+        exposed |= ((e >> _SQ & 1) | (e >> _DJ & 1) << 1 | (e >> _C10 & 1) << 2
+                    | (e >> _HA & 1) << 3) << (4 * r)
         cap = st[_CAPT + s]
-        if cap:
-            base = _O_CAPTURED + 16 * r
-            for k in range(13):
-                obs[base + k] = (cap >> (26 + k)) & 1
-            obs[base + 13] = cap >> _SQ & 1
-            obs[base + 14] = cap >> _DJ & 1
-            obs[base + 15] = cap >> _C10 & 1
-        v = st[_VOIDS + s]
-        if v:
-            base = _O_VOIDS + 4 * r
-            for k in range(4):
-                obs[base + k] = (v >> k) & 1
-        obs[_O_DECLARED + r] = (declared >> s) & 1
+        captured |= ((cap >> 26 & _SUIT) | (cap >> _SQ & 1) << 13 | (cap >> _DJ & 1) << 14
+                     | (cap >> _C10 & 1) << 15) << (16 * r)
+        voids |= st[_VOIDS + s] << (4 * r)
         obs[_O_SCORES + r] = squash[st[_PROV + s] + _SCORE_OFFSET]
+    _put_bits(obs, _O_EXPOSED, exposed, 16)
+    _put_bits(obs, _O_CAPTURED, captured, 64)
+    _put_bits(obs, _O_VOIDS, voids, 16)
     if team:
-        obs[_O_PARTNERS + 2] = 1.0  # the partner sits across: relative seat 2
-    legal = st[_LEGAL]
-    for a in range(53):
-        mask[a] = (legal >> a) & 1
+        # The partner sits across: relative seat 2.
+        _put_bits(obs, _O_PARTNERS, np.int64(4), 4)
+    _put_bits(mask, 0, st[_LEGAL], 53)
 
 
 @numba.njit(cache=True)
@@ -598,8 +619,8 @@ def _step_kernel(state: np.ndarray, actions: np.ndarray, seed: np.uint64, decl: 
                  strict: bool, may_lead: bool, free_first: bool, team: bool,
                  reward_mode: np.int64, reward_scale: np.float64, deck: np.ndarray,
                  heart_sums: np.ndarray, squash: np.ndarray, obs: np.ndarray, mask: np.ndarray,
-                 current: np.ndarray, terminated: np.ndarray, rewards: np.ndarray,
-                 scores: np.ndarray) -> np.int64:
+                 current: np.ndarray,
+                 terminated: np.ndarray, rewards: np.ndarray, scores: np.ndarray) -> np.int64:
     """Check every table's action, then apply them all; return the first bad table or -1.
 
     Nothing changes unless every action is legal.
@@ -637,6 +658,30 @@ def _step_kernel(state: np.ndarray, actions: np.ndarray, seed: np.uint64, decl: 
         _write_outputs(st, obs[i], mask[i], squash, team)
         current[i] = st[_CUR]
     return -1
+
+
+@numba.njit(cache=True, inline="always")
+def _popcount(x: np.int64) -> np.int64:
+    """Bits set in a non-negative ``x`` (the SWAR sum of bit pairs, nibbles, bytes)."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    x += x >> 8
+    x += x >> 16
+    x += x >> 32
+    return x & 127
+
+
+@numba.njit(cache=True)
+def _sample_kernel(state: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> None:
+    """For each table, the legal action at position ``int(u * count)`` of its sorted legal set."""
+    for i in range(state.shape[0]):
+        legal = state[i, _LEGAL]
+        count = _popcount(legal)
+        k = min(np.int64(uniforms[i] * count), count - 1)
+        for _ in range(k):
+            legal &= legal - 1  # drop the lowest legal action
+        out[i] = _popcount((legal & -legal) - 1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -741,6 +786,26 @@ class GameBatch:
         if bad >= 0:
             raise self._illegal(int(bad), int(actions[bad]))
         return self._outputs()
+
+    def sample_legal(self, uniforms: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Pick one legal action per table from uniform floats in ``[0, 1)``, compiled.
+
+        Table ``i`` gets ``legal[int(uniforms[i] * len(legal))]`` of its sorted legal actions:
+        the choice rule of the benchmarks, and a fast random player for every seat at once.
+        ``uniforms`` is float64 of shape ``(num_tables,)``; ``out`` (int64, same shape) is
+        filled and returned if given.
+        """
+        self._table(0)  # reset first
+        n = self.num_tables
+        if not isinstance(uniforms, np.ndarray) or uniforms.dtype != np.float64 \
+                or uniforms.shape != (n,):
+            raise ValueError(f"uniforms must be a float64 array of shape ({n},)")
+        if out is None:
+            out = np.empty(n, dtype=np.int64)
+        elif not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.shape != (n,):
+            raise ValueError(f"out must be an int64 array of shape ({n},)")
+        _sample_kernel(self._state, uniforms, out)
+        return out
 
     def _illegal(self, table: int, action: int) -> IllegalActionError:
         st = self._state[table]
