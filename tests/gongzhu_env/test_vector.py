@@ -184,9 +184,9 @@ def test_an_illegal_action_names_its_card_and_the_legal_cards() -> None:
     batch = _started(2)  # declaration: the legal set holds DONE and the exposable cards held
     legal = batch.legal_actions(1)
     bad = next(c for c in range(52) if c not in legal)
-    with pytest.raises(IllegalActionError, match=r"table 1: .* \(%d\) is not legal for seat "
-                                                 r"\d in the declare phase; legal actions: "
-                                                 r"\[.*DONE\]" % bad):
+    pattern = (rf"table 1: {card_str(bad)} \({bad}\) is not legal for seat \d in the declare "
+               rf"phase; legal actions: \[.*DONE\]")
+    with pytest.raises(IllegalActionError, match=pattern):
         batch.step(np.array([52, bad]))
 
 
