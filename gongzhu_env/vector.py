@@ -739,10 +739,9 @@ class GameBatch:
         self.terminated = np.zeros(n, dtype=np.bool_)
         self.rewards = np.zeros((n, 4), dtype=np.float32)
         self.scores = np.zeros((n, 4), dtype=np.int32)
-
-    def _outputs(self) -> BatchStep:
-        return BatchStep(self.observations, self.action_masks, self.current_player,
-                         self.terminated, self.rewards, self.scores)
+        self._result = BatchStep(self.observations, self.action_masks, self.current_player,
+                                 self.terminated, self.rewards, self.scores)
+        self._step_args: tuple[object, ...] | None = None
 
     def reset(self, seed: int) -> BatchStep:
         """Deal hand 0 of every table's stream under ``seed`` and write the first outputs."""
@@ -753,7 +752,14 @@ class GameBatch:
         _reset_kernel(self._state, np.uint64(self._seed), self._decl, self._strict,
                       self._may_lead, self._free_first, self._team, self._deck, _HEART_SUMS,
                       _SQUASH, self.observations, self.action_masks, self.current_player)
-        return self._outputs()
+        # Everything the step kernel takes after the actions, built once: a step then costs
+        # the kernel call and the checks of the actions, and little else in Python.
+        self._step_args = (
+            np.uint64(self._seed), self._decl, self._strict, self._may_lead, self._free_first,
+            self._team, _REWARD_CODES[self.reward_mode], self.reward_scale, self._deck,
+            _HEART_SUMS, _SQUASH, self.observations, self.action_masks, self.current_player,
+            self.terminated, self.rewards, self.scores)
+        return self._result
 
     def step(self, actions: np.ndarray) -> BatchStep:
         """Apply one action per table (for its ``current_player``) and write the outputs.
@@ -762,7 +768,7 @@ class GameBatch:
         at its table, ``IllegalActionError`` names the table, the action and the legal set, and
         no table changes.
         """
-        if self._seed is None:
+        if self._step_args is None:
             raise RuntimeError("call reset(seed) before step()")
         if not isinstance(actions, np.ndarray):
             raise TypeError(f"actions must be a numpy array of integers of shape "
@@ -778,14 +784,10 @@ class GameBatch:
                 bad = int(np.argmax(actions > _DONE))
                 raise self._illegal(bad, int(actions[bad]))
             actions = actions.astype(np.int64)
-        bad = _step_kernel(self._state, actions, np.uint64(self._seed), self._decl, self._strict,
-                           self._may_lead, self._free_first, self._team,
-                           _REWARD_CODES[self.reward_mode], self.reward_scale, self._deck,
-                           _HEART_SUMS, _SQUASH, self.observations, self.action_masks,
-                           self.current_player, self.terminated, self.rewards, self.scores)
+        bad = _step_kernel(self._state, actions, *self._step_args)
         if bad >= 0:
             raise self._illegal(int(bad), int(actions[bad]))
-        return self._outputs()
+        return self._result
 
     def sample_legal(self, uniforms: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """Pick one legal action per table from uniform floats in ``[0, 1)``, compiled.
