@@ -33,11 +33,17 @@ accepted. Any other option refuses the rules with an error naming it (``check_co
 Deals
 -----
 Every table has its own stream of deals: hand ``j`` of table ``i`` under ``reset(seed)`` is
-``deal(seed, i, j)``, a Fisher-Yates shuffle of the 52 cards driven by a SplitMix64 generator
-whose start is a hash of ``(seed, i, j)`` (bounded draws by Lemire's unbiased multiply and
-reject); seat ``s`` gets cards ``13 s .. 13 s + 12`` of the shuffled deck. So the same seed
-gives the same deals, a table's deals do not depend on how many tables there are or on how fast
-the others finish, and a finished table starts the next deal of its own stream at once.
+``deal(seed, i, j)``. So the same seed gives the same deals, a table's deals do not depend on
+how many tables there are or on how fast the others finish, and a finished table starts the
+next deal of its own stream at once. The recipe, all arithmetic modulo 2**64, with SplitMix64's
+increment ``G = 0x9E3779B97F4A7C15`` and its output scramble ``mix``:
+
+1. ``x = mix(mix(mix(seed + G) + i) + j)``;
+2. ``deck = [0, 1, ..., 51]``; for ``k`` from 51 down to 1, draw ``j_k`` uniform in
+   ``0..k`` and swap ``deck[k]`` and ``deck[j_k]`` (Fisher-Yates). A draw below ``b = k + 1``
+   is Lemire's: ``x += G``, ``m = (mix(x) >> 32) * b``; while ``m % 2**32`` is below
+   ``2**32 % b``, draw ``m`` again the same way; the result is ``m >> 32`` (unbiased);
+3. seat ``s`` gets ``deck[13 s : 13 s + 13]``.
 
 Steps and resets
 ----------------

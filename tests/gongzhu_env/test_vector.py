@@ -99,6 +99,34 @@ def test_the_same_seed_gives_the_same_deals_and_a_table_follows_its_own_stream()
         assert [len(h) for h in hands] == [13, 13, 13, 13]
 
 
+def _documented_deal(seed: int, table: int, hand: int) -> tuple[tuple[int, ...], ...]:
+    """The recipe of the module docstring ("Deals"), in plain Python integers."""
+    full, golden = (1 << 64) - 1, 0x9E3779B97F4A7C15
+
+    def mix(z: int) -> int:
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & full
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & full
+        return z ^ (z >> 31)
+
+    x = mix((mix((mix((seed + golden) & full) + table) & full) + hand) & full)
+    deck = list(range(52))
+    for k in range(51, 0, -1):
+        b = k + 1
+        while True:
+            x = (x + golden) & full
+            m = (mix(x) >> 32) * b
+            if m % 2**32 >= 2**32 % b:
+                break
+        j = m >> 32
+        deck[k], deck[j] = deck[j], deck[k]
+    return tuple(tuple(sorted(deck[13 * s:13 * s + 13])) for s in range(4))
+
+
+@pytest.mark.parametrize("seed, table, hand", [(0, 0, 0), (42, 3, 17), (2**63 - 1, 4095, 99)])
+def test_deals_follow_the_documented_recipe(seed: int, table: int, hand: int) -> None:
+    assert deal(seed, table, hand) == _documented_deal(seed, table, hand)
+
+
 def test_deals_spread_every_card_evenly_over_the_seats() -> None:
     counts = np.zeros((52, 4))
     for j in range(2000):
