@@ -138,7 +138,7 @@ for _name, (_reference, _here) in _EXPECTED.items():
 # Columns of the per-table state array (one int64 row per table).
 _PHASE, _CUR, _FIRST, _TURNS, _TLEN, _TLEAD, _LED, _SLED, _NTR, _EXPALL, _LEGAL, _DEALT = \
     range(12)
-_TRICK = 12  # 4 columns: the trick in progress, in play order
+_TRICK = 12  # 4 columns: the trick in progress, in play order (the first _TLEN are cards)
 _HAND = 16  # 4 columns per seat from here on, by absolute seat
 _PLAYED = 20
 _EXPOSED = 24
@@ -398,7 +398,6 @@ def _start_hand(st: np.ndarray, table: np.int64, seed: np.uint64, decl: np.int64
         st[_CAPT + s] = 0
         st[_VOIDS + s] = 0
         st[_PROV + s] = 0
-        st[_TRICK + s] = -1
         if st[_DEAL + s] & 1:  # C2 is card 0
             first = s
     st[_FIRST] = first
@@ -514,8 +513,6 @@ def _apply(st: np.ndarray, a: np.int64, strict: bool, may_lead: bool, free_first
     st[_SLED] |= 1 << led
     st[_TLEN] = 0
     st[_LED] = -1
-    for k in range(4):
-        st[_TRICK + k] = -1
     st[_CUR] = winner
     st[_TLEAD] = winner
     st[_NTR] += 1
