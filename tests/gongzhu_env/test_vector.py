@@ -208,6 +208,24 @@ def test_an_illegal_action_in_any_table_changes_no_table(bad: int) -> None:
     batch.step(_first_legal(batch))
 
 
+def test_after_a_refused_step_every_table_still_plays_like_the_reference() -> None:
+    # Right after the reset every table is at the start of its hand: a refused step followed
+    # by a differential run from there shows that no table moved, the tables before the bad one
+    # included.
+    batch = GameBatch(6, "online")
+    batch.reset(11)
+    actions = np.full(6, 52)
+    actions[4] = next(c for c in range(52) if c not in batch.legal_actions(4))
+    with pytest.raises(IllegalActionError, match="table 4"):
+        batch.step(actions)
+    _assert_clean(differential(batch.rules, 6, 12, 11, batch=batch))
+    # Guard: had the step moved the tables, the same run would see it.
+    moved = GameBatch(6, "online")
+    moved.reset(11)
+    moved.step(np.full(6, 52))
+    assert differential(moved.rules, 6, 12, 11, batch=moved).bad_hands >= 6
+
+
 def test_an_illegal_action_names_its_card_and_the_legal_cards() -> None:
     batch = _started(2)  # declaration: the legal set holds DONE and the exposable cards held
     legal = batch.legal_actions(1)
