@@ -83,6 +83,26 @@ def test_the_differential_run_sees_a_wrong_observation() -> None:
         report.messages[0]
 
 
+def test_the_scoring_kernel_agrees_with_score_masks_on_rare_hands() -> None:
+    # Random play almost never takes all hearts or every scoring card; the kernel's scoring is
+    # checked on those hands (and on random ones) under every set of exposed cards.
+    from gongzhu_env.cards import C10, DJ, EXPOSABLE, HEARTS_MASK, SCORING_MASK, SQ
+    from gongzhu_env.scoring import score_masks
+    from gongzhu_env.vector import _HEART_SUMS, _score
+
+    special = [HEARTS_MASK | extra for extra in
+               (0, 1 << SQ, 1 << DJ, 1 << C10, (1 << SQ) | (1 << DJ), SCORING_MASK)]
+    special += [1 << C10, (1 << C10) | (1 << 26), (1 << C10) | (1 << 27) | (1 << 28), 0]
+    rng = np.random.default_rng(8)
+    scoring = [c for c in range(52) if SCORING_MASK >> c & 1]
+    special += [sum(1 << c for c in scoring if rng.random() < p) for p in rng.random(300)]
+    for k in range(16):
+        exposed = sum(1 << c for i, c in enumerate(EXPOSABLE) if k >> i & 1)
+        for captured in special:
+            assert _score(captured, exposed, _HEART_SUMS) == score_masks(captured, exposed), \
+                (captured, exposed)
+
+
 # ------------------------------------------------------------------ deals
 def test_the_same_seed_gives_the_same_deals_and_a_table_follows_its_own_stream() -> None:
     a, b, c = GameBatch(3, "standard"), GameBatch(5, "standard"), GameBatch(3, "standard")
