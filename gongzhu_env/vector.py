@@ -77,8 +77,13 @@ import dataclasses
 import operator
 from typing import NamedTuple
 
-import numba
 import numpy as np
+
+try:
+    import numba
+except ImportError as e:  # a dependency of the package, but an install may lack it
+    raise ImportError("gongzhu_env.vector (the batched engine) needs numba: pip install numba; "
+                      "the rest of gongzhu_env works without it") from e
 
 from gongzhu_env.cards import C2, C10, DJ, DONE, EXPOSABLE, HA, NUM_ACTIONS, SQ, card_str
 from gongzhu_env.engine import IllegalActionError
