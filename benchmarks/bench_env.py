@@ -14,6 +14,14 @@ Contenders (each plays ``--hands`` complete hands with uniformly random legal ac
   so the acting agent's observation vector and action mask are built at every step; the action
   is drawn from ``obs["action_mask"]``.
 * ``env``: the same loop on ``env()``, the PettingZoo wrapper chain.
+* ``batch64``, ``batch256``, ``batch1024``, ``batch4096``: the batched engine
+  (``gongzhu_env.vector.GameBatch``) with that many tables, single process: every step picks one
+  random legal action per table (``sample_legal``, the same ``legal[int(u * len(legal))]`` rule
+  on floats drawn up front) and ``step`` writes the observation and the action mask of the seat
+  to move at every table. Each run makes ``--batch-decisions`` decisions (rounded up to whole
+  steps, and at least 64 steps) from ``reset``; hands/s counts the hands finished. The kernels
+  are compiled (or loaded from numba's cache) before the clock starts; that time is printed as
+  ``batch kernels ready``.
 * ``openspiel``: OpenSpiel ``hearts`` with ``pass_cards=false``, chance nodes (the deal) included,
   when ``pyspiel`` is importable (``pip install -e .[bench]``).
 * ``openspiel+infostate``: the same, with the acting player's information-state tensor written
@@ -57,8 +65,10 @@ _FLOATS_PER_HAND = 120
 # time, which is steadier on a machine shared with other jobs.
 _clock: Callable[[], float] = time.perf_counter
 
-# One timed run: (hands, seed) -> (decisions made, seconds).
-Runner = Callable[[int, int], tuple[int, float]]
+# One timed run: (hands, seed) -> (decisions made, seconds), or (decisions, seconds, hands
+# finished) for a contender that does not play a set number of hands (the batches).
+Runner = Callable[[int, int], tuple[int, float] | tuple[int, float, int]]
+BATCH_SIZES = (64, 256, 1024, 4096)
 
 
 def _uniforms(seed: int, hands: int) -> list[float]:
@@ -125,6 +135,37 @@ def run_raw_env_2decks(hands: int, seed: int) -> tuple[int, float]:
     return _run_aec(raw_env(rules=TWO_DECKS), hands, seed)
 
 
+def _batch_runner(size: int, decisions: int) -> tuple[Runner, float]:
+    """A runner for a ``GameBatch`` of ``size`` tables, and the seconds its kernels took to load.
+
+    numba compiles the kernels at their first call (or loads them from its cache); that happens
+    here, outside every timed region.
+    """
+    t0 = time.perf_counter()
+    from gongzhu_env.vector import GameBatch
+
+    batch = GameBatch(size)
+    batch.reset(0)
+    batch.step(batch.sample_legal(np.zeros(size)))
+    ready = time.perf_counter() - t0
+    # At least 64 steps, so that every table finishes a hand (one takes 52 to 60 decisions).
+    steps = max(-(-decisions // size), 64)
+    actions = np.zeros(size, dtype=np.int64)
+
+    def run(hands: int, seed: int) -> tuple[int, float, int]:
+        u = np.random.default_rng(seed).random((steps, size))
+        t0 = _clock()
+        batch.reset(seed)
+        for k in range(steps):
+            batch.sample_legal(u[k], actions)
+            batch.step(actions)
+        secs = _clock() - t0
+        finished = sum(batch.hands_started(i) for i in range(size)) - size
+        return steps * size, secs, finished
+
+    return run, ready
+
+
 def _openspiel_runner(with_infostate: bool) -> Runner | None:
     """A runner for OpenSpiel hearts (no card passing), or ``None`` if pyspiel is missing."""
     try:
@@ -159,21 +200,27 @@ def _openspiel_runner(with_infostate: bool) -> Runner | None:
     return run
 
 
-def summarise(name: str, runs: list[tuple[int, float]], hands: int) -> dict[str, Any]:
-    """One table row from a contender's runs: the median of each rate."""
-    secs = [s for _, s in runs]
+def summarise(name: str, runs: list[tuple[int, float] | tuple[int, float, int]],
+              hands: int) -> dict[str, Any]:
+    """One table row from a contender's runs: the median of each rate.
+
+    A run that reports the hands it finished (a batch) is counted by them, not by ``hands``.
+    """
+    secs = [r[1] for r in runs]
     decisions = runs[0][0]
+    played = [r[2] if len(r) == 3 else hands for r in runs]
     return {
         "name": name,
-        "hands": hands,
-        "decisions_per_hand": decisions / hands,
+        "hands": played[0],
+        "decisions": decisions,
+        "decisions_per_hand": decisions / played[0],
         "seconds": secs,
-        "hands_per_s": statistics.median(hands / s for s in secs),
+        "hands_per_s": statistics.median(h / s for h, s in zip(played, secs, strict=True)),
         "decisions_per_s": statistics.median(decisions / s for s in secs),
     }
 
 
-def _print_table(rows: list[dict[str, Any]], ratios: list[tuple[str, str, float]]) -> None:
+def _print_table(rows: list[dict[str, Any]], ratios: list[tuple[str, str, float, str]]) -> None:
     """The results table (rich when available, plain text otherwise)."""
     try:
         from rich.console import Console
@@ -183,8 +230,8 @@ def _print_table(rows: list[dict[str, Any]], ratios: list[tuple[str, str, float]
         for r in rows:
             print(f"{r['name']:<22}{r['hands_per_s']:>12,.0f}{r['decisions_per_s']:>14,.0f}"
                   f"{r['decisions_per_hand']:>10.1f}")
-        for ours, theirs, ratio in ratios:
-            print(f"{ours} / {theirs}: {ratio:.2f}x  (hands/s)")
+        for ours, theirs, ratio, unit in ratios:
+            print(f"{ours} / {theirs}: {ratio:.2f}x  ({unit})")
         return
     table = Table(title="Random play, median of repeats")
     for col in ("contender", "hands/s", "decisions/s", "decisions/hand"):
@@ -195,12 +242,13 @@ def _print_table(rows: list[dict[str, Any]], ratios: list[tuple[str, str, float]
     console = Console()
     console.print(table)
     if ratios:
-        rt = Table(title="Ratios (hands/s, same run)")
+        rt = Table(title="Ratios (same run)")
         rt.add_column("ours")
         rt.add_column("vs")
         rt.add_column("ratio", justify="right")
-        for ours, theirs, ratio in ratios:
-            rt.add_row(ours, theirs, f"{ratio:.2f}x")
+        rt.add_column("of")
+        for ours, theirs, ratio, unit in ratios:
+            rt.add_row(ours, theirs, f"{ratio:.2f}x", unit)
         console.print(rt)
 
 
@@ -216,12 +264,17 @@ def main(argv: list[str] | None = None) -> int:
                         "machine is shared)")
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
     p.add_argument("--no-openspiel", action="store_true", help="skip OpenSpiel even if installed")
+    p.add_argument("--batch-decisions", type=int, default=2_000_000,
+                   help="decisions per run of each batch contender (default 2,000,000)")
+    p.add_argument("--no-batch", action="store_true", help="skip the batched engine")
     p.add_argument("--only", nargs="+", metavar="NAME",
                    help="run only these contenders (engine raw_env env engine_2decks "
-                        "raw_env_2decks openspiel openspiel+infostate)")
+                        "raw_env_2decks batch64 batch256 batch1024 batch4096 openspiel "
+                        "openspiel+infostate)")
     args = p.parse_args(argv)
-    if args.hands < 1 or args.repeats < 1:
-        p.error(f"--hands and --repeats must be >= 1; got {args.hands} and {args.repeats}")
+    if args.hands < 1 or args.repeats < 1 or args.batch_decisions < 1:
+        p.error(f"--hands, --repeats and --batch-decisions must be >= 1; got {args.hands}, "
+                f"{args.repeats} and {args.batch_decisions}")
 
     global _clock
     _clock = time.perf_counter if args.clock == "wall" else time.process_time
@@ -229,6 +282,17 @@ def main(argv: list[str] | None = None) -> int:
     contenders: list[tuple[str, Runner]] = [
         ("engine", run_engine), ("raw_env", run_raw_env), ("env", run_env),
         ("engine_2decks", run_engine_2decks), ("raw_env_2decks", run_raw_env_2decks)]
+    batch_ready: float | None = None
+    wanted = set(args.only or ())
+    if not args.no_batch and (not wanted or wanted & {f"batch{n}" for n in BATCH_SIZES}):
+        for size in BATCH_SIZES:
+            if wanted and f"batch{size}" not in wanted:
+                continue
+            runner, ready = _batch_runner(size, args.batch_decisions)
+            batch_ready = ready if batch_ready is None else batch_ready
+            contenders.append((f"batch{size}", runner))
+        print(f"  batch kernels ready in {batch_ready:.2f} s (numba compile or cache load)",
+              file=sys.stderr)
     if not args.no_openspiel:
         for name, infostate in (("openspiel", False), ("openspiel+infostate", True)):
             runner = _openspiel_runner(infostate)
@@ -243,25 +307,33 @@ def main(argv: list[str] | None = None) -> int:
 
     # Repeats are interleaved (every contender once, then again) so that a burst of load from
     # another process on a shared machine hits all contenders alike rather than just one.
-    runs: dict[str, list[tuple[int, float]]] = {name: [] for name, _ in contenders}
+    runs: dict[str, list[tuple[int, float] | tuple[int, float, int]]] = {
+        name: [] for name, _ in contenders}
     for rep in range(args.repeats):
         for name, runner in contenders:
             runs[name].append(runner(args.hands, args.seed))
-            n, secs = runs[name][-1]
-            print(f"  run {rep + 1}/{args.repeats} {name}: {args.hands / secs:,.0f} hands/s",
+            last = runs[name][-1]
+            print(f"  run {rep + 1}/{args.repeats} {name}: {last[0] / last[1]:,.0f} decisions/s",
                   file=sys.stderr)
     rows = [summarise(name, runs[name], args.hands) for name, _ in contenders]
     by_name = {r["name"]: r for r in rows}
     ratios = [
-        (ours, theirs, by_name[ours]["hands_per_s"] / by_name[theirs]["hands_per_s"])
+        (ours, theirs, by_name[ours]["hands_per_s"] / by_name[theirs]["hands_per_s"], "hands/s")
         for ours in ("engine", "raw_env", "env")
         for theirs in ("openspiel", "openspiel+infostate")
         if ours in by_name and theirs in by_name
     ]
     # The two-deck engine beside the one-deck one (hands/s; a two-deck hand is twice as long).
-    ratios += [(two, one, by_name[two]["hands_per_s"] / by_name[one]["hands_per_s"])
+    ratios += [(two, one, by_name[two]["hands_per_s"] / by_name[one]["hands_per_s"], "hands/s")
                for two, one in (("engine_2decks", "engine"), ("raw_env_2decks", "raw_env"))
                if two in by_name and one in by_name]
+    # The batches against OpenSpiel with its information-state tensor, per decision: both
+    # write an observation for the player to act at every decision (the bar of the batch).
+    ratios += [(f"batch{n}", theirs,
+                by_name[f"batch{n}"]["decisions_per_s"] / by_name[theirs]["decisions_per_s"],
+                "decisions/s")
+               for n in BATCH_SIZES for theirs in ("openspiel+infostate", "raw_env")
+               if f"batch{n}" in by_name and theirs in by_name]
     _print_table(rows, ratios)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
@@ -271,8 +343,10 @@ def main(argv: list[str] | None = None) -> int:
                 "machine": platform.platform(),
                 "hands": args.hands, "repeats": args.repeats, "seed": args.seed,
                 "clock": args.clock,
+                "batch_decisions": args.batch_decisions,
+                "batch_kernels_ready_s": batch_ready,
                 "rows": rows,
-                "ratios": [{"ours": o, "vs": t, "ratio": r} for o, t, r in ratios],
+                "ratios": [{"ours": o, "vs": t, "ratio": r, "of": u} for o, t, r, u in ratios],
             }, f, indent=2)
     return 0
 

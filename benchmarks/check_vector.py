@@ -1,0 +1,199 @@
+"""Differential check of the batched engine (``gongzhu_env.vector``) against the scalar ``Game``.
+
+Run: ``python -m benchmarks.check_vector --hands 100000 --seed 0``. The hands are spread over
+the five covered presets and every valid combination of the covered options, each run with
+its own reward mode and scale. Each target plays a ``GameBatch`` of ``--tables`` tables and, beside
+each table, a ``Game.from_hands`` of the same deal; both receive the same seeded random legal
+actions. At every step the seat to move, its legal set, its observation (exactly
+``PlayerView.encode()``) and action mask are compared, and at every hand's end the raw
+scores, the rewards and the next deal (``gongzhu_env.vector.deal``). The last line counts the
+hands that disagreed anywhere; the exit status is 1 if any did.
+
+``differential`` is also what ``tests/gongzhu_env/test_vector.py`` runs on fewer hands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gongzhu_env import Game, Rules
+from gongzhu_env.scoring import hand_results
+from gongzhu_env.vector import GameBatch, deal
+
+PRESET_NAMES = ("standard", "huapai", "online", "scrofazero", "all_but_sheep")
+
+
+def covered_combinations() -> list[Rules]:
+    """Every valid rule set built from the covered options (``vector.COVERED``), standard first.
+
+    Combinations that ``Rules`` refuses as contradictory are left out.
+    """
+    out = []
+    for strict, may_lead, first, decl, team in itertools.product(
+            (False, True), (False, True), ("club2", "any"), ("free", "none", "all_but_sheep"),
+            (False, True)):
+        try:
+            out.append(Rules(strict_exposure=strict, exposed_may_lead=may_lead,
+                             first_lead=first, declaration=decl, team_play=team))
+        except ValueError:
+            continue
+    return out
+
+
+@dataclass
+class Report:
+    """What one differential run saw."""
+
+    hands: int = 0
+    """Hands finished on the batch (each compared with a reference hand unless it disagreed)."""
+    decisions: int = 0
+    bad_hands: int = 0
+    """Hands in which some comparison disagreed."""
+    messages: list[str] = field(default_factory=list)
+    """The first disagreements, described."""
+
+    def add(self, other: Report, limit: int = 20) -> None:
+        self.hands += other.hands
+        self.decisions += other.decisions
+        self.bad_hands += other.bad_hands
+        self.messages += other.messages[:max(0, limit - len(self.messages))]
+
+
+def _compare_position(batch: GameBatch, i: int, game: Game) -> str | None:
+    """Describe how table ``i`` differs from ``game`` before a decision, or return ``None``."""
+    seat = game.current_player
+    if int(batch.current_player[i]) != seat:
+        return f"seat to move {int(batch.current_player[i])}, reference {seat}"
+    if batch.legal_actions(i) != game.legal_actions():
+        return f"legal {batch.legal_actions(i)}, reference {game.legal_actions()}"
+    view = game.view(seat)
+    mask = view.action_mask()
+    if not np.array_equal(batch.action_masks[i], mask):
+        return "action mask differs"
+    obs = view.encode()
+    got = batch.observations[i]
+    if got.shape != obs.shape or got.dtype != obs.dtype or not np.array_equal(got, obs):
+        where = np.flatnonzero(got != obs) if got.shape == obs.shape else "shape"
+        return f"observation differs at {where}"
+    return None
+
+
+def _compare_end(batch: GameBatch, i: int, game: Game, seed: int) -> str | None:
+    """Describe how the end of table ``i``'s hand differs from ``game``'s, or return ``None``."""
+    raw = game.scores()
+    if not batch.terminated[i]:
+        return "the reference hand is over, the batch's is not"
+    if batch.scores[i].tolist() != raw:
+        return f"scores {batch.scores[i].tolist()}, reference {raw}"
+    expected = np.array([r / batch.reward_scale for r in
+                         hand_results(raw, batch.reward_mode, game.teams)], dtype=np.float32)
+    if not np.array_equal(batch.rewards[i], expected):
+        return f"rewards {batch.rewards[i].tolist()}, reference {expected.tolist()}"
+    j = batch.hands_started(i) - 1
+    if batch.deal_of(i) != deal(seed, i, j):
+        return f"the next deal is not deal({seed}, {i}, {j})"
+    return None
+
+
+def differential(rules: Rules, tables: int, hands: int, seed: int, *, reward_mode: str = "raw",
+                 reward_scale: float = 1.0, batch: GameBatch | None = None,
+                 reference_rules: Rules | None = None) -> Report:
+    """Play at least ``hands`` hands on a batch and on reference games side by side; compare.
+
+    ``seed`` seeds the deals (``reset``) and the choice of actions. A table that disagrees is
+    counted once for its hand and is then played on alone (with actions legal in the batch)
+    until its hand ends, when comparison resumes from the next deal. ``batch`` may be passed
+    to check a batch set up (or tampered with) by the caller, and ``reference_rules`` to play
+    the reference under other rules than the batch (both only to prove that the check can fail).
+    """
+    if batch is None:
+        batch = GameBatch(tables, rules, reward_mode=reward_mode, reward_scale=reward_scale)
+        batch.reset(seed)
+    tables = batch.num_tables
+    rng = np.random.default_rng([seed, 7])
+    report = Report()
+    ref_rules = batch.rules if reference_rules is None else reference_rules
+    games: list[Game | None] = [Game.from_hands(batch.deal_of(i), ref_rules)
+                                for i in range(tables)]
+
+    def disagree(i: int, what: str) -> None:
+        report.bad_hands += 1
+        if len(report.messages) < 20:
+            report.messages.append(f"{batch.rules}, table {i}, hand "
+                                   f"{batch.hands_started(i) - 1}: {what}")
+        games[i] = None
+
+    actions = np.zeros(tables, dtype=np.int64)
+    while report.hands < hands:
+        u = rng.random(tables)
+        for i in range(tables):
+            game = games[i]
+            if game is not None and (why := _compare_position(batch, i, game)):
+                disagree(i, why)
+                game = None
+            legal = game.legal_actions() if game is not None else batch.legal_actions(i)
+            actions[i] = legal[int(u[i] * len(legal))]
+        batch.step(actions)
+        report.decisions += tables
+        for i in range(tables):
+            game = games[i]
+            if game is not None:
+                game.step(int(actions[i]))
+                if game.is_over():
+                    if why := _compare_end(batch, i, game, seed):
+                        disagree(i, why)
+                elif batch.terminated[i]:
+                    disagree(i, "the batch's hand is over, the reference's is not")
+                elif batch.rewards[i].any() or batch.scores[i].any():
+                    disagree(i, "rewards or scores before the end of the hand")
+            if batch.terminated[i]:
+                report.hands += 1
+                games[i] = Game.from_hands(batch.deal_of(i), ref_rules)
+    return report
+
+
+def targets(rng: np.random.Generator) -> list[tuple[str, Rules, str, float]]:
+    """Every preset and covered combination, each with a reward mode and scale drawn at random."""
+    out = []
+    for name, rules in [*((n, Rules.preset(n)) for n in PRESET_NAMES),
+                        *((f"combination#{k}", r) for k, r in enumerate(covered_combinations()))]:
+        modes = ["raw", "zero_sum", *(["team"] if rules.has_teams else [])]
+        mode = modes[int(rng.integers(len(modes)))]
+        scale = float(rng.choice([1.0, 100.0, 3.0]))
+        out.append((name, rules, mode, scale))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=100_000,
+                        help="hands in all, spread evenly over the targets")
+    parser.add_argument("--tables", type=int, default=64, help="tables per batch")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    rng = np.random.default_rng(args.seed)
+    todo = targets(rng)
+    per_target = max(1, -(-args.hands // len(todo)))
+    total = Report()
+    t0 = time.perf_counter()
+    for k, (name, rules, mode, scale) in enumerate(todo):
+        r = differential(rules, args.tables, per_target, args.seed + k, reward_mode=mode,
+                         reward_scale=scale)
+        total.add(r)
+        print(f"{name:<16} {mode:<8} x1/{scale:g}: {r.hands} hands, {r.decisions} decisions, "
+              f"{r.bad_hands} disagreeing", file=sys.stderr)
+    for m in total.messages:
+        print("  " + m)
+    print(f"{total.hands} hands ({total.decisions} decisions) over {len(todo)} rule sets in "
+          f"{time.perf_counter() - t0:.0f} s: {total.bad_hands} disagreements")
+    return 1 if total.bad_hands else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

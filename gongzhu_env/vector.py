@@ -1,0 +1,859 @@
+"""A batched Gong Zhu engine: many tables stepped in lockstep by compiled kernels.
+
+``GameBatch(n, rules)`` holds ``n`` one-deck, four-seat tables as numpy arrays and steps all of
+them with one call: ``step(actions)`` takes one action per table (for that table's seat to move)
+and writes, into arrays allocated once, the observation and the legal-action mask of the seat
+to move at every table, the rewards and raw scores of the hands that just ended, which tables
+ended a hand, and the seat to move. The kernels are compiled with numba, which is imported by
+this module only: ``import gongzhu_env`` does not load it.
+
+One rule, one place -- and this is the one exception
+----------------------------------------------------
+``gongzhu_env.engine.Game`` is the reference: the single readable statement of the rules.
+This module is the one allowed second implementation of them (legality, trick taking, the
+exposure restrictions, scoring and the observation encoding), written again as loops over
+integer arrays so that it compiles. It is held to the reference by a differential test
+(``tests/gongzhu_env/test_vector.py``, and the longer ``benchmarks/check_vector.py``) that
+plays the same deals and actions on both and compares legal sets, observations, rewards and
+scores at every step. A rule change goes into ``Game`` first; the differential test then
+shows what to change here. The tables it reads (heart values, the squashed-score curve, the
+observation layout, card indices) come from the reference modules; they are passed to the
+kernels as arguments or checked against them when this module is imported, so a numba cache
+compiled from an older version can never silently use old values.
+
+What it covers
+--------------
+One deck, four seats, and the options of the presets ``standard``, ``huapai``
+(``strict_exposure``), ``online`` (``exposed_may_lead``), ``scrofazero`` (``team_play``,
+``declaration="none"``, ``first_lead="any"``) and ``all_but_sheep``, in any valid combination
+(``COVERED``). Options that only change settlement or matches (``settlement``,
+``settlement_multiplier``, ``match_threshold``, ``double_pig``) do not change a hand and are
+accepted. Any other option refuses the rules with an error naming it (``check_covered``).
+
+Deals
+-----
+Every table has its own stream of deals: hand ``j`` of table ``i`` under ``reset(seed)`` is
+``deal(seed, i, j)``. So the same seed gives the same deals, a table's deals do not depend on
+how many tables there are or on how fast the others finish, and a finished table starts the
+next deal of its own stream at once. The recipe, all arithmetic modulo 2**64, with SplitMix64's
+increment ``G = 0x9E3779B97F4A7C15`` and its output scramble ``mix``:
+
+1. ``x = mix(mix(mix(seed + G) + i) + j)``;
+2. ``deck = [0, 1, ..., 51]``; for ``k`` from 51 down to 1, draw ``j_k`` uniform in
+   ``0..k`` and swap ``deck[k]`` and ``deck[j_k]`` (Fisher-Yates). A draw below ``b = k + 1``
+   is Lemire's: ``x += G``, ``m = (mix(x) >> 32) * b``; while ``m % 2**32`` is below
+   ``2**32 % b``, draw ``m`` again the same way; the result is ``m >> 32`` (unbiased);
+3. seat ``s`` gets ``deck[13 s : 13 s + 13]``.
+
+Steps and resets
+----------------
+A table whose hand ends during ``step`` reports it in that step (``terminated``, ``rewards``,
+``scores``) and is dealt its next hand in the same call: the observation written for it is
+that of the first seat to act in the new hand. Rewards are zero for every other table.
+
+Arrays (overwritten in place by every ``reset`` and ``step``; ``torch.from_numpy`` on them
+shares the memory):
+
+=================  ==================  =====================================================
+attribute          shape, dtype        meaning
+=================  ==================  =====================================================
+observations       (n, obs_size) f32   ``PlayerView.encode()`` of the seat to move
+action_masks       (n, 53) int8        its legal actions (``PlayerView.action_mask()``)
+current_player     (n,) int64          the seat to move
+terminated         (n,) bool           the table's hand ended in this step
+rewards            (n, 4) f32          hand results by absolute seat (``reward_mode``,
+                                       ``reward_scale`` as in the env); 0 if not terminated
+scores             (n, 4) int32        raw hand scores by absolute seat; 0 if not terminated
+=================  ==================  =====================================================
+
+Card masks are stored as ``int64`` (a hand needs 52 bits, the legal mask 53): numba promotes a
+mix of signed and unsigned 64-bit integers to floating point, so one signed type throughout
+keeps every bit operation exact.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import operator
+from typing import NamedTuple
+
+import numpy as np
+
+try:
+    import numba
+except ImportError as e:  # a dependency of the package, but an install may lack it
+    raise ImportError("gongzhu_env.vector (the batched engine) needs numba: pip install numba; "
+                      "the rest of gongzhu_env works without it") from e
+
+from gongzhu_env.cards import C2, C10, DJ, DONE, EXPOSABLE, HA, NUM_ACTIONS, SQ, card_str
+from gongzhu_env.engine import IllegalActionError
+from gongzhu_env.rules import Rules
+from gongzhu_env.scoring import (
+    ALL_HEARTS_BONUS,
+    HEART_SUMS,
+    PIG_VALUE,
+    SHEEP_VALUE,
+    TRANSFORMER_ALONE,
+    check_reward_mode,
+    check_reward_scale,
+)
+from gongzhu_env.view import SLICES, _squash, obs_size
+
+__all__ = ["GameBatch", "BatchStep", "COVERED", "check_covered", "deal"]
+
+# ---------------------------------------------------------------------------------------------
+# Constants of the kernels. Numba freezes module constants into compiled (and cached) code, so
+# they are literals here, checked against the reference modules at import just below.
+_C2, _C10, _DJ, _HA, _SQ, _DONE = 0, 8, 22, 38, 49, 52
+_EXPOSABLE_MASK = (1 << _SQ) | (1 << _DJ) | (1 << _C10) | (1 << _HA)
+_HEARTS_MASK = ((1 << 13) - 1) << 26
+_SCORING_MASK = _HEARTS_MASK | (1 << _SQ) | (1 << _DJ) | (1 << _C10)
+_OTHER_SCORING = _SCORING_MASK & ~(1 << _C10)
+_SUIT = (1 << 13) - 1
+_PIG, _SHEEP, _ALONE, _ALL_HEARTS = -100, 100, 50, 200
+# Observation offsets (``gongzhu_env.view.SLICES``).
+_O_PHASE, _O_HAND, _O_TO_MOVE, _O_TRICK_LEADER, _O_TRICK_CARDS, _O_PLAYED = 0, 3, 55, 59, 63, 271
+_O_EXPOSED, _O_CAPTURED, _O_VOIDS, _O_DECLARED, _O_FIRST_LEADER = 479, 495, 559, 575, 579
+_O_TRICK_NUMBER, _O_SCORES, _O_PARTNERS = 583, 596, 600
+_BASE_SIZE = 600
+# Squashed scores are looked up in a table indexed by ``score + _SCORE_OFFSET``; hand scores
+# lie within -2400..3200 under the covered rules.
+_SCORE_OFFSET = 4000
+
+_EXPECTED = {
+    "C2": (C2, _C2), "C10": (C10, _C10), "DJ": (DJ, _DJ), "HA": (HA, _HA), "SQ": (SQ, _SQ),
+    "DONE": (DONE, _DONE), "actions": (NUM_ACTIONS, _DONE + 1),
+    "exposable": (EXPOSABLE, (_SQ, _DJ, _C10, _HA)),
+    "pig": (PIG_VALUE, _PIG), "sheep": (SHEEP_VALUE, _SHEEP), "alone": (TRANSFORMER_ALONE, _ALONE),
+    "all hearts": (ALL_HEARTS_BONUS, _ALL_HEARTS),
+    "layout": (tuple((k, s.start) for k, s in SLICES.items()),
+               (("phase", _O_PHASE), ("hand", _O_HAND), ("to_move", _O_TO_MOVE),
+                ("trick_leader", _O_TRICK_LEADER), ("trick_cards", _O_TRICK_CARDS),
+                ("played", _O_PLAYED), ("exposed", _O_EXPOSED), ("captured", _O_CAPTURED),
+                ("voids", _O_VOIDS), ("declared", _O_DECLARED),
+                ("first_leader", _O_FIRST_LEADER), ("trick_number", _O_TRICK_NUMBER),
+                ("scores", _O_SCORES))),
+    "size": (SLICES["scores"].stop, _BASE_SIZE),
+}
+for _name, (_reference, _here) in _EXPECTED.items():
+    if _reference != _here:  # a real check, not an assert: it must also run under python -O
+        raise RuntimeError(f"gongzhu_env.vector is out of date with the reference modules: "
+                           f"{_name} is {_reference!r} there and {_here!r} here")
+
+# Columns of the per-table state array (one int64 row per table).
+_PHASE, _CUR, _FIRST, _TURNS, _TLEN, _TLEAD, _LED, _SLED, _NTR, _EXPALL, _LEGAL, _DEALT = \
+    range(12)
+_TRICK = 12  # 4 columns: the trick in progress, in play order (the first _TLEN are cards)
+_HAND = 16  # 4 columns per seat from here on, by absolute seat
+_PLAYED = 20
+_EXPOSED = 24
+_CAPT = 28
+_VOIDS = 32
+_PROV = 36
+_DEAL = 40
+_NCOL = 44
+_DECLARE, _PLAY = 0, 1
+# Declaration modes and reward modes as the kernels see them.
+_DECL_FREE, _DECL_NONE, _DECL_ALL_BUT_SHEEP = 0, 1, 2
+_REWARD_CODES = {"raw": 0, "zero_sum": 1, "team": 2}
+
+# ---------------------------------------------------------------------------------------------
+# What is covered.
+COVERED: dict[str, tuple[object, ...]] = {
+    "exposed_may_lead": (False, True),
+    "strict_exposure": (False, True),
+    "first_lead": ("club2", "any"),
+    "declaration": ("free", "none", "all_but_sheep"),
+    "auto_expose": (True,),
+    "team_play": (False, True),
+    "hidden_exposure": (False,),
+    "first_drawn_exposure": (False,),
+    "self_capture_double": (False,),
+    "discard_colour": (False,),
+    "hearts_table": ("standard",),
+    "pig_sheep_swap": (False,),
+    "pig_sheep_team": (False,),
+    "decks": (1,),
+    "players": (4,),
+}
+"""Rule option -> the values ``GameBatch`` plays. Options not listed change no hand."""
+_SETTLEMENT_ONLY = ("settlement", "settlement_multiplier", "match_threshold", "double_pig")
+_DECL_CODES = {"free": _DECL_FREE, "none": _DECL_NONE, "all_but_sheep": _DECL_ALL_BUT_SHEEP}
+
+
+def check_covered(rules: Rules | str | None) -> Rules:
+    """Return ``rules`` as a ``Rules`` if the batched engine plays them, else raise ``ValueError``.
+
+    The error names the first option whose value is not covered, with the values that are. An
+    option this module has never heard of (added to ``Rules`` later) is refused unless it is at
+    its default, so a new rule can never be silently ignored here.
+    """
+    rules = Rules.coerce(rules)
+    default = Rules()
+    # The table size and the deck first: with another, every other option is beside the point.
+    fields = sorted(dataclasses.fields(rules), key=lambda f: f.name not in ("decks", "players"))
+    for f in fields:
+        value = getattr(rules, f.name)
+        if f.name in COVERED:
+            ok = value in COVERED[f.name] and type(value) is type(COVERED[f.name][0])
+            allowed = ", ".join(repr(v) for v in COVERED[f.name])
+        elif f.name in _SETTLEMENT_ONLY:
+            continue
+        else:
+            ok = value == getattr(default, f.name)
+            allowed = repr(getattr(default, f.name))
+        if not ok:
+            raise ValueError(
+                f"the batched engine (gongzhu_env.vector) does not cover rule option "
+                f"{f.name}={value!r} (it plays {allowed}); play these rules with "
+                f"gongzhu_env.engine.Game")
+    return rules
+
+
+# ---------------------------------------------------------------------------------------------
+# Deals: SplitMix64 and an unbiased Fisher-Yates shuffle.
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31, _S32 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32)
+_LOW32 = np.uint64(0xFFFFFFFF)
+_TWO32 = np.uint64(1 << 32)
+
+
+@numba.njit(cache=True)
+def _mix(z: np.uint64) -> np.uint64:
+    """SplitMix64's output function: a bijective scramble of 64 bits."""
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    return z ^ (z >> _S31)
+
+
+@numba.njit(cache=True)
+def _deal_into(seed: np.uint64, table: np.int64, hand: np.int64, deck: np.ndarray,
+               out: np.ndarray) -> None:
+    """Write the four hand masks of hand ``hand`` of ``table`` into ``out[0:4]``.
+
+    ``deck`` is scratch space of 52 int64. The generator starts at a hash of the three keys
+    and steps by the golden-ratio increment (SplitMix64).
+    """
+    x = _mix(_mix(_mix(seed + _GOLDEN) + np.uint64(table)) + np.uint64(hand))
+    for c in range(52):
+        deck[c] = c
+    for k in range(51, 0, -1):
+        bound = np.uint64(k + 1)
+        # Lemire: a 32-bit draw times the bound; reject the few low parts that would bias it.
+        x += _GOLDEN
+        m = (_mix(x) >> _S32) * bound
+        low = m & _LOW32
+        if low < bound:
+            threshold = (_TWO32 - bound) % bound
+            while low < threshold:
+                x += _GOLDEN
+                m = (_mix(x) >> _S32) * bound
+                low = m & _LOW32
+        j = np.int64(m >> _S32)
+        t = deck[k]
+        deck[k] = deck[j]
+        deck[j] = t
+    for s in range(4):
+        mask = np.int64(0)
+        for c in range(13 * s, 13 * s + 13):
+            mask |= np.int64(1) << deck[c]
+        out[s] = mask
+
+
+def deal(seed: int, table: int, hand: int) -> tuple[tuple[int, ...], ...]:
+    """Return the four hands (sorted cards) of hand ``hand`` of ``table`` under ``reset(seed)``.
+
+    The deal stream of the batch, reproduced outside it (see "Deals" in the module docstring).
+    """
+    seed, table, hand = _unsigned(seed, "seed"), _unsigned(table, "table"), \
+        _unsigned(hand, "hand")
+    out = np.zeros(4, dtype=np.int64)
+    _deal_into(np.uint64(seed), np.int64(table), np.int64(hand),
+               np.zeros(52, dtype=np.int64), out)
+    return tuple(tuple(c for c in range(52) if int(m) >> c & 1) for m in out)
+
+
+def _unsigned(value: object, what: str, limit: int = 1 << 63) -> int:
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{what} must be an integer; got {value!r}")
+    try:
+        v = operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"{what} must be an integer; got {value!r}") from None
+    if not 0 <= v < limit:
+        raise ValueError(f"{what} must be in 0..{limit - 1}; got {v}")
+    return v
+
+
+# ---------------------------------------------------------------------------------------------
+# The rules, as kernels over one row of the state array.
+@numba.njit(cache=True, inline="always")
+def _score(captured: np.int64, exposed: np.int64, heart_sums: np.ndarray) -> np.int64:
+    """One seat's raw hand score (``scoring.score_masks`` under the covered rules)."""
+    hearts = (captured >> 26) & _SUIT
+    heart_factor = 2 if exposed >> _HA & 1 else 1
+    slam = (captured & _SCORING_MASK) == _SCORING_MASK
+    if hearts == _SUIT:
+        subtotal = _ALL_HEARTS * heart_factor
+    else:
+        subtotal = heart_sums[hearts] * heart_factor
+    if captured >> _SQ & 1:
+        pig = _PIG * (2 if exposed >> _SQ & 1 else 1)
+        subtotal += -pig if slam else pig
+    if captured >> _DJ & 1:
+        subtotal += _SHEEP * (2 if exposed >> _DJ & 1 else 1)
+    if captured >> _C10 & 1:
+        c10_exposed = exposed >> _C10 & 1
+        if not captured & _OTHER_SCORING:
+            return _ALONE * (2 if c10_exposed else 1)
+        return subtotal * (4 if c10_exposed else 2)
+    return subtotal
+
+
+@numba.njit(cache=True, inline="always")
+def _unled_restricted(hand: np.int64, restrict: np.int64, suits_led: np.int64) -> np.int64:
+    """Exposed cards in ``hand`` whose suit has not been led yet (each suit has one)."""
+    r = hand & restrict
+    out = np.int64(0)
+    if r:
+        if r >> _SQ & 1 and not suits_led >> 3 & 1:
+            out |= np.int64(1) << _SQ
+        if r >> _DJ & 1 and not suits_led >> 1 & 1:
+            out |= np.int64(1) << _DJ
+        if r >> _C10 & 1 and not suits_led & 1:
+            out |= np.int64(1) << _C10
+        if r >> _HA & 1 and not suits_led >> 2 & 1:
+            out |= np.int64(1) << _HA
+    return out
+
+
+@numba.njit(cache=True, inline="always")
+def _follow_legal(st: np.ndarray, hand: np.int64, strict: bool) -> np.int64:
+    """Return what may be played to the trick in progress (``Game._follow_legal``)."""
+    led = st[_LED]
+    restrict = st[_EXPALL]
+    legal = hand & (np.int64(_SUIT) << (13 * led))
+    if legal:
+        restricted = legal & restrict
+        if restricted and legal != restricted and not st[_SLED] >> led & 1:
+            legal ^= restricted
+        return legal
+    if strict:
+        rest = hand & ~_unled_restricted(hand, restrict, st[_SLED])
+        return rest if rest else hand
+    return hand
+
+
+@numba.njit(cache=True, inline="always")
+def _lead_legal(st: np.ndarray, hand: np.int64, strict: bool, may_lead: bool,
+                free_first: bool) -> np.int64:
+    """Return what may be led (``Game._lead_legal``)."""
+    if st[_NTR] == 0 and not free_first:
+        return np.int64(1) << _C2
+    unled = _unled_restricted(hand, st[_EXPALL], st[_SLED])
+    if not unled or may_lead:
+        return hand
+    if strict:
+        rest = hand & ~unled
+        return rest if rest else hand
+    legal = hand
+    while unled:
+        bit = unled & -unled
+        unled ^= bit
+        c = 0
+        while not (bit >> c) & 1:
+            c += 1
+        if hand & (np.int64(_SUIT) << (13 * (c // 13))) != bit:
+            legal ^= bit
+    return legal
+
+
+@numba.njit(cache=True, inline="always")
+def _compute_legal(st: np.ndarray, strict: bool, may_lead: bool, free_first: bool) -> np.int64:
+    """Return the legal mask of the seat to move, by phase (bit 52 is DONE)."""
+    hand = st[_HAND + st[_CUR]]
+    if st[_PHASE] == _DECLARE:
+        return (hand & _EXPOSABLE_MASK & ~st[_EXPALL]) | (np.int64(1) << _DONE)
+    if st[_TLEN]:
+        return _follow_legal(st, hand, strict)
+    return _lead_legal(st, hand, strict, may_lead, free_first)
+
+
+@numba.njit(cache=True, inline="always")
+def _expose(st: np.ndarray, seat: np.int64, card: np.int64) -> None:
+    bit = np.int64(1) << card
+    st[_EXPOSED + seat] |= bit
+    st[_EXPALL] |= bit
+
+
+@numba.njit(cache=True)
+def _start_hand(st: np.ndarray, table: np.int64, seed: np.uint64, decl: np.int64,
+                strict: bool, may_lead: bool, free_first: bool, deck: np.ndarray,
+                heart_sums: np.ndarray) -> None:
+    """Deal the table's next hand of its stream and set it up to its first decision."""
+    _deal_into(seed, table, st[_DEALT], deck, st[_DEAL:_DEAL + 4])
+    st[_DEALT] += 1
+    first = 0
+    for s in range(4):
+        st[_HAND + s] = st[_DEAL + s]
+        st[_PLAYED + s] = 0
+        st[_EXPOSED + s] = 0
+        st[_CAPT + s] = 0
+        st[_VOIDS + s] = 0
+        st[_PROV + s] = 0
+        if st[_DEAL + s] & 1:  # C2 is card 0
+            first = s
+    st[_FIRST] = first
+    st[_CUR] = first
+    st[_TURNS] = 0
+    st[_TLEN] = 0
+    st[_TLEAD] = first
+    st[_LED] = -1
+    st[_SLED] = 0
+    st[_NTR] = 0
+    st[_EXPALL] = 0
+    if decl == _DECL_FREE:
+        st[_PHASE] = _DECLARE
+    else:
+        st[_PHASE] = _PLAY
+        if decl == _DECL_ALL_BUT_SHEEP:
+            # Forced exposures, made by their holders right after the deal.
+            for c in (_SQ, _C10, _HA):
+                for s in range(4):
+                    if st[_HAND + s] >> c & 1:
+                        _expose(st, s, c)
+    # Nothing is taken yet, so every provisional score is that of no card: 0.
+    for s in range(4):
+        st[_PROV + s] = _score(np.int64(0), st[_EXPALL], heart_sums)
+    st[_LEGAL] = _compute_legal(st, strict, may_lead, free_first)
+
+
+@numba.njit(cache=True, inline="always")
+def _restricted_played(st: np.ndarray, p: np.int64, c: np.int64, n: np.int64, strict: bool,
+                       may_lead: bool) -> None:
+    """Record what playing a restricted exposed card shows (``Game._restricted_played``)."""
+    suit = c // 13
+    if st[_SLED] >> suit & 1:
+        return
+    if n == 1:
+        if may_lead:
+            return
+        st[_VOIDS + p] |= 15 if strict else 1 << suit
+    elif suit == st[_LED]:
+        st[_VOIDS + p] |= 1 << suit
+    elif strict:
+        st[_VOIDS + p] |= 15
+
+
+@numba.njit(cache=True, inline="always")
+def _end_declaration(st: np.ndarray) -> None:
+    """Auto-exposure of a lone unexposed exposable card, then play from the first leader."""
+    missing = _EXPOSABLE_MASK & ~st[_EXPALL]
+    if missing and missing & (missing - 1) == 0:
+        for s in range(4):
+            if st[_HAND + s] & missing:
+                c = 0
+                while not (missing >> c) & 1:
+                    c += 1
+                _expose(st, s, c)
+    st[_PHASE] = _PLAY
+    st[_CUR] = st[_FIRST]
+
+
+@numba.njit(cache=True, inline="always")
+def _apply(st: np.ndarray, a: np.int64, strict: bool, may_lead: bool, free_first: bool,
+           heart_sums: np.ndarray) -> bool:
+    """Apply one legal action to one table; return whether its hand is over."""
+    p = st[_CUR]
+    if st[_PHASE] == _DECLARE:
+        if a != _DONE:
+            _expose(st, p, a)
+        else:
+            st[_TURNS] += 1
+            if st[_TURNS] == 4:
+                _end_declaration(st)
+            else:
+                st[_CUR] = (p + 1) & 3
+        st[_LEGAL] = _compute_legal(st, strict, may_lead, free_first)
+        return False
+    bit = np.int64(1) << a
+    st[_HAND + p] ^= bit
+    st[_PLAYED + p] |= bit
+    n = st[_TLEN]
+    st[_TRICK + n] = a
+    n += 1
+    st[_TLEN] = n
+    if n == 1:
+        st[_TLEAD] = p
+        st[_LED] = a // 13
+    elif a // 13 != st[_LED]:
+        st[_VOIDS + p] |= 1 << st[_LED]
+    if bit & st[_EXPALL]:
+        _restricted_played(st, p, a, n, strict, may_lead)
+    if n < 4:
+        nxt = (p + 1) & 3
+        st[_CUR] = nxt
+        st[_LEGAL] = _follow_legal(st, st[_HAND + nxt], strict)
+        return False
+    # The trick is complete: the highest card of the led suit wins it.
+    led = st[_LED]
+    top = led * 13 + 13
+    c0, c1, c2, c3 = st[_TRICK], st[_TRICK + 1], st[_TRICK + 2], st[_TRICK + 3]
+    best, w = c0, 0
+    if best < c1 < top:
+        best, w = c1, 1
+    if best < c2 < top:
+        best, w = c2, 2
+    if best < c3 < top:
+        w = 3
+    winner = (st[_TLEAD] + w) & 3
+    taken = ((np.int64(1) << c0) | (np.int64(1) << c1) | (np.int64(1) << c2)
+             | (np.int64(1) << c3)) & _SCORING_MASK
+    if taken:
+        cap = st[_CAPT + winner] | taken
+        st[_CAPT + winner] = cap
+        st[_PROV + winner] = _score(cap, st[_EXPALL], heart_sums)
+    st[_SLED] |= 1 << led
+    st[_TLEN] = 0
+    st[_LED] = -1
+    st[_CUR] = winner
+    st[_TLEAD] = winner
+    st[_NTR] += 1
+    if st[_NTR] == 13:
+        st[_LEGAL] = 0
+        return True
+    st[_LEGAL] = _lead_legal(st, st[_HAND + winner], strict, may_lead, free_first)
+    return False
+
+
+@numba.njit(cache=True, inline="always")
+def _put_bits(out: np.ndarray, offset: int, m: np.int64, nbits: int) -> None:
+    """Write the low ``nbits`` bits of ``m`` as 0/1 values from ``out[offset]`` on.
+
+    The indices are unsigned on purpose: numba checks every signed index for a negative
+    (wrap-around) value, and that check keeps the compiler from vectorising the loop.
+    """
+    base = np.uint64(offset)
+    for c in range(nbits):
+        out[base + np.uint64(c)] = (m >> c) & 1
+
+
+@numba.njit(cache=True, inline="always")
+def _clear(out: np.ndarray, start: int, stop: int) -> None:
+    """Set ``out[start:stop]`` to zero (a loop: a slice assignment costs more in numba)."""
+    for k in range(np.uint64(start), np.uint64(stop)):
+        out[k] = 0
+
+
+@numba.njit(cache=True, inline="always")
+def _write_outputs(st: np.ndarray, obs: np.ndarray, mask: np.ndarray, squash: np.ndarray,
+                   team: bool) -> None:
+    """Write the observation and the action mask of the seat to move (``PlayerView``).
+
+    Every value of the row is written (the 0/1 blocks whole), so the row needs no clearing
+    first, except the trick cards, of which at most four are set.
+    """
+    me = st[_CUR]
+    # The five 52-card blocks: the observer's hand, then the cards each relative seat played.
+    # Written as one loop over the blocks, which the compiler vectorises; five separate calls
+    # get unrolled into scalar code that is five times slower.
+    for q in range(5):
+        col = _HAND + me if q == 0 else _PLAYED + ((me + q - 1) & 3)
+        off = _O_HAND if q == 0 else _O_PLAYED + 52 * (q - 1)
+        _put_bits(obs, off, st[col], 52)
+    _put_bits(obs, _O_PHASE, np.int64(1) << st[_PHASE], 3)
+    # The observer is the seat to move: relative seat 0.
+    _put_bits(obs, _O_TO_MOVE, np.int64(1), 4)
+    _put_bits(obs, _O_TRICK_NUMBER, np.int64(1) << st[_NTR], 13)
+    n = st[_TLEN]
+    _clear(obs, _O_TRICK_CARDS, _O_PLAYED)
+    if n:
+        rel = (st[_TLEAD] - me) & 3
+        _put_bits(obs, _O_TRICK_LEADER, np.int64(1) << rel, 4)
+        for k in range(n):
+            obs[_O_TRICK_CARDS + 52 * ((rel + k) & 3) + st[_TRICK + k]] = 1.0
+    else:
+        _put_bits(obs, _O_TRICK_LEADER, np.int64(0), 4)
+    if st[_PHASE] == _DECLARE:
+        # Seats first .. first + turns - 1 have finished their declaration turn.
+        declared = ((1 << st[_TURNS]) - 1) << st[_FIRST]
+        declared = (declared | declared >> 4) & 15
+    else:
+        declared = 15
+    # Rotate the seat masks so that bit r is relative seat r.
+    _put_bits(obs, _O_DECLARED, ((declared | declared << 4) >> me) & 15, 4)
+    _put_bits(obs, _O_FIRST_LEADER, np.int64(1) << ((st[_FIRST] - me) & 3), 4)
+    # Exposed (4 per seat), captured (16 per seat) and voids (4 per seat), gathered by
+    # relative seat into one mask each and written in three loops (vectorised, as above).
+    exposed = np.int64(0)
+    captured = np.int64(0)
+    voids = np.int64(0)
+    for r in range(4):
+        s = (me + r) & 3
+        e = st[_EXPOSED + s]
+        exposed |= ((e >> _SQ & 1) | (e >> _DJ & 1) << 1 | (e >> _C10 & 1) << 2
+                    | (e >> _HA & 1) << 3) << (4 * r)
+        cap = st[_CAPT + s]
+        captured |= ((cap >> 26 & _SUIT) | (cap >> _SQ & 1) << 13 | (cap >> _DJ & 1) << 14
+                     | (cap >> _C10 & 1) << 15) << (16 * r)
+        voids |= st[_VOIDS + s] << (4 * r)
+        obs[_O_SCORES + r] = squash[st[_PROV + s] + _SCORE_OFFSET]
+    _put_bits(obs, _O_EXPOSED, exposed, 16)
+    _put_bits(obs, _O_CAPTURED, captured, 64)
+    _put_bits(obs, _O_VOIDS, voids, 16)
+    if team:
+        # The partner sits across: relative seat 2.
+        _put_bits(obs, _O_PARTNERS, np.int64(4), 4)
+    _put_bits(mask, 0, st[_LEGAL], 53)
+
+
+@numba.njit(cache=True)
+def _reset_kernel(state: np.ndarray, seed: np.uint64, decl: np.int64, strict: bool,
+                  may_lead: bool, free_first: bool, team: bool, deck: np.ndarray,
+                  heart_sums: np.ndarray, squash: np.ndarray, obs: np.ndarray,
+                  mask: np.ndarray, current: np.ndarray) -> None:
+    for i in range(state.shape[0]):
+        st = state[i]
+        st[_DEALT] = 0
+        _start_hand(st, i, seed, decl, strict, may_lead, free_first, deck, heart_sums)
+        _write_outputs(st, obs[i], mask[i], squash, team)
+        current[i] = st[_CUR]
+
+
+@numba.njit(cache=True)
+def _step_kernel(state: np.ndarray, actions: np.ndarray, seed: np.uint64, decl: np.int64,
+                 strict: bool, may_lead: bool, free_first: bool, team: bool,
+                 reward_mode: np.int64, reward_scale: np.float64, deck: np.ndarray,
+                 heart_sums: np.ndarray, squash: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+                 current: np.ndarray,
+                 terminated: np.ndarray, rewards: np.ndarray, scores: np.ndarray) -> np.int64:
+    """Check every table's action, then apply them all; return the first bad table or -1.
+
+    Nothing changes unless every action is legal.
+    """
+    n = state.shape[0]
+    for i in range(n):
+        a = actions[i]
+        if a < 0 or a > _DONE or not (state[i, _LEGAL] >> a) & 1:
+            return i
+    for i in range(n):
+        st = state[i]
+        over = _apply(st, np.int64(actions[i]), strict, may_lead, free_first, heart_sums)
+        if over:
+            terminated[i] = True
+            total = 0.0
+            for s in range(4):
+                scores[i, s] = st[_PROV + s]
+                total += st[_PROV + s]
+            for s in range(4):
+                raw = np.float64(st[_PROV + s])
+                if reward_mode == 0:
+                    r = raw
+                elif reward_mode == 1:
+                    r = raw - (total - raw) / 3.0
+                else:
+                    own = np.float64(st[_PROV + s] + st[_PROV + ((s + 2) & 3)])
+                    r = (own - (total - own) / 1.0) / 2.0
+                rewards[i, s] = r / reward_scale
+            _start_hand(st, i, seed, decl, strict, may_lead, free_first, deck, heart_sums)
+        else:
+            terminated[i] = False
+            for s in range(4):
+                scores[i, s] = 0
+                rewards[i, s] = 0.0
+        _write_outputs(st, obs[i], mask[i], squash, team)
+        current[i] = st[_CUR]
+    return -1
+
+
+@numba.njit(cache=True, inline="always")
+def _popcount(x: np.int64) -> np.int64:
+    """Bits set in a non-negative ``x`` (the SWAR sum of bit pairs, nibbles, bytes)."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    x += x >> 8
+    x += x >> 16
+    x += x >> 32
+    return x & 127
+
+
+@numba.njit(cache=True)
+def _sample_kernel(state: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> None:
+    """For each table, the legal action at position ``int(u * count)`` of its sorted legal set."""
+    for i in range(state.shape[0]):
+        legal = state[i, _LEGAL]
+        count = _popcount(legal)
+        k = min(np.int64(uniforms[i] * count), count - 1)
+        for _ in range(k):
+            legal &= legal - 1  # drop the lowest legal action
+        out[i] = _popcount((legal & -legal) - 1)
+
+
+# ---------------------------------------------------------------------------------------------
+class BatchStep(NamedTuple):
+    """The arrays a ``GameBatch`` writes (the same objects at every call, overwritten)."""
+
+    observations: np.ndarray
+    action_masks: np.ndarray
+    current_player: np.ndarray
+    terminated: np.ndarray
+    rewards: np.ndarray
+    scores: np.ndarray
+
+
+def _squash_table() -> np.ndarray:
+    """``view._squash`` of every reachable score, as float32 (what the view writes)."""
+    return np.array([_squash(s) for s in range(-_SCORE_OFFSET, _SCORE_OFFSET + 1)],
+                    dtype=np.float32)
+
+
+_HEART_SUMS = np.array(HEART_SUMS, dtype=np.int64)
+_SQUASH = _squash_table()
+
+
+class GameBatch:
+    """``num_tables`` hands of Gong Zhu played side by side (see the module docstring).
+
+    ``reward_mode`` and ``reward_scale`` mean what they mean for ``gongzhu_env.env``:
+    ``"raw"``, ``"zero_sum"`` or ``"team"`` hand results, divided by the scale.
+    """
+
+    def __init__(self, num_tables: int, rules: Rules | str | None = None, *,
+                 reward_mode: str = "raw", reward_scale: float = 1.0) -> None:
+        n = _unsigned(num_tables, "num_tables")
+        if n < 1:
+            raise ValueError(f"num_tables must be at least 1; got {n}")
+        self.rules = check_covered(rules)
+        check_reward_mode(reward_mode, self.rules)
+        self.reward_mode = reward_mode
+        self.reward_scale = check_reward_scale(reward_scale)
+        self.num_tables = n
+        self.obs_size = obs_size(self.rules)
+        r = self.rules
+        self._decl = _DECL_CODES[r.declaration]
+        self._strict = r.strict_exposure
+        self._may_lead = r.exposed_may_lead
+        self._free_first = r.first_lead == "any"
+        self._team = r.team_play
+        self._state = np.zeros((n, _NCOL), dtype=np.int64)
+        self._deck = np.zeros(52, dtype=np.int64)
+        self._seed: int | None = None
+        self.observations = np.zeros((n, self.obs_size), dtype=np.float32)
+        self.action_masks = np.zeros((n, NUM_ACTIONS), dtype=np.int8)
+        self.current_player = np.zeros(n, dtype=np.int64)
+        self.terminated = np.zeros(n, dtype=np.bool_)
+        self.rewards = np.zeros((n, 4), dtype=np.float32)
+        self.scores = np.zeros((n, 4), dtype=np.int32)
+        self._result = BatchStep(self.observations, self.action_masks, self.current_player,
+                                 self.terminated, self.rewards, self.scores)
+        self._step_args: tuple[object, ...] | None = None
+
+    def reset(self, seed: int) -> BatchStep:
+        """Deal hand 0 of every table's stream under ``seed`` and write the first outputs."""
+        self._seed = _unsigned(seed, "seed")
+        self.terminated[:] = False
+        self.rewards[:] = 0.0
+        self.scores[:] = 0
+        _reset_kernel(self._state, np.uint64(self._seed), self._decl, self._strict,
+                      self._may_lead, self._free_first, self._team, self._deck, _HEART_SUMS,
+                      _SQUASH, self.observations, self.action_masks, self.current_player)
+        # Everything the step kernel takes after the actions, built once: a step then costs
+        # the kernel call and the checks of the actions, and little else in Python.
+        self._step_args = (
+            np.uint64(self._seed), self._decl, self._strict, self._may_lead, self._free_first,
+            self._team, _REWARD_CODES[self.reward_mode], self.reward_scale, self._deck,
+            _HEART_SUMS, _SQUASH, self.observations, self.action_masks, self.current_player,
+            self.terminated, self.rewards, self.scores)
+        return self._result
+
+    def step(self, actions: np.ndarray) -> BatchStep:
+        """Apply one action per table (for its ``current_player``) and write the outputs.
+
+        ``actions`` is an integer array of shape ``(num_tables,)``. If any action is not legal
+        at its table, ``IllegalActionError`` names the table, the action and the legal set, and
+        no table changes.
+        """
+        if self._step_args is None:
+            raise RuntimeError("call reset(seed) before step()")
+        if not isinstance(actions, np.ndarray):
+            raise TypeError(f"actions must be a numpy array of integers of shape "
+                            f"({self.num_tables},); got {type(actions).__name__}")
+        if actions.dtype.kind not in "iu":
+            raise TypeError(f"actions must have an integer dtype; got {actions.dtype}")
+        if actions.shape != (self.num_tables,):
+            raise ValueError(f"actions must have shape ({self.num_tables},), one per table; "
+                             f"got {actions.shape}")
+        if actions.dtype != np.int64:
+            # Out-of-range unsigned values must stay out of range, not wrap into legal ones.
+            if actions.dtype.kind == "u" and actions.size and actions.max() > _DONE:
+                bad = int(np.argmax(actions > _DONE))
+                raise self._illegal(bad, int(actions[bad]))
+            actions = actions.astype(np.int64)
+        bad = _step_kernel(self._state, actions, *self._step_args)
+        if bad >= 0:
+            raise self._illegal(int(bad), int(actions[bad]))
+        return self._result
+
+    def sample_legal(self, uniforms: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Pick one legal action per table from uniform floats in ``[0, 1)``, compiled.
+
+        Table ``i`` gets ``legal[int(uniforms[i] * len(legal))]`` of its sorted legal actions:
+        the choice rule of the benchmarks, and a fast random player for every seat at once.
+        ``uniforms`` is float64 of shape ``(num_tables,)``; ``out`` (int64, same shape) is
+        filled and returned if given.
+        """
+        self._table(0)  # reset first
+        n = self.num_tables
+        if not isinstance(uniforms, np.ndarray) or uniforms.dtype != np.float64 \
+                or uniforms.shape != (n,):
+            raise ValueError(f"uniforms must be a float64 array of shape ({n},)")
+        if out is None:
+            out = np.empty(n, dtype=np.int64)
+        elif not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.shape != (n,):
+            raise ValueError(f"out must be an int64 array of shape ({n},)")
+        _sample_kernel(self._state, uniforms, out)
+        return out
+
+    def _illegal(self, table: int, action: int) -> IllegalActionError:
+        st = self._state[table]
+        legal = int(st[_LEGAL])
+        names = [card_str(c) for c in range(52) if legal >> c & 1]
+        if legal >> _DONE & 1:
+            names.append("DONE")
+        phase = "declare" if st[_PHASE] == _DECLARE else "play"
+        what = (f"{card_str(action)} ({action})" if 0 <= action < 52 else
+                "DONE (52)" if action == _DONE else
+                f"({action}), not an action (0..51 a card, 52 DONE),")
+        return IllegalActionError(
+            f"table {table}: {what} is not legal for seat {int(st[_CUR])} in the {phase} phase; "
+            f"legal actions: [{', '.join(names)}]; no table was changed")
+
+    # ------------------------------------------------------------------ reading tables
+    def deal_of(self, table: int) -> tuple[tuple[int, ...], ...]:
+        """Return the four hands (sorted card indices) of the hand in progress at ``table``."""
+        t = self._table(table)
+        return tuple(tuple(c for c in range(52) if int(m) >> c & 1)
+                     for m in self._state[t, _DEAL:_DEAL + 4])
+
+    def hands_started(self, table: int) -> int:
+        """How many hands ``table`` has been dealt since ``reset`` (1 after the reset)."""
+        return int(self._state[self._table(table), _DEALT])
+
+    def legal_actions(self, table: int) -> list[int]:
+        """Return the legal actions of ``table``'s seat to move, sorted."""
+        legal = int(self._state[self._table(table), _LEGAL])
+        return [a for a in range(NUM_ACTIONS) if legal >> a & 1]
+
+    def _table(self, table: int) -> int:
+        if self._seed is None:
+            raise RuntimeError("call reset(seed) first")
+        t = _unsigned(table, "table")
+        if t >= self.num_tables:
+            raise ValueError(f"table must be in 0..{self.num_tables - 1}; got {t}")
+        return t
+
+    def __repr__(self) -> str:
+        return f"GameBatch(num_tables={self.num_tables}, rules={self.rules!r})"

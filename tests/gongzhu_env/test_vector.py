@@ -1,0 +1,314 @@
+"""The batched engine against the scalar reference, and its bad-input errors.
+
+The differential runs (``benchmarks.check_vector.differential``) play the same deals and the
+same random legal actions on a ``GameBatch`` and on ``Game.from_hands`` of each table's deal, and
+compare at every step the seat to move, the legal set, ``PlayerView.encode()`` and the action
+mask, and at every hand's end the raw scores, the rewards and the next deal. The long run (at
+least 100,000 hands) is ``python -m benchmarks.check_vector``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from benchmarks.check_vector import PRESET_NAMES, covered_combinations, differential
+from gongzhu_env import IllegalActionError, Rules
+from gongzhu_env.cards import card_str
+from gongzhu_env.vector import GameBatch, check_covered, deal
+
+
+def _assert_clean(report) -> None:
+    assert report.bad_hands == 0, "\n".join(report.messages)
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_every_preset_agrees_with_the_reference(name: str) -> None:
+    rules = Rules.preset(name)
+    for k, mode in enumerate(["raw", "zero_sum", *(["team"] if rules.has_teams else [])]):
+        report = differential(rules, tables=8, hands=16, seed=10 * k + len(name),
+                              reward_mode=mode, reward_scale=(1.0, 100.0, 3.0)[k])
+        _assert_clean(report)
+        assert report.hands >= 16
+
+
+def test_every_covered_option_combination_agrees_with_the_reference() -> None:
+    combos = covered_combinations()
+    # 2 x 2 x 2 x 3 x 2 products, less those Rules refuses (strict with may-lead, either
+    # without exposure).
+    assert len(combos) == 28
+    rng = np.random.default_rng(3)
+    hands = 0
+    for k, rules in enumerate(combos):
+        modes = ["raw", "zero_sum", *(["team"] if rules.has_teams else [])]
+        report = differential(rules, tables=4, hands=8, seed=100 + k,
+                              reward_mode=modes[int(rng.integers(len(modes)))])
+        _assert_clean(report)
+        hands += report.hands
+    assert hands >= 28 * 8
+
+
+def test_exposures_and_restrictions_are_exercised() -> None:
+    # Guard of the differential runs above: random play does expose cards, and a batch under
+    # other exposure rules than its reference disagrees; so agreement above means something.
+    for batch_rules, reference in (("online", "standard"), ("huapai", "standard"),
+                                   ("all_but_sheep", "standard")):
+        report = differential(Rules.preset(batch_rules), tables=8, hands=40, seed=5,
+                              reference_rules=Rules.preset(reference))
+        assert report.bad_hands > 0, batch_rules
+
+
+class _Tampered(GameBatch):
+    """A batch that flips one observation value of table 1 at its 30th step."""
+
+    steps = 0
+
+    def step(self, actions):  # type: ignore[no-untyped-def]
+        out = super().step(actions)
+        self.steps += 1
+        if self.steps == 30:
+            self.observations[1, 100] = 1.0 - self.observations[1, 100]
+        return out
+
+
+def test_the_differential_run_sees_a_wrong_observation() -> None:
+    batch = _Tampered(4, "standard")
+    batch.reset(0)
+    report = differential(batch.rules, 4, 8, 0, batch=batch)
+    assert report.bad_hands == 1
+    assert "table 1" in report.messages[0] and "observation differs at [100]" in \
+        report.messages[0]
+
+
+def test_the_scoring_kernel_agrees_with_score_masks_on_rare_hands() -> None:
+    # Random play almost never takes all hearts or every scoring card; the kernel's scoring is
+    # checked on those hands (and on random ones) under every set of exposed cards.
+    from gongzhu_env.cards import C10, DJ, EXPOSABLE, HEARTS_MASK, SCORING_MASK, SQ
+    from gongzhu_env.scoring import score_masks
+    from gongzhu_env.vector import _HEART_SUMS, _score
+
+    special = [HEARTS_MASK | extra for extra in
+               (0, 1 << SQ, 1 << DJ, 1 << C10, (1 << SQ) | (1 << DJ), SCORING_MASK)]
+    special += [1 << C10, (1 << C10) | (1 << 26), (1 << C10) | (1 << 27) | (1 << 28), 0]
+    rng = np.random.default_rng(8)
+    scoring = [c for c in range(52) if SCORING_MASK >> c & 1]
+    special += [sum(1 << c for c in scoring if rng.random() < p) for p in rng.random(300)]
+    for k in range(16):
+        exposed = sum(1 << c for i, c in enumerate(EXPOSABLE) if k >> i & 1)
+        for captured in special:
+            assert _score(captured, exposed, _HEART_SUMS) == score_masks(captured, exposed), \
+                (captured, exposed)
+
+
+# ------------------------------------------------------------------ deals
+def test_the_same_seed_gives_the_same_deals_and_a_table_follows_its_own_stream() -> None:
+    a, b, c = GameBatch(3, "standard"), GameBatch(5, "standard"), GameBatch(3, "standard")
+    a.reset(42)
+    b.reset(42)
+    c.reset(43)
+    for i in range(3):
+        assert a.deal_of(i) == b.deal_of(i) == deal(42, i, 0)
+        assert a.hands_started(i) == 1
+    assert [a.deal_of(i) for i in range(3)] != [c.deal_of(i) for i in range(3)]
+    assert len({a.deal_of(i) for i in range(3)}) == 3
+    for hands in a.deal_of(0), deal(7, 1000, 12345):
+        assert sorted(c for h in hands for c in h) == list(range(52))
+        assert [len(h) for h in hands] == [13, 13, 13, 13]
+
+
+def _documented_deal(seed: int, table: int, hand: int) -> tuple[tuple[int, ...], ...]:
+    """The recipe of the module docstring ("Deals"), in plain Python integers."""
+    full, golden = (1 << 64) - 1, 0x9E3779B97F4A7C15
+
+    def mix(z: int) -> int:
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & full
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & full
+        return z ^ (z >> 31)
+
+    x = mix((mix((mix((seed + golden) & full) + table) & full) + hand) & full)
+    deck = list(range(52))
+    for k in range(51, 0, -1):
+        b = k + 1
+        while True:
+            x = (x + golden) & full
+            m = (mix(x) >> 32) * b
+            if m % 2**32 >= 2**32 % b:
+                break
+        j = m >> 32
+        deck[k], deck[j] = deck[j], deck[k]
+    return tuple(tuple(sorted(deck[13 * s:13 * s + 13])) for s in range(4))
+
+
+@pytest.mark.parametrize("seed, table, hand", [(0, 0, 0), (42, 3, 17), (2**63 - 1, 4095, 99)])
+def test_deals_follow_the_documented_recipe(seed: int, table: int, hand: int) -> None:
+    assert deal(seed, table, hand) == _documented_deal(seed, table, hand)
+
+
+def test_deals_spread_every_card_evenly_over_the_seats() -> None:
+    counts = np.zeros((52, 4))
+    for j in range(2000):
+        for s, hand in enumerate(deal(1, 0, j)):
+            counts[list(hand), s] += 1
+    # Each count is Binomial(2000, 1/4): mean 500, sd 19.4; 6 sd either side.
+    assert counts.min() > 383 and counts.max() < 617
+
+
+def test_a_finished_table_is_dealt_its_next_hand_at_once() -> None:
+    batch = GameBatch(2, "scrofazero", reward_mode="team")
+    batch.reset(9)
+    rng = np.random.default_rng(0)
+    for _ in range(52):  # no declaration: every hand is exactly 52 plays
+        assert not batch.terminated.any()
+        batch.step(np.array([rng.choice(batch.legal_actions(i)) for i in range(2)]))
+    assert batch.terminated.all()
+    assert [batch.hands_started(i) for i in range(2)] == [2, 2]
+    assert batch.deal_of(0) == deal(9, 0, 1) and batch.deal_of(1) == deal(9, 1, 1)
+    # The results of team play: partners share, the two teams are opposite.
+    r = batch.rewards
+    assert np.array_equal(r[:, 0], r[:, 2]) and np.array_equal(r[:, 0], -r[:, 1])
+    assert (batch.scores != 0).any()
+    batch.step(np.array([batch.legal_actions(i)[0] for i in range(2)]))
+    assert not batch.terminated.any() and not batch.rewards.any() and not batch.scores.any()
+
+
+# ------------------------------------------------------------------ bad input
+def _started(n: int = 3, rules: str = "standard") -> GameBatch:
+    batch = GameBatch(n, rules)
+    batch.reset(0)
+    return batch
+
+
+@pytest.mark.parametrize("actions, error, words", [
+    (np.zeros(2, dtype=np.int64), ValueError, "shape (3,)"),
+    (np.zeros((3, 1), dtype=np.int64), ValueError, "shape (3,)"),
+    (np.zeros(3, dtype=np.float64), TypeError, "integer dtype"),
+    (np.zeros(3, dtype=np.bool_), TypeError, "integer dtype"),
+    ([0, 0, 0], TypeError, "numpy array"),
+])
+def test_actions_of_the_wrong_shape_or_dtype_are_refused(actions, error, words) -> None:
+    batch = _started()
+    before = batch.observations.copy()
+    with pytest.raises(error, match=words.replace("(", r"\(").replace(")", r"\)")):
+        batch.step(actions)
+    assert np.array_equal(batch.observations, before)
+
+
+def _first_legal(batch: GameBatch) -> np.ndarray:
+    return np.array([batch.legal_actions(i)[0] for i in range(batch.num_tables)])
+
+
+@pytest.mark.parametrize("bad", [51, 53, -1, 1000])
+def test_an_illegal_action_in_any_table_changes_no_table(bad: int) -> None:
+    batch = _started(4)
+    # Play a few steps so that the tables are in different positions.
+    for _ in range(6):
+        batch.step(_first_legal(batch))
+    saved = [batch.observations.copy(), batch.action_masks.copy(), batch.current_player.copy()]
+    legal2 = batch.legal_actions(2)
+    actions = _first_legal(batch)
+    if bad in legal2:
+        bad = next(a for a in range(53) if a not in legal2)
+    actions[2] = bad
+    with pytest.raises(IllegalActionError) as info:
+        batch.step(actions)
+    message = str(info.value)
+    assert "table 2" in message and f"seat {int(batch.current_player[2])}" in message
+    assert f"({bad})" in message
+    assert "legal actions: [" in message
+    for a in legal2:
+        assert (card_str(a) if a < 52 else "DONE") in message
+    for a, b in zip(saved, (batch.observations, batch.action_masks, batch.current_player),
+                    strict=True):
+        assert np.array_equal(a, b)
+    # Still playable, and the same as before: the legal actions step as if nothing happened.
+    assert batch.legal_actions(2) == legal2
+    batch.step(_first_legal(batch))
+
+
+def test_after_a_refused_step_every_table_still_plays_like_the_reference() -> None:
+    # Right after the reset every table is at the start of its hand: a refused step followed
+    # by a differential run from there shows that no table moved, the tables before the bad one
+    # included.
+    batch = GameBatch(6, "online")
+    batch.reset(11)
+    actions = np.full(6, 52)
+    actions[4] = next(c for c in range(52) if c not in batch.legal_actions(4))
+    with pytest.raises(IllegalActionError, match="table 4"):
+        batch.step(actions)
+    _assert_clean(differential(batch.rules, 6, 12, 11, batch=batch))
+    # Guard: had the step moved the tables, the same run would see it.
+    moved = GameBatch(6, "online")
+    moved.reset(11)
+    moved.step(np.full(6, 52))
+    assert differential(moved.rules, 6, 12, 11, batch=moved).bad_hands >= 6
+
+
+def test_an_illegal_action_names_its_card_and_the_legal_cards() -> None:
+    batch = _started(2)  # declaration: the legal set holds DONE and the exposable cards held
+    legal = batch.legal_actions(1)
+    bad = next(c for c in range(52) if c not in legal)
+    pattern = (rf"table 1: {card_str(bad)} \({bad}\) is not legal for seat \d in the declare "
+               rf"phase; legal actions: \[.*DONE\]")
+    with pytest.raises(IllegalActionError, match=pattern):
+        batch.step(np.array([52, bad]))
+
+
+def test_unsigned_actions_out_of_range_are_not_wrapped() -> None:
+    batch = _started(2)
+    with pytest.raises(IllegalActionError, match="table 0"):
+        batch.step(np.array([2**64 - 1, 52], dtype=np.uint64))
+    batch.step(np.array([52, 52], dtype=np.uint8))
+
+
+@pytest.mark.parametrize("rules, option", [
+    (Rules(hidden_exposure=True), "hidden_exposure=True"),
+    (Rules(discard_colour=True), "discard_colour=True"),
+    (Rules(hearts_table="book"), "hearts_table='book'"),
+    (Rules(declaration="all"), "declaration='all'"),
+    (Rules(auto_expose=False), "auto_expose=False"),
+    (Rules(pig_sheep_team=True, declaration="none"), "pig_sheep_team=True"),
+    (Rules(players=5), "players=5"),
+    (Rules.preset("two_decks"), "decks=2"),
+    (Rules(first_drawn_exposure=True), "first_drawn_exposure=True"),
+])
+def test_rules_not_covered_are_refused_naming_the_option(rules: Rules, option: str) -> None:
+    with pytest.raises(ValueError, match=f"does not cover rule option {option}"):
+        GameBatch(4, rules)
+
+
+def test_options_that_change_no_hand_are_accepted() -> None:
+    rules = Rules(settlement_multiplier=1, match_threshold=-500, double_pig=True,
+                  settlement="yuanbao")
+    assert check_covered(rules) is rules
+    for name in PRESET_NAMES:
+        assert check_covered(name) == Rules.preset(name)
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    ({"num_tables": 0}, ValueError), ({"num_tables": 2.0}, TypeError),
+    ({"num_tables": True}, TypeError), ({"num_tables": 2, "reward_mode": "team"}, ValueError),
+    ({"num_tables": 2, "reward_scale": 0}, ValueError),
+])
+def test_bad_batch_arguments_are_refused(kwargs, error) -> None:
+    with pytest.raises(error):
+        GameBatch(**kwargs)
+
+
+def test_step_before_reset_and_bad_seeds_are_refused() -> None:
+    batch = GameBatch(2)
+    with pytest.raises(RuntimeError, match="reset"):
+        batch.step(np.zeros(2, dtype=np.int64))
+    for seed in (-1, 1.5, None, 2**63):
+        with pytest.raises((TypeError, ValueError), match="seed"):
+            batch.reset(seed)  # type: ignore[arg-type]
+
+
+def test_importing_gongzhu_env_does_not_import_numba() -> None:
+    code = ("import sys, gongzhu_env, gongzhu_env.env, gongzhu_env.engine; "
+            "print('numba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"
