@@ -12,7 +12,10 @@ through per-suit lookup tables.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
+
+import numpy as np
 
 NUM_CARDS = 52
 NUM_SUITS = 4
@@ -235,3 +238,27 @@ def parse_action(text: str, decks: int = 1) -> int:
         raise ValueError(f"bad action {text!r}: a pair lead is two copies of one card ('SQ+SQ') "
                          "and exists only with two decks")
     return NUM_CARDS + a
+
+
+def card_index(card: object, where: str) -> int:
+    """Return one card given as an index (a Python or numpy int) or as text (``"SQ"``).
+
+    Raises ``ValueError`` starting with ``where`` (``"seat 2"``, ``"captured"``) and saying
+    what was wrong: text that is no card, a bool, anything else that is not an int, or an
+    index outside 0..51. The deal checks and the scoring functions read cards through it.
+    """
+    if isinstance(card, str):
+        try:
+            return parse_card(card)
+        except ValueError as e:
+            raise ValueError(f"{where}: {e}") from None
+    if isinstance(card, (bool, np.bool_)):
+        raise ValueError(f"{where}: {card!r} is a bool, not a card")
+    try:
+        idx = operator.index(card)  # type: ignore[arg-type]
+    except TypeError:
+        raise ValueError(f"{where}: {card!r} is not a card (an index 0..51 or text such as "
+                         f"'SQ')") from None
+    if not 0 <= idx < NUM_CARDS:
+        raise ValueError(f"{where}: card index {idx} is out of range 0..51 (not a card index)")
+    return idx

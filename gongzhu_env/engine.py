@@ -51,6 +51,7 @@ from gongzhu_env.cards import (
     SQ,
     SUIT_MASKS,
     SUIT_TABLES,
+    card_index,
     card_str,
     cards_of,
     parse_card,
@@ -927,25 +928,6 @@ def _implementation(decks: int) -> type[Game]:
                          f"registers the two-deck game) before building one") from None
 
 
-def _card_index(seat: int, card: object) -> int:
-    """Return the index of one card of ``seat``'s hand given as an index or text ("SQ").
-
-    Raises ``ValueError`` naming the seat and what was wrong, for the deal checks of both
-    deck sizes.
-    """
-    idx = parse_card(card) if isinstance(card, str) else card
-    if isinstance(idx, (bool, np.bool_)):
-        raise ValueError(f"seat {seat}: {card!r} is a bool, not a card")
-    if type(idx) is not int:
-        try:
-            idx = operator.index(idx)
-        except TypeError:
-            raise ValueError(f"seat {seat}: {card!r} is not a card") from None
-    if not 0 <= idx < NUM_CARDS:
-        raise ValueError(f"seat {seat}: card index {idx} is out of range 0..51")
-    return idx
-
-
 def deal_cards(hands: Sequence[Sequence[int | str]], what: str,
                seats: int = NUM_SEATS) -> list[list[int]]:
     """Read a deal's hands as card indices (each card given as an index or as text).
@@ -964,7 +946,7 @@ def deal_cards(hands: Sequence[Sequence[int | str]], what: str,
                              f"{hand!r}; use parse_cards() first")
         if not isinstance(hand, Sequence | np.ndarray | set | frozenset):
             raise ValueError(f"hand of seat {seat} must be a list of cards; got {hand!r}")
-        out.append([_card_index(seat, c) for c in hand])
+        out.append([card_index(c, f"seat {seat}") for c in hand])
     return out
 
 

@@ -7,7 +7,6 @@ provisional scores and the tests all call it (or ``score_masks``, its bitmask fo
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
@@ -18,13 +17,12 @@ from gongzhu_env.cards import (
     DJ,
     HA,
     HEARTS,
-    NUM_CARDS,
     NUM_RANKS,
     SCORING_MASK,
     SQ,
+    card_index,
     card_str,
     multiset_masks,
-    parse_card,
     parse_cards,
 )
 from gongzhu_env.rules import Rules, count_word
@@ -190,11 +188,7 @@ def score_two_decks(taken: tuple[int, int], exposed: tuple[int, int]) -> int:
 
 
 def _card_list(cards: Iterable[int | str] | str, what: str) -> list[int]:
-    """Read a list of cards given as indices (Python or numpy ints) or text.
-
-    Text is a card each (``"SQ"``) or one string of cards (``"SQ H6"``); anything else is
-    refused, naming the argument and the bad entry.
-    """
+    """Read a list of cards (``cards.card_index`` each), or one string of cards (``"SQ H6"``)."""
     if isinstance(cards, str):
         try:
             return parse_cards(cards)
@@ -205,25 +199,7 @@ def _card_list(cards: Iterable[int | str] | str, what: str) -> list[int]:
     except TypeError:
         raise TypeError(f"{what} must be a list of cards (indices 0..51 or text such as "
                         f"'SQ'); got {cards!r}") from None
-    out = []
-    for c in items:
-        if isinstance(c, str):
-            try:
-                c = parse_card(c)
-            except ValueError as e:
-                raise ValueError(f"{what}: {e}") from None
-        elif isinstance(c, (bool, np.bool_)):
-            raise ValueError(f"{what}: {c!r} is a bool, not a card")
-        else:
-            try:
-                c = operator.index(c)
-            except TypeError:
-                raise ValueError(f"{what}: {c!r} is not a card (an index 0..51 or text such "
-                                 f"as 'SQ')") from None
-        if not 0 <= c < NUM_CARDS:
-            raise ValueError(f"{what}: {c} is not a card index 0..51")
-        out.append(c)
-    return out
+    return [card_index(c, what) for c in items]
 
 
 def _multiset(cards: Iterable[int | str] | str, what: str) -> tuple[int, int]:

@@ -172,8 +172,8 @@ def test_scoring_takes_preset_names_and_card_text() -> None:
 
 
 @pytest.mark.parametrize("cards, message", [
-    ([49, 52], "52 is not a card index 0..51"),
-    ([-1], "-1 is not a card index 0..51"),
+    ([49, 52], "card index 52 is out of range 0..51"),
+    ([-1], "card index -1 is out of range 0..51"),
     ([True], "True is a bool, not a card"),
     ([49, 49], "SQ appears twice"),
     (["XX"], "captured"),
