@@ -240,6 +240,11 @@ class Rules:
         # Computed once: the engine and the scoring pick their fast standard path from it.
         object.__setattr__(self, "_standard_hand", self.hand_rules() == _STANDARD_HAND
                            if "_STANDARD_HAND" in globals() else True)
+        # Read at every decision of the agents (``PlayerView.unseen_mask``): worked out once.
+        mask = (1 << NUM_CARDS) - 1
+        for c in self.removed_cards:
+            mask &= ~(1 << c)
+        object.__setattr__(self, "_deck_mask", mask)
 
     # ------------------------------------------------------------------ derived facts
     @property
@@ -273,10 +278,7 @@ class Rules:
     @property
     def deck_mask(self) -> int:
         """The cards in play, as a mask (bit ``c`` is card ``c``); one bit per card index."""
-        mask = (1 << NUM_CARDS) - 1
-        for c in self.removed_cards:
-            mask &= ~(1 << c)
-        return mask
+        return self._deck_mask  # type: ignore[attr-defined, no-any-return]
 
     @property
     def lead_card(self) -> int:
