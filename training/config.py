@@ -108,6 +108,15 @@ class DMCConfig:
     num_tables: int = 128
     """Games stepped in lockstep; one batched forward pass scores all their seats to move."""
 
+    engine: str = "auto"
+    """What plays the tables: ``"batch"``, the compiled batched engine
+    (``gongzhu_env.vector.GameBatch`` through ``training.dmc_batch``: every table's
+    observation written at once in compiled code, several times the decisions/s);
+    ``"scalar"``, one reference ``Game`` and ``PlayerView`` per table (every rule set, match
+    episodes, mixed rules and rollout labels); ``"auto"``: the batch engine wherever it
+    covers the run, else the scalar one. The shipped policies were trained on ``"scalar"``.
+    Seeded runs of the two engines deal different hands (the batch has its own deal stream)."""
+
     epsilon_start: float = 0.05
     """Exploration rate of the learner seats at the start (uniform legal action). With
     ``epsilon_end`` and ``epsilon_decay_decisions`` it makes one linear schedule. The quick
@@ -329,6 +338,12 @@ class DMCConfig:
             raise ConfigError(f"min_replay: {self.min_replay} exceeds replay_size "
                               f"{self.replay_size}")
         _check_opponents(self)
+        _check_engine(self)
+
+    def uses_batch_engine(self) -> bool:
+        """Whether the tables are played by the batched engine (``engine``, resolved)."""
+        return self.engine == "batch" or (self.engine == "auto"
+                                          and batch_engine_obstacle(self) is None)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict, with the trainer named."""
@@ -489,6 +504,7 @@ _FORMER_DMC_DEFAULTS: dict[str, Any] = {
     "min_replay": 8192, "epsilon_start": 0.2, "epsilon_end": 0.02,
     "epsilon_decay_decisions": 2_000_000, "snapshot_interval_s": 120.0,
     "time_budget_s": 240.0, "eval_interval_s": 60.0, "eval_deals": 100, "final_eval_deals": 500,
+    "engine": "scalar",
 }
 """``DMCConfig`` defaults before they became the quick preset. A ``config.json`` written before
 one of these fields existed meant this value, so ``load_config`` fills it in."""
@@ -633,6 +649,37 @@ def _check_rules_mix(cfg: DMCConfig) -> None:
                       ("select_last", cfg.select_last > 0)):
         if bad:
             raise ConfigError(f"rules_mix: cannot be combined with {name}={getattr(cfg, name)!r}")
+
+
+ENGINES = ("auto", "batch", "scalar")
+
+
+def batch_engine_obstacle(cfg: DMCConfig) -> str | None:
+    """Why the batched engine cannot play ``cfg``'s tables, or ``None`` if it can."""
+    from gongzhu_env.rules import Rules
+    from gongzhu_env.vector import check_covered
+
+    try:
+        check_covered(Rules.coerce(cfg.rules))
+    except ValueError as e:
+        return f"the rules are outside it ({e})"
+    if cfg.episode != "hand":
+        return "it plays single hands, not match episodes (episode='match')"
+    if cfg.rules_mix:
+        return "it plays one rule set, not a rules_mix"
+    if cfg.rollout_share or cfg.rollout_share_final:
+        return "rollout labels need a reference Game per table (rollout_share)"
+    return None
+
+
+def _check_engine(cfg: DMCConfig) -> None:
+    if cfg.engine not in ENGINES:
+        raise ConfigError(f"engine: must be one of {ENGINES}; got {cfg.engine!r}")
+    if cfg.engine == "batch":
+        why = batch_engine_obstacle(cfg)
+        if why is not None:
+            raise ConfigError(f"engine: the batched engine cannot play this run: {why}; "
+                              "use engine='scalar' (or 'auto', which picks it)")
 
 
 def _has_teams(rules: Any) -> bool:
