@@ -185,25 +185,24 @@ def _policy_actions(batch: GameBatch, rows: np.ndarray, ids: np.ndarray,
     draw. Every action is checked against its table's legal set before anything moves.
     """
     masks = batch.action_masks.view(np.bool_)
-    uniq = np.unique(ids)
+    first = ids[0]
+    uniq = [first] if (ids == first).all() else np.unique(ids)
     for p in uniq:
         sel = rows if len(uniq) == 1 else rows[ids == p]
         policy = policies[int(p)]
-        if isinstance(policy, str):
+        if isinstance(policy, str):  # legal by construction
             out[sel] = batch.sample_legal(rng.random(batch.num_tables))[sel]
-        else:
-            out[sel] = _as_actions(policy(batch.observations[sel], masks[sel]), len(sel),
-                                   policy)
-    acts = out[rows]
-    bad = (acts < 0) | (acts >= NUM_ACTIONS)
-    bad |= ~masks[rows, np.where(bad, 0, acts)]
-    if bad.any():
-        j = int(np.argmax(bad))
-        table, action = int(rows[j]), int(acts[j])
-        seat = int(batch.current_player[table])
-        reason = str(batch.illegal_action_error(table, action))
-        raise IllegalPlayerActionError(seat, policy_label(policies[int(ids[j])]), action,
-                                       reason)
+            continue
+        got = _as_actions(policy(batch.observations[sel], masks[sel]), len(sel), policy)
+        bad = (got < 0) | (got >= NUM_ACTIONS)
+        bad |= ~masks[sel, np.where(bad, 0, got)]
+        if bad.any():
+            j = int(np.argmax(bad))
+            table, action = int(sel[j]), int(got[j])
+            seat = int(batch.current_player[table])
+            reason = str(batch.illegal_action_error(table, action))
+            raise IllegalPlayerActionError(seat, policy_label(policy), action, reason)
+        out[sel] = got
 
 
 def _policy_list(policies: PolicyLike | Sequence[PolicyLike] | Mapping[PolicyLike, float],
@@ -349,6 +348,7 @@ class SingleSeatVectorEnv(VectorEnv):
         self._policies = policies
         self._pool = np.array(ids, dtype=np.int64)
         self._pool_p = p
+        self._pool_cdf = np.cumsum(p)
 
     @property
     def opponents(self) -> list[PolicyLike]:
@@ -370,7 +370,8 @@ class SingleSeatVectorEnv(VectorEnv):
         rng = self.np_random
         seats = np.full(k, self.fixed_seat, dtype=np.int64) if self.fixed_seat is not None \
             else rng.integers(4, size=k)
-        draws = self._pool[rng.choice(len(self._pool), size=(k, 4), p=self._pool_p)]
+        draws = self._pool[np.minimum(np.searchsorted(self._pool_cdf, rng.random((k, 4)),
+                                                      side="right"), len(self._pool) - 1)]
         draws[np.arange(k), seats] = -1
         self.seats[tables] = seats
         self.players[tables] = draws
