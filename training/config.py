@@ -33,6 +33,12 @@ PRESETS = ("quick", "full", "tiny")
 TRAINERS = ("dmc", "sb3")
 REWARD_MODES = ("zero_sum", "raw", "team")
 SPECIAL_OPPONENTS = ("self", "snapshot")
+ENGINES = ("scalar", "batch")
+BATCH_OPPONENTS = ("random", "self", "snapshot")
+"""Who can sit at the tables of the batched engine (``SB3Config.engine = "batch"``)."""
+BATCH_OPPONENT_MIX = {"self": 0.5, "snapshot": 0.375, "random": 0.125}
+"""``SB3Config.opponent_mix`` when ``engine="batch"`` and no mix is given: the default mix
+without its rule agent (which cannot play in the batched engine), in the same proportions."""
 
 
 class ConfigError(ValueError):
@@ -382,6 +388,16 @@ class SB3Config:
     subproc: bool = False
     """Run the envs in subprocesses (``SubprocVecEnv``) instead of in this process."""
 
+    engine: str = "scalar"
+    """Where the learner's tables are played. ``"scalar"``: ``n_envs`` single-seat envs of the
+    Python engine (``gongzhu_env.wrappers.SingleSeatEnv``) in a ``DummyVecEnv`` or
+    ``SubprocVecEnv``; every opponent spec can sit there. ``"batch"``: the ``n_envs`` tables
+    of one ``gongzhu_env.vector_env.SingleSeatVectorEnv`` on the compiled batched engine
+    (``training.sb3_vec.BatchVecEnv``), in this process, the opponents played in batch: only
+    ``"random"``, ``"self"`` and ``"snapshot"`` (rule agents need Python views), single hands
+    only, and rules the batched engine covers. Its default mix is ``BATCH_OPPONENT_MIX``.
+    Many tables and short rollouts suit it (e.g. ``n_envs=64``, ``n_steps=32``)."""
+
     n_steps: int = 256
     """Learner steps per env per PPO rollout."""
 
@@ -458,6 +474,10 @@ class SB3Config:
         if not isinstance(self.ent_coef, (int, float)) or self.ent_coef < 0:
             raise ConfigError(f"ent_coef: must be >= 0; got {self.ent_coef!r}")
         _check_opponents(self)
+        if self.engine not in ENGINES:
+            raise ConfigError(f"engine: must be one of {ENGINES}; got {self.engine!r}")
+        if self.engine == "batch":
+            _check_batch_engine(self)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict, with the trainer named."""
@@ -516,7 +536,9 @@ def make_config(preset: str = "quick", trainer: str = "dmc", **overrides: Any) -
     """Build and validate the config of a preset, with field overrides.
 
     Under team rules the reward is the team's result unless ``reward_mode`` is given: a seat
-    that learns its own score would learn to play against its partner.
+    that learns its own score would learn to play against its partner. An SB3 config with
+    ``engine="batch"`` whose preset's mix names a rule agent takes ``BATCH_OPPONENT_MIX``
+    instead, unless ``opponent_mix`` is given.
     """
     if trainer not in TRAINERS:
         raise ConfigError(f"trainer: unknown trainer {trainer!r}; expected one of {TRAINERS}")
@@ -526,6 +548,11 @@ def make_config(preset: str = "quick", trainer: str = "dmc", **overrides: Any) -
     values = {**table[preset], **overrides, "preset": preset}
     if "reward_mode" not in values and _has_teams(values.get("rules")):
         values["reward_mode"] = "team"
+    if trainer == "sb3" and values.get("engine") == "batch" and "opponent_mix" not in overrides \
+            and any(s not in BATCH_OPPONENTS for s in values.get("opponent_mix",
+                                                                 SB3Config().opponent_mix)):
+        # The preset's mix names a rule agent, which the batched engine cannot seat.
+        values["opponent_mix"] = dict(BATCH_OPPONENT_MIX)
     return config_from_dict({"trainer": trainer, **values})
 
 
@@ -696,6 +723,30 @@ def _check_opponents(cfg: DMCConfig | SB3Config) -> None:
     """Check who may sit at the table in training and in the evaluations (both trainers)."""
     _check_mix(cfg.opponent_mix, "opponent_mix")
     _check_specs(cfg.eval_opponents, "eval_opponents")
+
+
+def _check_batch_engine(cfg: SB3Config) -> None:
+    """Check what ``engine="batch"`` cannot do: rule agents, matches, processes, rules."""
+    for spec in cfg.opponent_mix:
+        if spec not in BATCH_OPPONENTS:
+            raise ConfigError(
+                f"opponent_mix: {spec!r} cannot play with engine='batch': rule agents read "
+                f"Python views one seat at a time, and the batched engine plays "
+                f"{', '.join(repr(s) for s in BATCH_OPPONENTS)} only. Remove {spec!r} from "
+                f"the mix (e.g. --set opponent_mix='{json.dumps(BATCH_OPPONENT_MIX)}') or "
+                f"train with engine='scalar'")
+    if cfg.episode != "hand":
+        raise ConfigError(f"episode: engine='batch' plays single hands; got "
+                          f"{cfg.episode!r} (use engine='scalar' for match episodes)")
+    if cfg.subproc:
+        raise ConfigError("subproc: engine='batch' runs every table in this process; set "
+                          "subproc to false")
+    from gongzhu_env.vector import check_covered
+
+    try:
+        check_covered(cfg.rules)
+    except ValueError as e:
+        raise ConfigError(f"rules: {e} (or train with engine='scalar')") from None
 
 
 def _positive_int(cfg: object, name: str) -> None:
