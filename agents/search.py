@@ -18,8 +18,9 @@ each card by expert rollouts. Two things it leaves on the table are what this ag
 * **Valuation by the network.** For every candidate card and every world (one clone each) the
   hand goes on with the network playing every seat, each from its own observation of that
   world, one batched forward pass per ply for all the clones. At ``depth=0`` the play stops
-  when it is this seat's turn again and the position is worth the network's best legal score
-  there; ``depth=d`` plays ``d`` more of its own turns with the network first; ``depth=end``
+  when this seat has a choice again and the position is worth the network's best legal score
+  there; ``depth=d`` plays ``d`` more of its own decisions with the network first (forced
+  cards are played through at every depth); ``depth=end``
   plays every hand out and takes the real result. A hand that ends before the cut-off is
   worth its real result, in the network's unit (the zero-sum result over ``scale``, 400 as
   the trainers use, clipped like their targets).
@@ -31,7 +32,7 @@ tie goes to the network's own choice. Declarations are the network's (they are n
 Options, in the spec: ``"search:worlds=16,depth=0,temperature=1,floor=0.1,time=0,net=pretrained"``
 
 ``worlds``   sampled worlds per decision (positive integer)
-``depth``    own turns played by the network before the cut-off (0, 1, ...) or ``end``
+``depth``    own decisions played by the network before the cut-off (0, 1, ...) or ``end``
 ``temperature``  softmax temperature of the player model, in the network's unit (> 0)
 ``floor``    share of a uniform choice mixed into the player model, in ``[0, 1)``
 ``time``     per-decision time limit in milliseconds, 0 for none: the worlds are searched in
@@ -214,9 +215,10 @@ class SearchAgent(Agent):
         """Value of each candidate card in each world: an array ``(worlds, candidates)``.
 
         Every (world, card) pair is one clone, played on by the network for every seat until
-        the cut-off (this seat's turn after ``depth`` of its own further turns) or the end of
-        the hand. Each ply is one forward pass over all the clones still playing, including
-        the ones cut off at this ply (their value is the network's best legal score).
+        the cut-off (this seat's decision after ``depth`` of its own further decisions; forced
+        cards are played through, they are no decision) or the end of the hand. Each ply is
+        one forward pass over all the clones still playing, including the ones cut off at this
+        ply (their value is the network's best legal score).
         """
         me = view.seat
         team = (me, *situation.partners)
@@ -239,14 +241,9 @@ class SearchAgent(Agent):
             for i in pending:
                 g = games[i]
                 while not g.is_over():
-                    p = g.current_player
-                    if p == me and turns[i] >= depth:
-                        break
                     legal = g.legal_mask()
                     if legal & (legal - 1):
                         break
-                    if p == me:
-                        turns[i] += 1
                     g.step(legal.bit_length() - 1)  # a forced card needs no decision
                 if g.is_over():
                     result = objective(g.scores(), me, team, True, teams) / self.scale

@@ -10,13 +10,14 @@ torch = pytest.importorskip("torch")
 
 from agents import make_agent  # noqa: E402
 from agents.base import AgentError  # noqa: E402
-from agents.knowledge import sample_hands  # noqa: E402
+from agents.knowledge import Situation, sample_hands  # noqa: E402
 from agents.pimc import build_world  # noqa: E402
 from agents.policy import PolicyLoadError, QNetwork, policy_dict, save_policy  # noqa: E402
 from agents.search import SearchAgent, normalised, replay_world  # noqa: E402
 from gongzhu_env.cards import DONE, mask_of, parse_card, parse_cards  # noqa: E402
 from gongzhu_env.engine import Game  # noqa: E402
 from gongzhu_env.rules import Rules  # noqa: E402
+from gongzhu_env.scoring import zero_sum  # noqa: E402
 from gongzhu_env.view import obs_size  # noqa: E402
 from tests.agents.helpers import play_hand  # noqa: E402
 from tests.helpers import make_deal, tiny_q_network  # noqa: E402
@@ -239,3 +240,34 @@ def test_a_single_run_of_equivalent_cards_is_played_without_sampling(tiny):
     before = agent.rng.bit_generator.state
     assert agent.act(view) in view.legal_actions
     assert agent.rng.bit_generator.state == before
+
+
+def test_a_card_whose_sequel_is_forced_is_worth_its_real_result(tiny):
+    # At the twelfth trick, when everything after this seat's card is forced, the value of a
+    # card in the true world is the hand's real zero-sum result (over the scale), whatever the
+    # network: no estimate is involved.
+    agent = SearchAgent(seed=0, net=tiny, depth=0)
+    checked = 0
+    for seed in range(40):
+        g = Game(seed=seed)
+        experts = [make_agent("expert", seed=k) for k in range(4)]
+        while not g.is_over() and checked < 4:
+            view = g.view(g.current_player)
+            if g.tricks_played == 11 and len(view.legal_actions) == 2:
+                expected = []
+                for c in view.legal_actions:
+                    end = g.clone()
+                    end.step(c)
+                    while not end.is_over() and len(end.legal_actions()) == 1:
+                        end.step(end.legal_actions()[0])
+                    if not end.is_over():
+                        break  # another seat still has a choice: not this test's position
+                    expected.append(zero_sum(end.scores())[view.seat] / 400)
+                else:
+                    sit = Situation.from_view(view)
+                    got = agent.values(view, [g.clone()], view.legal_actions, sit)
+                    assert got.shape == (1, 2)
+                    assert got[0].tolist() == pytest.approx(expected)
+                    checked += 1
+            g.step(experts[g.current_player].act(view))
+    assert checked == 4
