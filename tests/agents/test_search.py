@@ -159,6 +159,17 @@ def test_search_with_the_shipped_network_plays_legal_hands_under_its_rules(prese
     play_hand(Game(rules, seed=3), agents)
 
 
+@pytest.mark.parametrize("players", [3, 5, 8])
+def test_search_plays_legal_hands_at_other_table_sizes(players, tmp_path):
+    rules = Rules(players=players)
+    torch.manual_seed(players)
+    net = QNetwork(obs_size(rules), rules.num_actions, hidden=(8,))
+    path = save_policy(tmp_path / f"seats{players}.pt", net, rules)
+    agents = [make_agent(f"search:worlds=3,net={path}", seed=k, rules=rules)
+              for k in range(players)]
+    play_hand(Game(rules, seed=players), agents)
+
+
 def test_hidden_exposures_fall_back_to_the_network(tmp_path):
     rules = Rules(hidden_exposure=True)
     torch.manual_seed(0)
