@@ -64,6 +64,7 @@ from agents.pimc import distinct_cards, objective, world_deal
 from agents.policy import (
     PolicyLoadError,
     QNetwork,
+    _in_episode,
     is_shipped,
     load_policy_file,
     policy_mix,
@@ -145,7 +146,8 @@ class SearchAgent(Agent):
             return self.net(torch.from_numpy(np.stack(obs))).numpy()
 
     def _net_choice(self, view: PlayerView) -> int:
-        q = self._forward([view.encode()])[0]
+        """Return the network's own choice (a hand of a match is seen without its blocks)."""
+        q = self._forward([_in_episode(view, False).encode()])[0]
         legal = view.legal_actions
         return legal[int(np.argmax(q[legal]))]
 
@@ -174,7 +176,7 @@ class SearchAgent(Agent):
         while done < self.worlds:
             n = min(chunk, self.worlds - done)
             worlds = [replay_world(view, sample_hands(view, self.rng)) for _ in range(n)]
-            logw.append(self.log_likelihoods(view.seat, [trace for _, trace in worlds]))
+            logw.append(self.log_likelihoods([trace for _, trace in worlds]))
             values.append(self.values(view, [g for g, _ in worlds], cands, situation))
             done += n
             if self.time_limit > 0 and time.perf_counter() - start >= self.time_limit:
@@ -186,7 +188,7 @@ class SearchAgent(Agent):
             return default
         return cands[int(np.argmax(totals))]
 
-    def log_likelihoods(self, me: int, traces: list[list[tuple[np.ndarray, np.ndarray, int]]]
+    def log_likelihoods(self, traces: list[list[tuple[np.ndarray, np.ndarray, int]]]
                         ) -> np.ndarray:
         """Log-probability of each world's history of other seats' decisions under the model.
 

@@ -3,6 +3,8 @@ play under every option, refused options and networks."""
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -109,7 +111,7 @@ def test_worlds_where_a_high_card_was_forced_outweigh_worlds_where_it_was_not(du
     world_b[3] = world_a[3] & ~others | spades
     agent = SearchAgent(seed=0, net=ducker, floor=0.0)
     traces = [replay_world(view, w)[1] for w in (world_a, world_b)]
-    logw = agent.log_likelihoods(2, traces)
+    logw = agent.log_likelihoods(traces)
     # B: the king was forced, so only seat 0's lead and the declarations count.
     assert len(traces[1]) == len(traces[0]) - 1
     assert logw[1] > logw[0]
@@ -118,7 +120,7 @@ def test_worlds_where_a_high_card_was_forced_outweigh_worlds_where_it_was_not(du
     p_king = np.exp(z[2]) / np.exp(z).sum()
     assert logw[1] - logw[0] == pytest.approx(-np.log(p_king), rel=1e-5)
     # A uniform floor softens the evidence but keeps its direction.
-    soft = SearchAgent(seed=0, net=ducker, floor=0.5).log_likelihoods(2, traces)
+    soft = SearchAgent(seed=0, net=ducker, floor=0.5).log_likelihoods(traces)
     assert 0 < soft[1] - soft[0] < logw[1] - logw[0]
     w = normalised(logw)
     assert w.sum() == pytest.approx(1.0) and w[1] > w[0]
@@ -168,6 +170,18 @@ def test_search_plays_legal_hands_at_other_table_sizes(players, tmp_path):
     agents = [make_agent(f"search:worlds=3,net={path}", seed=k, rules=rules)
               for k in range(players)]
     play_hand(Game(rules, seed=players), agents)
+
+
+def test_a_hand_of_a_match_is_searched_as_a_lone_hand():
+    # The network reads single hands; a view carrying the match blocks is seen without them,
+    # so the search plays the same card for the same seed.
+    for g in _positions(3, 3):
+        view = g.view(g.current_player)
+        in_match = copy.copy(view)
+        in_match.match_scores, in_match.hand_number = (-300, 120, 0, -40), 2
+        assert len(in_match.encode()) > len(view.encode())
+        assert make_agent("search:worlds=3", seed=4).act(in_match) == \
+            make_agent("search:worlds=3", seed=4).act(view)
 
 
 def test_hidden_exposures_fall_back_to_the_network(tmp_path):
