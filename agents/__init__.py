@@ -2,7 +2,9 @@
 
 ``make_agent(spec, seed=...)`` builds any of them from a string. The ladder, weakest first:
 ``"random"``, ``"greedy"``, ``"expert"``, ``"pimc"`` (options: ``"pimc:worlds=32,rollout=expert"``);
-``"policy:PATH"`` loads a trained network (``agents.policy``, needs the training extra).
+``"policy:PATH"`` loads a trained network (``agents.policy``, needs the training extra), and
+``"search"`` searches sampled worlds with one (``agents.search``, options such as
+``"search:worlds=16,depth=0"``).
 """
 
 from agents.base import Agent, AgentError

@@ -1,4 +1,4 @@
-"""Build agents from text specs such as ``"greedy"``, ``"pimc:worlds=32"``, ``"policy:PATH"``.
+"""Build agents from text specs such as ``"pimc:worlds=32"``, ``"search"``, ``"policy:PATH"``.
 
 A spec is a registered name, optionally followed by ``:`` and either ``key=value`` options
 separated by commas or (for ``policy``) a path. Each builder is registered once in ``BUILDERS``.
@@ -44,13 +44,31 @@ def _build_policy(path: str, seed: int | None = None, rules: Rules | None = None
     return loader(path.strip(), seed=seed, rules=rules)
 
 
+def _build_search(seed: int | None = None, rules: Rules | None = None,
+                  **options: object) -> Agent:
+    """Build the network-guided search agent (``agents.search``), which needs torch.
+
+    Imported when asked for, like ``policy``; ``rules`` check its network at construction.
+    """
+    try:
+        module = importlib.import_module("agents.search")
+    except ModuleNotFoundError as e:
+        raise AgentError(f"agent spec 'search' needs torch (the [train] extra), which could "
+                         f"not be imported: {e}") from None
+    return module.SearchAgent(seed=seed, rules=rules, **options)
+
+
 BUILDERS: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
     "expert": ExpertAgent,
     "pimc": PimcAgent,
     "policy": _build_policy,
+    "search": _build_search,
 }
+
+NEEDS_RULES = frozenset({"search"})
+"""Builders that take the table's rules (their network is checked against them at once)."""
 
 
 def _parse_options(name: str, text: str) -> dict[str, object]:
@@ -90,6 +108,11 @@ def make_agent(spec: str, seed: int | None = None, rules: Rules | None = None) -
     if name == "policy":
         return BUILDERS[name](rest, seed=seed, rules=rules)
     opts = _parse_options(name, rest)
+    if name in NEEDS_RULES:
+        if "rules" in opts:
+            raise AgentError(f"agent spec {spec!r}: 'rules' is not an option; the table's "
+                             "rules are passed to make_agent(..., rules=...)")
+        opts["rules"] = rules
     try:
         return BUILDERS[name](seed=seed, **opts)
     except (TypeError, ValueError) as e:

@@ -82,15 +82,7 @@ def build_world(view: PlayerView, hands: list[int]) -> Game:
     tried first and the free one if the history or the legal actions of the present disagree
     with it.
     """
-    seats = range(view.rules.players)
-    if len(hands) != len(seats):
-        raise ValueError(f"build_world needs one hand per seat ({len(seats)}); got {len(hands)}")
-    deal = [cards_of(hands[s] | view.played_masks[s]) for s in seats]
-    lead = C2 if len(seats) == 4 else view.rules.lead_card
-    lead_holder = next(s for s in seats if (hands[s] | view.played_masks[s]) >> lead & 1)
-    leaders: list[int | None] = [view.first_leader]
-    if lead_holder == view.first_leader:
-        leaders.insert(0, None)
+    deal, leaders = world_deal(view, hands)
     error: Exception | None = None
     for leader in leaders:
         try:
@@ -101,6 +93,26 @@ def build_world(view: PlayerView, hands: list[int]) -> Game:
         if world.current_player == view.seat and world.legal_mask() == view.legal_mask:
             return world
     raise AgentError(f"pimc: a sampled world does not reproduce the view ({error})")
+
+
+def world_deal(view: PlayerView, hands: list[int]) -> tuple[list[list[int]], list[int | None]]:
+    """Return a sampled world's deal and the first-trick leaders to try when replaying it.
+
+    The deal is each seat's current hand (``hands``, one mask per seat) plus the cards it
+    already played. The leaders are ``leader=`` arguments of ``Game.from_hands``, in the order
+    ``build_world`` tries them: ``None`` (the lead card's holder leads it, forced) when that
+    holder is the view's first leader, then the view's first leader with a free lead.
+    """
+    seats = range(view.rules.players)
+    if len(hands) != len(seats):
+        raise ValueError(f"build_world needs one hand per seat ({len(seats)}); got {len(hands)}")
+    deal = [cards_of(hands[s] | view.played_masks[s]) for s in seats]
+    lead = C2 if len(seats) == 4 else view.rules.lead_card
+    lead_holder = next(s for s in seats if (hands[s] | view.played_masks[s]) >> lead & 1)
+    leaders: list[int | None] = [view.first_leader]
+    if lead_holder == view.first_leader:
+        leaders.insert(0, None)
+    return deal, leaders
 
 
 def card_runs(legal: list[int], unseen: int) -> list[list[int]]:

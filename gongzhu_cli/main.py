@@ -184,7 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--opponents", nargs="+", metavar="SPEC", default=None,
                       help="agent spec for every opponent, or one spec per other seat in seat "
                       "order "
-                      "(e.g. random, greedy, expert, pimc, policy:PATH). Default: the "
+                      "(e.g. random, greedy, expert, pimc, search, policy:PATH). Default: the "
                       "pretrained policy, or 'expert' if none is installed")
     play.add_argument("--seat", type=int, default=0,
                       help="your seat, 0-3 (0..N-1 with --players N; default 0)")

@@ -53,6 +53,12 @@ def _spec(spec: str):
     return lambda seed: make_agent(spec, seed=seed)
 
 
+def _torch_spec(spec: str):
+    """A builder of an agent that needs torch (the network-guided search)."""
+    pytest.importorskip("torch")
+    return _spec(spec)
+
+
 RESEED_KINDS = {
     "random": lambda: _spec("random"),
     "greedy": lambda: _spec("greedy"),
@@ -61,6 +67,7 @@ RESEED_KINDS = {
     "pimc-greedy-rollout": lambda: _spec("pimc:worlds=2,rollout=greedy,objective=raw"),
     "policy": lambda: _policy(0.0),
     "policy-sampling": lambda: _policy(0.7),
+    "search": lambda: _torch_spec("search:worlds=2"),
 }
 
 
@@ -87,7 +94,7 @@ def test_a_reseeded_agent_plays_like_a_fresh_one_with_that_seed(kind):
     assert agent.seed == 9
 
 
-@pytest.mark.parametrize("kind", ["random", "pimc", "policy-sampling"])
+@pytest.mark.parametrize("kind", ["random", "pimc", "policy-sampling", "search"])
 def test_the_reseed_check_would_notice_an_agent_left_unseeded(kind):
     # Guard: without reseed, used agents that draw random numbers play other cards than fresh
     # ones, so the check above tests the re-seeding, not only determinism.

@@ -1,0 +1,342 @@
+"""``search``: sampled-world search that infers hidden cards and values cards with the network.
+
+``pimc`` deals the hidden cards uniformly among the deals consistent with the view and values
+each card by expert rollouts. Two things it leaves on the table are what this agent adds:
+
+* **Inference.** Every play another seat made says something about its hand: a seat that
+  discarded the SA on a club trick when it could have kept it probably has no safer card, a
+  seat that never exposed the SQ probably does not hold it. Each sampled world is weighted by
+  the likelihood of the public history under a model of the players, the trained network
+  itself: for each decision another seat took (declarations included), the world is replayed
+  by the engine (``Game.from_hands`` and ``step``), that seat's observation *in that world* is
+  encoded, and the probability of the action it took is read off a softmax of the network's
+  legal scores at ``temperature``, mixed with a uniform choice (``floor``) so that a play the
+  network would never make marks a world as unlikely, not impossible. All the decisions of all
+  the worlds go through the network in one batched forward pass. Forced plays (one legal card)
+  say nothing and are skipped; the agent's own plays are the same in every world and skipped
+  too.
+* **Valuation by the network.** For every candidate card and every world (one clone each) the
+  hand goes on with the network playing every seat, each from its own observation of that
+  world, one batched forward pass per ply for all the clones. At ``depth=0`` the play stops
+  when this seat has a choice again and the position is worth the network's best legal score
+  there; ``depth=d`` plays ``d`` more of its own decisions with the network first (forced
+  cards are played through at every depth); ``depth=end``
+  plays every hand out and takes the real result. A hand that ends before the cut-off is
+  worth its real result, in the network's unit (the zero-sum result over ``scale``, 400 as
+  the trainers use, clipped like their targets).
+
+The card played has the highest likelihood-weighted mean value over the worlds (common
+worlds for every card); equivalent cards (``agents.pimc.card_runs``) are searched once, and a
+tie goes to the network's own choice. Declarations are the network's (they are not searched).
+
+Options, in the spec: ``"search:worlds=16,depth=0,temperature=1,floor=0.1,time=0,net=pretrained"``
+
+``worlds``   sampled worlds per decision (positive integer)
+``depth``    own decisions played by the network before the cut-off (0, 1, ...) or ``end``
+``temperature``  softmax temperature of the player model, in the network's unit (> 0)
+``floor``    share of a uniform choice mixed into the player model, in ``[0, 1)``
+``time``     per-decision time limit in milliseconds, 0 for none: the worlds are searched in
+             chunks of ``CHUNK`` and no chunk starts after the limit (at least one always runs).
+             With a limit the play depends on the machine's speed, so it is not reproducible
+             from the seed alone; without one (the default) it is.
+``net``      the policy file (``policy:`` paths, ``pretrained`` by default)
+``scale``    the network's unit in points (its trainer's ``reward_scale``, 400)
+
+Limits: one-deck tables only, and a network of kind ``q`` for single hands of the table's
+rules (``PolicyLoadError`` otherwise, naming the difference). Under ``hidden_exposure`` the
+history cannot be replayed without guessing the hidden exposures: the agent plays the network's
+card. Strategy fusion remains (the rollouts' players do not know the hidden cards, but the cut-off
+and the mean over worlds are taken as if this seat did).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.base import Agent, AgentError
+from agents.knowledge import Situation, sample_hands
+from agents.pimc import distinct_cards, objective, world_deal
+from agents.policy import (
+    PolicyLoadError,
+    QNetwork,
+    _in_episode,
+    is_shipped,
+    load_policy_file,
+    policy_mix,
+    resolve_policy_path,
+    rules_mismatch,
+    trained_rules,
+)
+from gongzhu_env.engine import Game, IllegalActionError
+from gongzhu_env.rules import Rules
+from gongzhu_env.view import PlayerView, obs_size
+
+CHUNK = 8
+"""Worlds searched together when a time limit is set (the limit is checked between chunks)."""
+
+CLIP = 4.0
+"""The trainers clip their targets to this many units; real results are clipped alike."""
+
+
+class SearchAgent(Agent):
+    """Network-guided sampled-world search; see the module docstring.
+
+    Deterministic for a seed when no time limit is set.
+    """
+
+    name = "search"
+
+    def __init__(self, seed: int | None = None, worlds: int = 16, depth: int | str = 0,
+                 temperature: float = 1.0, floor: float = 0.1, time: float = 0,
+                 net: str = "pretrained", scale: float = 400.0,
+                 rules: Rules | None = None) -> None:
+        super().__init__(seed)
+        if type(worlds) is not int or worlds < 1:
+            raise ValueError(f"search option worlds must be a positive integer; got {worlds!r}")
+        if depth == "end":
+            self.depth = math.inf
+        elif type(depth) is int and depth >= 0:
+            self.depth = depth
+        else:
+            raise ValueError(f"search option depth must be a non-negative integer or 'end'; "
+                             f"got {depth!r}")
+        if not _number(temperature) or not temperature > 0:
+            raise ValueError(f"search option temperature must be a number > 0; "
+                             f"got {temperature!r}")
+        if not _number(floor) or not 0 <= floor < 1:
+            raise ValueError(f"search option floor must be a number in [0, 1); got {floor!r}")
+        if not _number(time) or not time >= 0:
+            raise ValueError(f"search option time must be a number of milliseconds >= 0 "
+                             f"(0: no limit); got {time!r}")
+        if not _number(scale) or not scale > 0:
+            raise ValueError(f"search option scale must be a number > 0; got {scale!r}")
+        if not isinstance(net, str) or not net.strip():
+            raise ValueError(f"search option net must be a policy path or 'pretrained'; "
+                             f"got {net!r}")
+        self.worlds = worlds
+        self.temperature = float(temperature)
+        self.floor = float(floor)
+        self.time_limit = float(time) / 1000.0
+        self.scale = float(scale)
+        self.net_name = net.strip()
+        self.net, self.rules = _load_network(self.net_name, rules)
+        self.shipped = is_shipped(resolve_policy_path(self.net_name, rules))
+        self.name = (f"search:worlds={worlds},depth={depth},temperature={temperature:g},"
+                     f"floor={floor:g}")
+        if time:
+            self.name += f",time={time:g}"
+        if self.net_name != "pretrained":
+            self.name += f",net={self.net_name}"
+
+    def reset(self, seat: int, rules: Rules) -> None:
+        """Refuse a table whose rules the network was not trained for."""
+        if rules != self.rules:
+            raise rules_mismatch(f"search option net={self.net_name}", self.rules, rules,
+                                 self.shipped)
+
+    # ------------------------------------------------------------------ network
+    def _forward(self, obs: list[np.ndarray]) -> np.ndarray:
+        """Scores of a batch of observations, one forward pass."""
+        with torch.inference_mode():
+            return self.net(torch.from_numpy(np.stack(obs))).numpy()
+
+    def _net_choice(self, view: PlayerView) -> int:
+        """Return the network's own choice (a hand of a match is seen without its blocks)."""
+        q = self._forward([_in_episode(view, False).encode()])[0]
+        legal = view.legal_actions
+        return legal[int(np.argmax(q[legal]))]
+
+    # ------------------------------------------------------------------ decision
+    def act(self, view: PlayerView) -> int:
+        """Declare like the network; play the card with the best weighted search value."""
+        legal = view.legal_actions
+        if len(legal) == 1:
+            return legal[0]
+        if view.rules.decks != 1:
+            raise AgentError("the search agent plays one-deck tables only; got decks="
+                             f"{view.rules.decks}")
+        default = self._net_choice(view)
+        if view.phase == "declare" or any(a < 0 for a in view.actions):
+            # Declarations are not searched; hidden exposures cannot be replayed.
+            return default
+        situation = Situation.from_view(view)
+        cands = distinct_cards(legal, situation.unseen, default)
+        if len(cands) == 1:
+            return cands[0]
+        start = time.perf_counter()
+        chunk = CHUNK if self.time_limit > 0 else self.worlds
+        logw: list[np.ndarray] = []
+        values: list[np.ndarray] = []
+        done = 0
+        while done < self.worlds:
+            n = min(chunk, self.worlds - done)
+            worlds = [replay_world(view, sample_hands(view, self.rng)) for _ in range(n)]
+            logw.append(self.log_likelihoods([trace for _, trace in worlds]))
+            values.append(self.values(view, [g for g, _ in worlds], cands, situation))
+            done += n
+            if self.time_limit > 0 and time.perf_counter() - start >= self.time_limit:
+                break
+        weights = normalised(np.concatenate(logw))
+        totals = weights @ np.concatenate(values)
+        best = float(totals.max())
+        if totals[cands.index(default)] >= best - 1e-9:
+            return default
+        return cands[int(np.argmax(totals))]
+
+    def log_likelihoods(self, traces: list[list[tuple[np.ndarray, np.ndarray, int]]]
+                        ) -> np.ndarray:
+        """Log-probability of each world's history of other seats' decisions under the model.
+
+        ``traces[w]`` lists, for every decision another seat took with a choice, its
+        observation in world ``w``, its action mask and the action taken. All the decisions of
+        all the worlds are scored in one forward pass.
+        """
+        out = np.zeros(len(traces))
+        rows = [(w, obs, mask, a) for w, trace in enumerate(traces) for obs, mask, a in trace]
+        if not rows:
+            return out
+        q = self._forward([r[1] for r in rows]).astype(np.float64) / self.temperature
+        mask = np.stack([r[2] for r in rows]).astype(bool)
+        taken = np.array([r[3] for r in rows])
+        q = np.where(mask, q, -np.inf)
+        top = q.max(axis=1, keepdims=True)
+        p = np.exp(q - top)
+        p /= p.sum(axis=1, keepdims=True)
+        chosen = p[np.arange(len(rows)), taken]
+        chosen = (1.0 - self.floor) * chosen + self.floor / mask.sum(axis=1)
+        np.add.at(out, np.array([r[0] for r in rows]), np.log(chosen))
+        return out
+
+    def values(self, view: PlayerView, worlds: list[Game], cands: list[int],
+               situation: Situation) -> np.ndarray:
+        """Value of each candidate card in each world: an array ``(worlds, candidates)``.
+
+        Every (world, card) pair is one clone, played on by the network for every seat until
+        the cut-off (this seat's decision after ``depth`` of its own further decisions; forced
+        cards are played through, they are no decision) or the end of the hand. Each ply is
+        one forward pass over all the clones still playing, including the ones cut off at this
+        ply (their value is the network's best legal score).
+        """
+        me = view.seat
+        team = (me, *situation.partners)
+        teams = len(view.teams) if view.teams else 0
+        games: list[Game] = []
+        for world in worlds:
+            for c in cands:
+                g = world.clone()
+                g.step(c)
+                games.append(g)
+        out = np.zeros(len(games))
+        turns = [0] * len(games)
+        depth = self.depth
+        pending = list(range(len(games)))
+        while pending:
+            rows: list[np.ndarray] = []
+            masks: list[np.ndarray] = []
+            at: list[int] = []  # the clone of each row
+            cut: set[int] = set()
+            for i in pending:
+                g = games[i]
+                while not g.is_over():
+                    legal = g.legal_mask()
+                    if legal & (legal - 1):
+                        break
+                    g.step(legal.bit_length() - 1)  # a forced card needs no decision
+                if g.is_over():
+                    result = objective(g.scores(), me, team, True, teams) / self.scale
+                    out[i] = min(CLIP, max(-CLIP, result))
+                    continue
+                p = g.current_player
+                obs, mask = g.observation(p)
+                rows.append(obs)
+                masks.append(mask)
+                at.append(i)
+                if p == me:
+                    if turns[i] >= depth:
+                        cut.add(i)
+                    else:
+                        turns[i] += 1
+            if not rows:
+                break
+            q = self._forward(rows)
+            q = np.where(np.stack(masks).astype(bool), q, -np.inf)
+            best = q.argmax(axis=1)
+            pending = []
+            for r, i in enumerate(at):
+                if i in cut:
+                    out[i] = q[r, best[r]]
+                else:
+                    games[i].step(int(best[r]))
+                    pending.append(i)
+        return out.reshape(len(worlds), len(cands))
+
+
+def replay_world(view: PlayerView, hands: list[int]
+                 ) -> tuple[Game, list[tuple[np.ndarray, np.ndarray, int]]]:
+    """Build one sampled world with the engine and trace the other seats' decisions in it.
+
+    Like ``agents.pimc.build_world``, the world's deal is replayed through the view's public
+    history (each action checked by the engine); on the way, every decision of another seat
+    that had more than one legal action is recorded as (its observation in this world, its
+    action mask, the action it took). Returns the world at the present and the trace.
+    """
+    me = view.seat
+    deal, leaders = world_deal(view, hands)
+    error: Exception | None = None
+    for leader in leaders:
+        game = Game.from_hands(deal, view.rules, leader=leader)
+        trace: list[tuple[np.ndarray, np.ndarray, int]] = []
+        try:
+            for a in view.actions:
+                p = game.current_player
+                if p != me:
+                    legal = game.legal_mask()
+                    if legal & (legal - 1):
+                        obs, mask = game.observation(p)
+                        trace.append((obs, mask, a))
+                game.step(a)
+        except IllegalActionError as e:
+            error = e
+            continue
+        if game.current_player == me and game.legal_mask() == view.legal_mask:
+            return game, trace
+    raise AgentError(f"search: a sampled world does not reproduce the view ({error})")
+
+
+def normalised(logw: np.ndarray) -> np.ndarray:
+    """Self-normalised importance weights from log-likelihoods (they sum to 1)."""
+    w = np.exp(logw - logw.max())
+    return w / w.sum()
+
+
+def _number(x: Any) -> bool:
+    return type(x) in (int, float) and math.isfinite(x)
+
+
+def _load_network(name: str, rules: Rules | None) -> tuple[QNetwork, Rules]:
+    """Load the search's network and the rules it plays; refuse what the search cannot use."""
+    try:
+        net, data = load_policy_file(name, rules)
+    except PolicyLoadError as e:
+        raise PolicyLoadError(f"search option net={name}: {e}") from None
+    if policy_mix(data, name) is not None:
+        raise PolicyLoadError(f"search option net={name}: a network of several rule sets is "
+                              "not supported; give one trained for the table's rules")
+    if data.get("kind") != "q":
+        raise PolicyLoadError(f"search option net={name}: the network is of kind "
+                              f"{data.get('kind')!r}; the search needs action values (kind "
+                              "'q', a Deep Monte-Carlo network)")
+    trained = trained_rules(data, name)
+    if trained.decks != 1:
+        raise PolicyLoadError(f"search option net={name}: the network is for a two-deck "
+                              "table; the search plays one-deck tables only")
+    if net.obs_size != obs_size(trained):
+        raise PolicyLoadError(f"search option net={name}: the network reads match "
+                              "observations; the search needs one trained on single hands")
+    return net, trained
+

@@ -1,0 +1,298 @@
+"""``search``: worlds consistent with the view, play-likelihood weighting, determinism, legal
+play under every option, refused options and networks."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents import make_agent  # noqa: E402
+from agents.base import AgentError  # noqa: E402
+from agents.knowledge import Situation, sample_hands  # noqa: E402
+from agents.pimc import build_world  # noqa: E402
+from agents.policy import PolicyLoadError, QNetwork, policy_dict, save_policy  # noqa: E402
+from agents.search import SearchAgent, normalised, replay_world  # noqa: E402
+from gongzhu_env.cards import DONE, mask_of, parse_card, parse_cards  # noqa: E402
+from gongzhu_env.engine import Game  # noqa: E402
+from gongzhu_env.rules import Rules  # noqa: E402
+from gongzhu_env.scoring import zero_sum  # noqa: E402
+from gongzhu_env.view import obs_size  # noqa: E402
+from tests.agents.helpers import play_hand  # noqa: E402
+from tests.helpers import make_deal, tiny_q_network  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def ducker(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A network that ignores its input and scores every card by minus its rank.
+
+    As a model of the players it says: play your lowest legal card, so a high card played when
+    a lower one was legal is unlikely, and a high card played as the only legal card is not.
+    """
+    net = QNetwork(hidden=(4,))
+    with torch.no_grad():
+        for p in net.parameters():
+            p.zero_()
+        bias = net.net[-1].bias
+        for c in range(52):
+            bias[c] = -(c % 13) / 4.0
+    path = tmp_path_factory.mktemp("nets") / "ducker.pt"
+    return str(save_policy(path, net, Rules()))
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A small random network for the standard rules: fast enough to play whole hands."""
+    path = tmp_path_factory.mktemp("nets") / "tiny.pt"
+    return str(save_policy(path, tiny_q_network(3), Rules()))
+
+
+def _positions(seed: int, count: int) -> list[Game]:
+    """Games at play decisions with a choice, reached by expert play of a seeded deal."""
+    g = Game(seed=seed)
+    agents = [make_agent("expert", seed=k) for k in range(4)]
+    out = []
+    while not g.is_over():
+        p = g.current_player
+        view = g.view(p)
+        if view.phase == "play" and len(view.legal_actions) > 1 and len(out) < count:
+            out.append(g.clone())
+        g.step(agents[p].act(view))
+    return out
+
+
+# ------------------------------------------------------------------ worlds and inference
+def test_replayed_worlds_reproduce_the_view_and_trace_only_other_seats_choices():
+    rng = np.random.default_rng(0)
+    for g in _positions(4, 6):
+        me = g.current_player
+        view = g.view(me)
+        hands = sample_hands(view, rng)
+        world, trace = replay_world(view, hands)
+        # The world is the present from this seat's point of view, and the engine's own
+        # world builder agrees with it.
+        assert world.view(me).encode().tolist() == view.encode().tolist()
+        assert world.hand_masks == build_world(view, hands).hand_masks
+        # One traced row per decision another seat took with more than one legal action.
+        replay = Game.from_hands(world.deal, g.rules, leader=None)
+        expected = []
+        for a in view.actions:
+            p = replay.current_player
+            if p != me and len(replay.legal_actions()) > 1:
+                expected.append((replay.observation(p), a))
+            replay.step(a)
+        assert [a for _, _, a in trace] == [a for _, a in expected]
+        for (obs, mask, a), ((obs_p, mask_p), _) in zip(trace, expected, strict=True):
+            # The seat's own observation in that world, not the observer's.
+            assert obs.tolist() == obs_p.tolist() and mask.tolist() == mask_p.tolist()
+            assert mask[a] == 1 and mask.sum() > 1
+
+
+def test_worlds_where_a_high_card_was_forced_outweigh_worlds_where_it_was_not(ducker):
+    # Seat 0 leads S5, seat 1 plays SK. Seat 2 (the observer) cannot tell whether seat 1 could
+    # have ducked. In world A seat 1 still holds S2 S3 (it chose the king); in world B those
+    # two spades are seat 3's and the king was seat 1's only spade (forced). Under a model of
+    # players who play low, B explains the king better.
+    hands = make_deal("S5 S4 C2", "SK S2 S3 D3 D4", "", "D5 D6")
+    g = Game.from_hands(hands, leader=0)
+    while g.phase == "declare":
+        g.step(DONE)
+    g.step(parse_card("S5"))
+    g.step(parse_card("SK"))
+    view = g.view(2)
+    world_a = list(g.hand_masks)
+    spades = mask_of(parse_cards("S2 S3"))
+    others = mask_of(parse_cards("D5 D6"))
+    world_b = world_a[:]
+    world_b[1] = world_a[1] & ~spades | others
+    world_b[3] = world_a[3] & ~others | spades
+    agent = SearchAgent(seed=0, net=ducker, floor=0.0)
+    traces = [replay_world(view, w)[1] for w in (world_a, world_b)]
+    logw = agent.log_likelihoods(traces)
+    # B: the king was forced, so only seat 0's lead and the declarations count.
+    assert len(traces[1]) == len(traces[0]) - 1
+    assert logw[1] > logw[0]
+    # The gap is exactly the model's probability of the king among S2 S3 SK in world A.
+    z = np.array([-0.0, -0.25, -11 / 4.0])  # -rank/4 for S2, S3, SK
+    p_king = np.exp(z[2]) / np.exp(z).sum()
+    assert logw[1] - logw[0] == pytest.approx(-np.log(p_king), rel=1e-5)
+    # A uniform floor softens the evidence but keeps its direction.
+    soft = SearchAgent(seed=0, net=ducker, floor=0.5).log_likelihoods(traces)
+    assert 0 < soft[1] - soft[0] < logw[1] - logw[0]
+    w = normalised(logw)
+    assert w.sum() == pytest.approx(1.0) and w[1] > w[0]
+
+
+def test_the_search_acts_the_same_whatever_the_hidden_hands(tiny):
+    # Other deals that give the observer the same view (built by the engine from sampled
+    # hidden hands) must give the same card for the same seed: the agent reads only the view.
+    rng = np.random.default_rng(1)
+    for g in _positions(7, 5):
+        me = g.current_player
+        view = g.view(me)
+        first = make_agent(f"search:worlds=4,net={tiny}", seed=9).act(view)
+        pretrained = make_agent("search:worlds=3", seed=9).act(view)
+        for _ in range(2):
+            other = build_world(view, sample_hands(view, rng))
+            alt = other.view(me)
+            assert alt.encode().tolist() == view.encode().tolist()
+            assert make_agent(f"search:worlds=4,net={tiny}", seed=9).act(alt) == first
+            assert make_agent("search:worlds=3", seed=9).act(alt) == pretrained
+
+
+# ------------------------------------------------------------------ play
+@pytest.mark.parametrize("options", ["worlds=3", "worlds=2,depth=1", "worlds=2,depth=end",
+                                     "worlds=3,temperature=0.25,floor=0", "worlds=20,time=0.01"])
+def test_search_plays_legal_actions(options, tiny):
+    rng = np.random.default_rng(2)
+    agents = [make_agent(f"search:{options},net={tiny}", seed=k) if k % 2 == 0
+              else make_agent("expert", seed=k) for k in range(4)]
+    play_hand(Game(rng=rng), agents)
+
+
+@pytest.mark.parametrize("preset", ["standard", "huapai", "scrofazero"])
+def test_search_with_the_shipped_network_plays_legal_hands_under_its_rules(preset):
+    rules = Rules.preset(preset)
+    agents = [make_agent("search:worlds=2", seed=k, rules=rules) if k != 1
+              else make_agent("random", seed=k) for k in range(4)]
+    play_hand(Game(rules, seed=3), agents)
+
+
+@pytest.mark.parametrize("players", [3, 5, 8])
+def test_search_plays_legal_hands_at_other_table_sizes(players, tmp_path):
+    rules = Rules(players=players)
+    torch.manual_seed(players)
+    net = QNetwork(obs_size(rules), rules.num_actions, hidden=(8,))
+    path = save_policy(tmp_path / f"seats{players}.pt", net, rules)
+    agents = [make_agent(f"search:worlds=3,net={path}", seed=k, rules=rules)
+              for k in range(players)]
+    play_hand(Game(rules, seed=players), agents)
+
+
+def test_a_hand_of_a_match_is_searched_as_a_lone_hand():
+    # The network reads single hands; a view carrying the match blocks is seen without them,
+    # so the search plays the same card for the same seed.
+    for g in _positions(3, 3):
+        view = g.view(g.current_player)
+        in_match = copy.copy(view)
+        in_match.match_scores, in_match.hand_number = (-300, 120, 0, -40), 2
+        assert len(in_match.encode()) > len(view.encode())
+        assert make_agent("search:worlds=3", seed=4).act(in_match) == \
+            make_agent("search:worlds=3", seed=4).act(view)
+
+
+def test_hidden_exposures_fall_back_to_the_network(tmp_path):
+    rules = Rules(hidden_exposure=True)
+    torch.manual_seed(0)
+    path = save_policy(tmp_path / "hidden.pt", QNetwork(obs_size(rules), hidden=(8,)), rules)
+    agents = [make_agent(f"search:worlds=2,net={path}", seed=k, rules=rules) for k in range(4)]
+    play_hand(Game(rules, seed=5), agents)
+
+
+def test_same_seed_same_hand_and_reseed_is_a_fresh_agent(tiny):
+    def run(seed: int) -> list[int]:
+        agents = [make_agent(f"search:worlds=4,net={tiny}", seed=seed + k) for k in range(4)]
+        return play_hand(Game(seed=11), agents)
+
+    first = run(0)
+    assert run(0) == first
+    # An agent reused for another deal after reseed acts as a fresh one of that seed.
+    g = _positions(12, 3)[-1]
+    view = g.view(g.current_player)
+    used = make_agent(f"search:worlds=4,net={tiny}", seed=1)
+    for _ in range(3):
+        used.act(view)
+    used.reseed(5)
+    assert used.act(view) == make_agent(f"search:worlds=4,net={tiny}", seed=5).act(view)
+
+
+# ------------------------------------------------------------------ refusals
+@pytest.mark.parametrize("option, named", [
+    ("worlds=0", "worlds"), ("worlds=2.5", "worlds"), ("depth=-1", "depth"),
+    ("depth=deep", "depth"), ("temperature=0", "temperature"), ("temperature=-1", "temperature"),
+    ("floor=1", "floor"), ("floor=-0.1", "floor"), ("time=-5", "time"), ("scale=0", "scale"),
+])
+def test_out_of_range_options_are_refused_by_name(option, named):
+    with pytest.raises(AgentError, match=f"search option {named} must"):
+        make_agent(f"search:{option}")
+
+
+def test_unknown_options_and_rules_are_refused():
+    with pytest.raises(AgentError, match="wrolds"):
+        make_agent("search:wrolds=3")
+    with pytest.raises(AgentError, match="'rules' is not an option"):
+        make_agent("search:rules=huapai")
+
+
+def test_a_network_for_other_rules_is_refused_naming_the_option_and_the_rule():
+    # The standard network brought to a huapai table, at construction and at reset.
+    with pytest.raises(PolicyLoadError, match="net=gongzhu_dmc_full.pt.*strict_exposure"):
+        make_agent("search:net=gongzhu_dmc_full.pt", rules=Rules.preset("huapai"))
+    agent = make_agent("search:worlds=2")
+    with pytest.raises(PolicyLoadError, match="search option net=pretrained.*strict_exposure"):
+        agent.reset(0, Rules.preset("huapai"))
+    with pytest.raises(PolicyLoadError, match="net=missing.pt.*not found"):
+        make_agent("search:net=missing.pt")
+
+
+def test_networks_the_search_cannot_use_are_refused(tmp_path):
+    net = QNetwork(hidden=(8,))
+    logits = tmp_path / "actor.pt"
+    torch.save(policy_dict(net, Rules(), kind="logits", trainer="sb3-maskable-ppo"), logits)
+    with pytest.raises(PolicyLoadError, match="kind 'logits'.*needs action values"):
+        make_agent(f"search:net={logits}")
+    match = save_policy(tmp_path / "match.pt", QNetwork(obs_size(Rules(), True), hidden=(8,)),
+                        Rules())
+    with pytest.raises(PolicyLoadError, match="match observations"):
+        make_agent(f"search:net={match}")
+
+
+def test_a_single_run_of_equivalent_cards_is_played_without_sampling(tiny):
+    # Seat 2 must follow clubs with C3 or C4: the same card in effect, so there is nothing
+    # to search and no world is drawn (the generator is untouched).
+    hands = make_deal("C2 C5 C6 C7 C8 C9 C10 CJ CQ CK CA", "", "C3 C4", "")
+    g = Game.from_hands(hands)
+    while g.phase == "declare":
+        g.step(DONE)
+    g.step(parse_card("C2"))
+    g.step(g.legal_actions()[0])
+    view = g.view(2)
+    assert view.legal_actions == parse_cards("C3 C4")
+    agent = make_agent(f"search:worlds=2,net={tiny}", seed=0)
+    before = agent.rng.bit_generator.state
+    assert agent.act(view) in view.legal_actions
+    assert agent.rng.bit_generator.state == before
+
+
+def test_a_card_whose_sequel_is_forced_is_worth_its_real_result(tiny):
+    # At the twelfth trick, when everything after this seat's card is forced, the value of a
+    # card in the true world is the hand's real zero-sum result (over the scale), whatever the
+    # network: no estimate is involved.
+    agent = SearchAgent(seed=0, net=tiny, depth=0)
+    checked = 0
+    for seed in range(40):
+        g = Game(seed=seed)
+        experts = [make_agent("expert", seed=k) for k in range(4)]
+        while not g.is_over() and checked < 4:
+            view = g.view(g.current_player)
+            if g.tricks_played == 11 and len(view.legal_actions) == 2:
+                expected = []
+                for c in view.legal_actions:
+                    end = g.clone()
+                    end.step(c)
+                    while not end.is_over() and len(end.legal_actions()) == 1:
+                        end.step(end.legal_actions()[0])
+                    if not end.is_over():
+                        break  # another seat still has a choice: not this test's position
+                    expected.append(zero_sum(end.scores())[view.seat] / 400)
+                else:
+                    sit = Situation.from_view(view)
+                    got = agent.values(view, [g.clone()], view.legal_actions, sit)
+                    assert got.shape == (1, 2)
+                    assert got[0].tolist() == pytest.approx(expected)
+                    checked += 1
+            g.step(experts[g.current_player].act(view))
+    assert checked == 4
