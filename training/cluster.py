@@ -38,7 +38,8 @@ from typing import Any
 BACKENDS = ("local", "ray")
 INSTALL_HINT = 'pip install -e ".[ray]"'
 CONNECT_TIMEOUT_S = 15.0
-"""How long an ``--address`` may take to answer, and ``ray.init`` to join it."""
+"""How long an ``--address`` may take to answer, and ``ray.init`` to join it (the environment
+variable ``GONGZHU_RAY_CONNECT_TIMEOUT`` overrides it, in seconds)."""
 LOOPBACK = "127.0.0.1"
 
 
@@ -163,8 +164,21 @@ def probe(host: str, port: int, timeout: float = CONNECT_TIMEOUT_S) -> None:
             "--address to start a Ray instance on this machine") from None
 
 
+def connect_timeout() -> float:
+    """Seconds to wait for a cluster: ``GONGZHU_RAY_CONNECT_TIMEOUT`` or ``CONNECT_TIMEOUT_S``."""
+    text = os.environ.get("GONGZHU_RAY_CONNECT_TIMEOUT", "")
+    try:
+        value = float(text) if text else CONNECT_TIMEOUT_S
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        raise BackendError(f"GONGZHU_RAY_CONNECT_TIMEOUT must be a positive number of seconds; "
+                           f"got {text!r}")
+    return value
+
+
 def connect(address: str | None = None, *, num_cpus: int | None = None,
-            timeout: float = CONNECT_TIMEOUT_S) -> tuple[Any, bool]:
+            timeout: float | None = None) -> tuple[Any, bool]:
     """Make sure this process is connected to Ray; return ``(ray, started_here)``.
 
     A process already connected (``ray.init`` called by a test or a notebook) is used as it is.
@@ -173,6 +187,8 @@ def connect(address: str | None = None, *, num_cpus: int | None = None,
     joined; one that does not answer within ``timeout`` seconds is a ``BackendError``.
     ``started_here`` tells the caller to ``ray.shutdown()`` when done.
     """
+    if timeout is None:
+        timeout = connect_timeout()
     if address is None:
         with local_environment():  # before Ray is imported: it reads the switch then
             ray = import_ray()
@@ -344,6 +360,6 @@ def translate_error(ray: Any, error: BaseException) -> BaseException:
 
 
 __all__ = ["BACKENDS", "INSTALL_HINT", "BackendError", "RayExecutor", "WorkerLostError",
-           "add_backend_arguments", "check_backend", "cluster_cpus", "connect", "import_ray",
-           "is_loopback", "local_environment", "parse_address", "probe", "ray_session",
-           "translate_error"]
+           "add_backend_arguments", "check_backend", "cluster_cpus", "connect",
+           "connect_timeout", "import_ray", "is_loopback", "local_environment",
+           "parse_address", "probe", "ray_session", "translate_error"]

@@ -31,11 +31,16 @@ from training.run import (
 from training.select import select_policy, write_selection
 
 
-def train_dmc(cfg: DMCConfig, run: RunDir, resume: bool, quiet: bool = False) -> QNetwork:
-    """Run the Deep Monte-Carlo trainer until its budget is used; return the trained network."""
+def train_dmc(cfg: DMCConfig, run: RunDir, resume: bool, quiet: bool = False, *,
+              backend: str = "local", address: str | None = None) -> QNetwork:
+    """Run the Deep Monte-Carlo trainer until its budget is used; return the trained network.
+
+    ``backend="ray"``: the actors are Ray actors on the cluster at ``address``
+    (``training.dmc_ray``); the run directory is the same.
+    """
     rules = Rules.coerce(cfg.rules)
     mixed = mixed_input(cfg)
-    trainer = DMCTrainer(cfg)
+    trainer = DMCTrainer(cfg, backend=backend, address=address)
     if resume:
         state = load_checkpoint(run.latest)
         try:
