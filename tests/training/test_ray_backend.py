@@ -63,6 +63,16 @@ def _eval(args: list[str], out: Path) -> list[dict]:
 
 
 # ---------------------------------------------------------------------------- bad input
+def test_plain_imports_do_not_load_ray():
+    code = ("import sys, gongzhu_env, agents, training, training.train, training.evaluate, "
+            "training.arena, training.cluster, training.dmc_ray, training.rllib_example, "
+            "gongzhu_cli.main; print(sorted(m for m in sys.modules if m.split('.')[0] == 'ray'))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+
+
 def test_without_ray_the_backend_says_how_to_install_it(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "ray", None)  # what `import ray` sees without the extra
     assert eval_main([*MATCH, "--deals", "2", "--backend", "ray"]) == 2
