@@ -12,6 +12,7 @@ restarts from the run's last checkpoint and trains until the budget is used up.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -24,7 +25,7 @@ from agents.rule_features import rules_label
 from gongzhu_env.rules import PRESETS as RULE_PRESETS
 from gongzhu_env.rules import Rules, rules_value
 from training.arena import markdown_table
-from training.cluster import BackendError, add_backend_arguments, check_backend
+from training.cluster import BackendError, add_backend_arguments, check_backend, connect
 from training.config import (
     PRESETS,
     TRAINERS,
@@ -215,8 +216,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     try:
-        run_training(cfg, out, resume=args.resume, quiet=args.quiet, backend=args.backend,
-                     address=args.address)
+        with contextlib.ExitStack() as stack:
+            if args.backend == "ray":  # join (or start) Ray before the run directory is made
+                ray, started = connect(args.address,
+                                       num_cpus=max(cfg.num_actors, os.cpu_count() or 1))
+                if started:
+                    stack.callback(ray.shutdown)
+            run_training(cfg, out, resume=args.resume, quiet=args.quiet,
+                         backend=args.backend, address=args.address)
     except (TrainingError, BackendError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -1,9 +1,13 @@
-"""The Ray backend of the arena and the DMC trainer (training.cluster, training.dmc_ray).
+"""Ray: the backend of the arena and the DMC trainer, and the RLlib example.
 
-The arena on Ray must give the local numbers to the last digit, on a private instance and on
-a simulated two-node cluster, keep its journal, and play again a chunk whose worker died. The
-trainer on Ray must train, checkpoint and resume like the local one, and survive the loss of
-an actor. Bad input (Ray missing, an address that does not answer) fails fast and says why.
+(training.cluster, training.dmc_ray, training.rllib_example.) The arena on Ray must give the
+local numbers to the last digit, on a private instance and on a simulated two-node cluster,
+keep its journal, and play again a chunk whose worker died. The trainer on Ray must train,
+checkpoint and resume like the local one, and survive the loss of an actor. Bad input (Ray
+missing, an address that does not answer) fails fast and says why. The RLlib example's short
+run cannot show strength (docs/distributed.md reports a ten-minute run against ``random``);
+its tests hold the plumbing: the mask, the export that must give RLlib's own logits, the
+checkpoint loader and the arena reading the result.
 
 Order matters inside the ``ray`` xdist group: the tests that start a private instance come
 before the module's two-node cluster is started, so two Ray clusters never run at once.
@@ -26,11 +30,15 @@ import numpy as np
 import pytest
 import torch
 
+from agents import make_agent
 from agents.policy import load_policy_file
+from gongzhu_env import env
+from gongzhu_env.rules import Rules
+from tests.helpers import random_views
 from tests.training.arena.scripted_agents import Cheater, DiesOnce, FirstLegal
 from tests.training.arena.test_journal import Interrupt, _interrupt_after
 from tests.training.ray_support import RAY_GROUP, require_ray, two_node_cluster
-from training import train
+from training import rllib_example, train
 from training.arena.cli import main as eval_main
 from training.arena.duplicate import duplicate_match
 from training.arena.hands import IllegalAgentActionError
@@ -116,7 +124,7 @@ def test_addresses_are_read_and_loopback_is_told_apart():
 
 
 @RAY_GROUP
-def test_an_address_that_does_not_answer_fails_fast_and_says_so():
+def test_an_address_that_does_not_answer_fails_fast_and_says_so(tmp_path):
     """A closed port is refused at once; a port that accepts but is no Ray cluster times out.
 
     Both in a subprocess of the command, as a user runs it: a ``ray.init`` left waiting
@@ -142,6 +150,14 @@ def test_an_address_that_does_not_answer_fails_fast_and_says_so():
             assert proc.returncode == 2, proc.stderr
             assert said in proc.stderr
             assert time.monotonic() - start < 60
+        # Training checks the address before it writes anything.
+        proc = subprocess.run(
+            [sys.executable, "-m", "training.train", "--preset", "tiny", "--actors", "1",
+             "--out", str(tmp_path / "run"), "--backend", "ray",
+             "--address", f"127.0.0.1:{closed_port}"],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=90)
+        assert proc.returncode == 2 and "cannot reach a Ray cluster" in proc.stderr
+        assert not (tmp_path / "run").exists()
     finally:
         silent.close()
 
@@ -279,3 +295,68 @@ def test_dmc_on_ray_replaces_a_killed_actor_and_keeps_its_checkpoints(
     assert second["counters"]["decisions"] > first["counters"]["decisions"]
     assert second["counters"]["train_steps"] > first["counters"]["train_steps"]
     assert not ray.is_initialized()
+
+
+# ---------------------------------------------------------------------------- RLlib
+def _module(hidden=(16,)):
+    require_ray()
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from training.rllib_module import MaskedPPOModule
+
+    e = env()
+    e.reset(seed=0)
+    spec = RLModuleSpec(module_class=MaskedPPOModule,
+                        observation_space=e.observation_space("player_0"),
+                        action_space=e.action_space("player_0"),
+                        model_config={"fcnet_hiddens": list(hidden), "fcnet_activation": "relu",
+                                      "head_fcnet_hiddens": [], "vf_share_layers": False})
+    return spec.build(), e
+
+
+@RAY_GROUP
+def test_the_rllib_mask_leaves_only_legal_actions_and_the_export_gives_its_logits():
+    from ray.rllib.core.columns import Columns
+
+    module, e = _module()
+    obs, *_ = e.last()
+    batch = {Columns.OBS: {"observation": torch.from_numpy(obs["observation"][None]),
+                           "action_mask": torch.from_numpy(obs["action_mask"][None])}}
+    logits = module.forward_exploration(batch)[Columns.ACTION_DIST_INPUTS][0]
+    probs = torch.softmax(logits, dim=0).detach().numpy()
+    legal = np.flatnonzero(obs["action_mask"])
+    assert probs[legal].sum() == pytest.approx(1.0) and len(legal) < 53
+    values = module.compute_values(batch)
+    assert values.shape == (1,)
+    # The exported network scores the observation exactly as RLlib's actor does.
+    net = rllib_example.actor_network(module, Rules())
+    ours = net(torch.from_numpy(obs["observation"][None]))[0]
+    assert torch.allclose(ours[legal], logits[legal], atol=1e-5)
+
+
+@RAY_GROUP
+def test_a_short_rllib_run_trains_exports_and_plays_in_the_arena(cluster, tmp_path, capsys):
+    ray = require_ray()
+    out = tmp_path / "rllib"
+    assert rllib_example.main(["--address", cluster.address,
+                               "--out", str(out), "--iterations", "1", "--batch-size", "256",
+                               "--env-runners", "0", "--envs-per-runner", "2",
+                               "--hidden", "16", "--eval-deals", "4",
+                               "--eval-opponents", "random"]) == 0
+    assert not ray.is_initialized()  # it left the cluster it joined
+    printed = capsys.readouterr().out
+    assert "| random |" in printed and (out / "arena.md").is_file()
+    net, data = load_policy_file(out / "policy.pt")
+    assert data["kind"] == "logits" and data["trainer"] == "rllib-ppo"
+    assert data["architecture"]["hidden"] == [16]
+    agent = make_agent(f"policy:{out / 'policy.pt'}", seed=0)
+    for view in random_views(20, 1):
+        assert agent.act(view) in view.legal_actions
+    # The saved RLlib checkpoint exports to the same policy.
+    again = tmp_path / "again.pt"
+    rllib_example.export_checkpoint(out / "rllib_checkpoint", again)
+    net2, _ = load_policy_file(again)
+    for (k, a), (_, b) in zip(net.state_dict().items(), net2.state_dict().items(), strict=True):
+        assert torch.equal(a, b), k
+    with pytest.raises(FileNotFoundError, match="not an RLlib checkpoint"):
+        rllib_example.export_checkpoint(tmp_path, tmp_path / "x.pt")
