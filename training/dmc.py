@@ -538,19 +538,20 @@ class DMCTrainer:
     cores, at the price of bit-for-bit reproducibility (the interleaving of processes is not
     deterministic, although every generator is seeded).
 
-    ``backend="ray"`` makes the actors Ray actors instead of processes, on the cluster at
-    ``address`` (or a private instance on this machine): ``training.dmc_ray.RayActors`` is then
-    the transport, everything else is the same.
+    ``remote_actors`` replaces the actor processes by another transport: called with the
+    config, it starts the actors and returns an object with ``first()``, ``get(timeout)``
+    (lists of the batches an actor process would send), ``set_weights(state_dict,
+    decisions, progress)``, ``set_snapshots(state_dicts)`` and ``close()``;
+    ``training.dmc_ray.RayActors`` is the one for Ray actors. Everything else is the same.
     """
 
-    def __init__(self, cfg: DMCConfig, backend: str = "local",
-                 address: str | None = None) -> None:
+    def __init__(self, cfg: DMCConfig,
+                 remote_actors: Callable[[DMCConfig], Any] | None = None) -> None:
         cfg.validate()
         self.cfg = cfg
-        self.backend = backend
-        self.address = address
+        self._remote_actors = remote_actors
         self._remote: Any = None
-        """With the Ray backend, the running ``RayActors``."""
+        """The running ``remote_actors`` transport, if any."""
         self.rules = Rules.coerce(cfg.rules)
         seed_everything(cfg.seed)
         torch.set_num_threads(cfg.torch_threads)
@@ -606,10 +607,8 @@ class DMCTrainer:
         """Start the actor processes (no-op with ``num_actors == 0`` or if already running)."""
         if self.cfg.num_actors == 0 or self._procs or self._remote is not None:
             return
-        if self.backend == "ray":
-            from training.dmc_ray import RayActors
-
-            self._remote = RayActors(self.cfg, self.address)
+        if self._remote_actors is not None:
+            self._remote = self._remote_actors(self.cfg)
             self._broadcast_snapshots()
             self._sync(force=True)
             for obs, tgt, st in self._remote.first():

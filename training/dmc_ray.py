@@ -17,8 +17,9 @@ Transport (``RayActors``):
 * a dead actor (its process or its node gone) is replaced by a new one with the learner's
   current weights and snapshots and a seed of its own, and the run goes on. An actor that
   dies again and again before it delivers anything (``MAX_FRUITLESS`` times in a row) stops the
-  run with a clear error instead of looping; an exception inside the actor's own code is
-  raised at once, since a new actor would hit it too.
+  run with a clear error (``WorkerLostError``; the learner checkpoints first) instead of
+  looping; an exception inside the actor's own code is raised at once, since a new actor
+  would hit it too.
 
 Ray is imported through ``training.cluster`` only when this backend is used.
 """
@@ -33,7 +34,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from training.cluster import BackendError, cluster_cpus, connect
+from training.cluster import BackendError, WorkerLostError, cluster_cpus, connect
 from training.config import DMCConfig, config_from_dict
 from training.dmc import TableSimulator, _frozen, _network
 from training.run import seed_everything
@@ -160,10 +161,10 @@ class RayActors:
             if h is handle:
                 del self._pending[ref]
         self._fruitless[slot] += 1
-        if self._fruitless[slot] > MAX_FRUITLESS:
-            raise RuntimeError(f"Ray actor {slot} died {self._fruitless[slot]} times in a "
-                               f"row without delivering a batch; last: "
-                               f"{type(error).__name__}: {_first_line(error)}")
+        if self._fruitless[slot] >= MAX_FRUITLESS:
+            raise WorkerLostError(f"Ray actor {slot} died {self._fruitless[slot]} times in a "
+                                  f"row without delivering a batch; last: "
+                                  f"{type(error).__name__}: {_first_line(error)}")
         try:
             self.ray.kill(handle, no_restart=True)
         except Exception:  # noqa: BLE001 - it is gone already

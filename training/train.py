@@ -25,7 +25,13 @@ from agents.rule_features import rules_label
 from gongzhu_env.rules import PRESETS as RULE_PRESETS
 from gongzhu_env.rules import Rules, rules_value
 from training.arena import markdown_table
-from training.cluster import BackendError, add_backend_arguments, check_backend, connect
+from training.cluster import (
+    BackendError,
+    WorkerLostError,
+    add_backend_arguments,
+    check_backend,
+    connect,
+)
 from training.config import (
     PRESETS,
     TRAINERS,
@@ -231,6 +237,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"interrupted; resume with: python -m training.train --out {out} --resume",
               file=sys.stderr)
         return 130
+    except WorkerLostError as e:
+        print(f"error: {e}; the run was checkpointed, resume with: python -m training.train "
+              f"--out {out} --resume --backend ray", file=sys.stderr)
+        return 1
     return 0
 
 

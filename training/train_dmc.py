@@ -15,6 +15,7 @@ import time
 
 from agents.policy import QNetwork, load_policy_file, save_policy
 from gongzhu_env.rules import Rules
+from training.cluster import WorkerLostError
 from training.config import DMCConfig
 from training.dmc import DMCTrainer, mixed_input
 from training.run import (
@@ -40,7 +41,14 @@ def train_dmc(cfg: DMCConfig, run: RunDir, resume: bool, quiet: bool = False, *,
     """
     rules = Rules.coerce(cfg.rules)
     mixed = mixed_input(cfg)
-    trainer = DMCTrainer(cfg, backend=backend, address=address)
+    remote = None
+    if backend == "ray":
+        from training.dmc_ray import RayActors
+
+        def remote(c: DMCConfig) -> RayActors:
+            return RayActors(c, address)
+
+    trainer = DMCTrainer(cfg, remote_actors=remote)
     if resume:
         state = load_checkpoint(run.latest)
         try:
@@ -115,7 +123,8 @@ def train_dmc(cfg: DMCConfig, run: RunDir, resume: bool, quiet: bool = False, *,
             if now - last_eval >= cfg.eval_interval_s and not done():
                 evaluate()
                 last_eval = now
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, WorkerLostError):
+        # Interrupted, or Ray lost an actor for good: keep what was learnt for --resume.
         trainer.stop_actors()
         checkpoint(periodic=False)
         log.close()

@@ -297,6 +297,30 @@ def test_dmc_on_ray_replaces_a_killed_actor_and_keeps_its_checkpoints(
     assert not ray.is_initialized()
 
 
+def test_an_actor_that_keeps_dying_stops_the_run_with_a_clear_error():
+    """A dead actor is replaced; one that dies three times in a row without delivering a
+    batch is given up with ``WorkerLostError`` (the trainer then checkpoints and exits 1)."""
+    from training.dmc_ray import MAX_FRUITLESS, RayActors
+
+    class FakeRay:
+        def kill(self, handle, no_restart=True):
+            pass
+
+    said: list[str] = []
+    actors = RayActors.__new__(RayActors)  # the transport without a cluster
+    actors.ray, actors.log, actors.replaced = FakeRay(), said.append, 0
+    actors.slots, actors._fruitless, actors._pending = [object()], [0], {}
+    actors._spawn = lambda slot: actors.slots.__setitem__(slot, object())
+    for _ in range(MAX_FRUITLESS - 1):
+        actors._replace(0, actors.slots[0], RuntimeError("killed"))
+    assert actors.replaced == MAX_FRUITLESS - 1 and "the run goes on" in said[-1]
+    old = actors.slots[0]
+    actors._replace(0, object(), RuntimeError("stale"))  # an already replaced handle
+    assert actors.slots[0] is old
+    with pytest.raises(WorkerLostError, match="3 times in a row"):
+        actors._replace(0, actors.slots[0], RuntimeError("killed"))
+
+
 # ---------------------------------------------------------------------------- RLlib
 def _module(hidden=(16,)):
     require_ray()
