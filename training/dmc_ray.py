@@ -129,6 +129,8 @@ class RayActors:
         self._next_id = 0
         self.replaced = 0
         """Actors replaced after dying."""
+        self.batches = 0
+        """Batches received from the actors."""
         self.slots: list[Any] = [None] * n
         self._fruitless = [0] * n
         self._pending: dict[Any, tuple[int, Any]] = {}
@@ -211,6 +213,7 @@ class RayActors:
                 self._replace(slot, handle, e)
                 continue
             self._fruitless[slot] = 0
+            self.batches += 1
             if self.slots[slot] is handle:
                 self._request(slot)
         return out

@@ -262,9 +262,8 @@ def test_dmc_on_ray_replaces_a_killed_actor_and_keeps_its_checkpoints(
 
     def kill_one_actor_mid_run():
         deadline = time.monotonic() + 120
-        while not made and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(2.0)
+        while not (made and made[0].batches >= 6) and time.monotonic() < deadline:
+            time.sleep(0.05)  # until the run is well under way
         pid = ray.get(made[0].slots[0].pid.remote(), timeout=60)
         os.kill(pid, signal.SIGKILL)
         killed.append(pid)
@@ -279,6 +278,7 @@ def test_dmc_on_ray_replaces_a_killed_actor_and_keeps_its_checkpoints(
     killer.join(timeout=10)
     assert killed, "the actor was not killed during the run"
     assert made[0].replaced >= 1
+    assert made[0].batches > 20  # and the run went on with the new actor
     first = torch.load(out / "checkpoints/latest.pt", weights_only=True)["trainer"]
     assert first["counters"]["elapsed_s"] >= 6 and first["counters"]["train_steps"] > 0
     for path in (out / "checkpoints").glob("policy_*.pt"):
