@@ -107,13 +107,15 @@ def local_ray_env() -> dict[str, str]:
 
     ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`` keeps Ray from replacing the loopback node address
     by the machine's network address (what it does for a node other nodes must reach), so every
-    process binds to 127.0.0.1. ``PYTHONPATH`` lets the workers import this very checkout, as
+    process binds to 127.0.0.1; ``RAY_USAGE_STATS_ENABLED=0`` keeps it from reporting usage to
+    its makers. ``PYTHONPATH`` lets the workers import this very checkout, as
     the driver does, whatever the current directory.
     """
     path = [str(project_root())]
     if os.environ.get("PYTHONPATH"):
         path.append(os.environ["PYTHONPATH"])
-    return {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "PYTHONPATH": os.pathsep.join(path)}
+    return {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0",
+            "PYTHONPATH": os.pathsep.join(path)}
 
 
 @contextlib.contextmanager
@@ -201,9 +203,8 @@ def connect(address: str | None = None, *, num_cpus: int | None = None,
     ray = import_ray()
     if ray.is_initialized():
         return ray, False
-    if parse_address(address) is None:
-        address = _running_cluster(ray)
-    host, port = parse_address(address) or ("", 0)
+    found = _running_cluster(ray) if parse_address(address) is None else address
+    host, port = parse_address(found) or ("", 0)
     probe(host, port, timeout=timeout)
     # Ray would swap a loopback address for the machine's network address: keep it.
     with local_environment() if is_loopback(host) else contextlib.nullcontext():
@@ -222,11 +223,16 @@ def is_loopback(host: str) -> bool:
 
 
 def _running_cluster(ray: Any) -> str:
-    """Return the address of the cluster ``ray start`` last began on this machine (``auto``)."""
+    """Return the address of the cluster ``ray start`` last began on this machine (``auto``).
+
+    As written there (or in ``RAY_ADDRESS``): Ray's own reading would swap a loopback address
+    for the machine's network address. ``ray.init`` is still given ``auto``, which is what
+    lets it use the token of a cluster found on this machine.
+    """
     from ray._private import services
 
     try:
-        found = services.canonicalize_bootstrap_address("auto")
+        found = services.get_ray_address_from_environment("auto", None)
     except (ConnectionError, ValueError):
         found = None
     if not found:
@@ -250,9 +256,12 @@ def _init_with_timeout(ray: Any, address: str, timeout: float) -> None:
     thread.start()
     thread.join(timeout)
     if thread.is_alive():
-        raise BackendError(f"the Ray cluster at {address} did not accept this process within "
-                           f"{timeout:g} s (is it a Ray head node, of Ray "
-                           f"{ray.__version__}?)")
+        raise BackendError(
+            f"the Ray cluster at {address} did not accept this process within {timeout:g} s. "
+            f"Is it the head node of a Ray {ray.__version__} cluster? A cluster with token "
+            "authentication (the default of 'ray start') also needs RAY_AUTH_MODE=token and "
+            "its token here (~/.ray/auth_token or RAY_AUTH_TOKEN; 'ray get-auth-token' on the "
+            "head node prints it)")
     if "error" in box:
         e = box["error"]
         raise BackendError(f"cannot join the Ray cluster at {address}: "
