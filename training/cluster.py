@@ -297,14 +297,17 @@ def _call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any])
 class RayExecutor(Executor):
     """``concurrent.futures.Executor`` whose calls run as Ray tasks on the connected cluster.
 
-    Each task takes one CPU. ``max_retries``: how often Ray runs a task again whose worker
-    process (or node) died; when they are used up, the future fails with ``WorkerLostError``.
-    An exception raised by the function itself is not retried and comes back unchanged.
+    Each task takes one CPU, spread over the nodes (Ray's ``SPREAD`` strategy: the chunks are
+    alike, so every node should get its share from the start). ``max_retries``: how often Ray
+    runs a task again whose worker process (or node) died; when they are used up, the future
+    fails with ``WorkerLostError``. An exception raised by the function itself is not retried
+    and comes back unchanged.
     """
 
     def __init__(self, ray: Any, *, max_retries: int = 3) -> None:
         self._ray = ray
-        self._remote = ray.remote(_call).options(num_cpus=1, max_retries=max_retries)
+        self._remote = ray.remote(_call).options(num_cpus=1, max_retries=max_retries,
+                                                 scheduling_strategy="SPREAD")
         self._pending: dict[Any, Future] = {}
         self._lock = threading.Lock()
         self._closed = False
