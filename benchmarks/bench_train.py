@@ -24,22 +24,37 @@ import numpy as np
 import torch
 
 
-def bench_throughput(preset: str, actors: int, seconds: float) -> dict[str, float]:
+def bench_throughput(preset: str, actors: int, seconds: float, engine: str = "auto",
+                     overrides: dict | None = None) -> dict[str, float]:
     from training.config import make_config
     from training.dmc import DMCTrainer
 
-    cfg = make_config(preset, "dmc", num_actors=actors, final_eval_deals=0)
+    cfg = make_config(preset, "dmc", num_actors=actors, final_eval_deals=0, engine=engine,
+                      **(overrides or {}))
     trainer = DMCTrainer(cfg)
     # Warm up: fill the replay past min_replay so that learning is part of the measurement.
     while trainer.replay.size < cfg.min_replay:
         trainer.run_for(1.0)
+    sim = trainer.sim
+    split0 = _split(trainer)
     d0, s0, t0 = trainer.decisions, trainer.train_steps, time.perf_counter()
     trainer.run_for(seconds)
     dt = time.perf_counter() - t0
     trainer.stop_actors()
-    return {"decisions_per_s": (trainer.decisions - d0) / dt,
-            "samples_trained_per_s": (trainer.train_steps - s0) * cfg.batch_size / dt,
-            "seconds": dt}
+    out = {"decisions_per_s": (trainer.decisions - d0) / dt,
+           "samples_trained_per_s": (trainer.train_steps - s0) * cfg.batch_size / dt,
+           "seconds": dt, "engine": "batch" if cfg.uses_batch_engine() else "scalar"}
+    if sim is not None:  # one process: where its time went
+        split1 = _split(trainer)
+        out.update({k: (split1[k] - split0[k]) / dt for k in split0})
+    return out
+
+
+def _split(trainer) -> dict[str, float]:
+    """Seconds so far in the engine (and bookkeeping), forward passes and gradient steps."""
+    t = trainer.sim.timings() if trainer.sim is not None else {"env_s": 0.0, "inference_s": 0.0}
+    return {"env": t["env_s"], "inference": t["inference_s"],
+            "learning": trainer.seconds_learning}
 
 
 def bench_latency(agent, views, repeats: int = 3) -> dict[str, float]:
@@ -75,6 +90,10 @@ def main() -> None:
     p.add_argument("--actors", type=int, nargs="+", default=[0, 1])
     p.add_argument("--seconds", type=float, default=30.0)
     p.add_argument("--latency-only", action="store_true")
+    p.add_argument("--engine", nargs="+", default=["auto"], choices=["auto", "batch", "scalar"],
+                   help="which engine plays the tables (each is measured in turn)")
+    p.add_argument("--set", action="append", default=[], metavar="FIELD=JSON",
+                   help="override a config field, e.g. --set num_tables=256")
     args = p.parse_args()
     torch.set_num_threads(1)
     print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()}")
@@ -103,11 +122,24 @@ def main() -> None:
               f"p50 {r['p50_ms']:.3f} ms, p99 {r['p99_ms']:.3f} ms")
     if args.latency_only:
         return
-    print(f"\nDMC training throughput, preset {args.preset}, {args.seconds:.0f} s each:")
-    for actors in args.actors:
-        r = bench_throughput(args.preset, actors, args.seconds)
-        print(f"  actors={actors}: {r['decisions_per_s']:,.0f} learner decisions/s, "
-              f"{r['samples_trained_per_s']:,.0f} samples trained/s")
+    import json
+
+    overrides = {}
+    for item in args.set:
+        key, _, value = item.partition("=")
+        overrides[key] = json.loads(value)
+    print(f"\nDMC training throughput, preset {args.preset}, {args.seconds:.0f} s each"
+          f"{', ' + str(overrides) if overrides else ''}:")
+    for engine in args.engine:
+        for actors in args.actors:
+            r = bench_throughput(args.preset, actors, args.seconds, engine, overrides)
+            line = (f"  engine={r['engine']:6s} actors={actors}: "
+                    f"{r['decisions_per_s']:,.0f} learner decisions/s, "
+                    f"{r['samples_trained_per_s']:,.0f} samples trained/s")
+            if "env" in r:
+                line += (f"; share of wall clock: env {r['env']:.0%}, inference "
+                         f"{r['inference']:.0%}, learning {r['learning']:.0%}")
+            print(line, flush=True)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ its own reward mode and scale. Each target plays a ``GameBatch`` of ``--tables``
 each table, a ``Game.from_hands`` of the same deal; both receive the same seeded random legal
 actions. At every step the seat to move, its legal set, its observation (exactly
 ``PlayerView.encode()``) and action mask are compared, and at every hand's end the raw
-scores, the rewards and the next deal (``gongzhu_env.vector.deal``). The last line counts the
+scores, the rewards, every seat's view of the finished hand (``final_observations``) and the
+next deal (``gongzhu_env.vector.deal``). The last line counts the
 hands that disagreed anywhere; the exit status is 1 if any did.
 
 ``differential`` is also what ``tests/gongzhu_env/test_vector.py`` runs on fewer hands.
@@ -95,6 +96,12 @@ def _compare_end(batch: GameBatch, i: int, game: Game, seed: int) -> str | None:
                          hand_results(raw, batch.reward_mode, game.teams)], dtype=np.float32)
     if not np.array_equal(batch.rewards[i], expected):
         return f"rewards {batch.rewards[i].tolist()}, reference {expected.tolist()}"
+    if batch.final_observations is not None:
+        for s in range(4):
+            obs = game.view(s).encode()
+            got = batch.final_observations[i, s]
+            if not np.array_equal(got, obs):
+                return f"final observation of seat {s} differs at {np.flatnonzero(got != obs)}"
     j = batch.hands_started(i) - 1
     if batch.deal_of(i) != deal(seed, i, j):
         return f"the next deal is not deal({seed}, {i}, {j})"
@@ -113,7 +120,8 @@ def differential(rules: Rules, tables: int, hands: int, seed: int, *, reward_mod
     the reference under other rules than the batch (both only to prove that the check can fail).
     """
     if batch is None:
-        batch = GameBatch(tables, rules, reward_mode=reward_mode, reward_scale=reward_scale)
+        batch = GameBatch(tables, rules, reward_mode=reward_mode, reward_scale=reward_scale,
+                          final_observations=True)
         batch.reset(seed)
     tables = batch.num_tables
     rng = np.random.default_rng([seed, 7])

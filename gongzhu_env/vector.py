@@ -51,20 +51,32 @@ A table whose hand ends during ``step`` reports it in that step (``terminated``,
 ``scores``) and is dealt its next hand in the same call: the observation written for it is
 that of the first seat to act in the new hand. Rewards are zero for every other table.
 
+``step(actions, active)`` moves only the tables where the bool array ``active`` is True; the
+others keep their position and their outputs (``terminated`` False, zero rewards and scores),
+and their entries of ``actions`` are not read. A caller that lets different players act at
+different tables (``gongzhu_env.vector_env`` holds a learner's tables while the opponents play
+at the others) steps the tables each player is to move at. ``snapshot()`` copies every table's
+position (one small int64 array) and ``restore(snapshot)`` puts them back, outputs included,
+so a caller can undo a series of steps that went wrong halfway.
+
 Arrays (overwritten in place by every ``reset`` and ``step``; ``torch.from_numpy`` on them
 shares the memory):
 
-=================  ==================  =====================================================
-attribute          shape, dtype        meaning
-=================  ==================  =====================================================
-observations       (n, obs_size) f32   ``PlayerView.encode()`` of the seat to move
-action_masks       (n, 53) int8        its legal actions (``PlayerView.action_mask()``)
-current_player     (n,) int64          the seat to move
-terminated         (n,) bool           the table's hand ended in this step
-rewards            (n, 4) f32          hand results by absolute seat (``reward_mode``,
-                                       ``reward_scale`` as in the env); 0 if not terminated
-scores             (n, 4) int32        raw hand scores by absolute seat; 0 if not terminated
-=================  ==================  =====================================================
+==================  ==================  =====================================================
+attribute           shape, dtype        meaning
+==================  ==================  =====================================================
+observations        (n, obs_size) f32   ``PlayerView.encode()`` of the seat to move
+action_masks        (n, 53) int8        its legal actions (``PlayerView.action_mask()``)
+current_player      (n,) int64          the seat to move
+terminated          (n,) bool           the table's hand ended in this step
+rewards             (n, 4) f32          hand results by absolute seat (``reward_mode``,
+                                        ``reward_scale`` as in the env); 0 if not terminated
+scores              (n, 4) int32        raw hand scores by absolute seat; 0 if not terminated
+final_observations  (n, 4, obs) f32     only with ``GameBatch(..., final_observations=True)``
+                                        (else ``None``): where ``terminated``, every seat's
+                                        ``PlayerView.encode()`` of the finished hand (phase
+                                        "over"), by absolute seat; other rows keep old values
+==================  ==================  =====================================================
 
 Card masks are stored as ``int64`` (a hand needs 52 bits, the legal mask 53): numba promotes a
 mix of signed and unsigned 64-bit integers to floating point, so one signed type throughout
@@ -273,6 +285,13 @@ def deal(seed: int, table: int, hand: int) -> tuple[tuple[int, ...], ...]:
     _deal_into(np.uint64(seed), np.int64(table), np.int64(hand),
                np.zeros(52, dtype=np.int64), out)
     return tuple(tuple(c for c in range(52) if int(m) >> c & 1) for m in out)
+
+
+def _describe(value: object) -> str:
+    """Name an argument's type, dtype and shape for an error message."""
+    if isinstance(value, np.ndarray):
+        return f"{value.dtype} array of shape {value.shape}"
+    return type(value).__name__
 
 
 def _unsigned(value: object, what: str, limit: int = 1 << 63) -> int:
@@ -550,12 +569,22 @@ def _clear(out: np.ndarray, start: int, stop: int) -> None:
 @numba.njit(cache=True, inline="always")
 def _write_outputs(st: np.ndarray, obs: np.ndarray, mask: np.ndarray, squash: np.ndarray,
                    team: bool) -> None:
-    """Write the observation and the action mask of the seat to move (``PlayerView``).
+    """Write the observation and the action mask of the seat to move (``PlayerView``)."""
+    _write_view(st, st[_CUR], False, obs, squash, team)
+    _put_bits(mask, 0, st[_LEGAL], 53)
+
+
+@numba.njit(cache=True, inline="always")
+def _write_view(st: np.ndarray, me: np.int64, over: bool, obs: np.ndarray, squash: np.ndarray,
+                team: bool) -> None:
+    """Write ``PlayerView.encode()`` of seat ``me``.
+
+    ``me`` is the seat to move, or (``over``) any seat once the hand's last trick is taken,
+    before the next deal.
 
     Every value of the row is written (the 0/1 blocks whole), so the row needs no clearing
     first, except the trick cards, of which at most four are set.
     """
-    me = st[_CUR]
     # The five 52-card blocks: the observer's hand, then the cards each relative seat played.
     # Written as one loop over the blocks, which the compiler vectorises; five separate calls
     # get unrolled into scalar code that is five times slower.
@@ -563,10 +592,16 @@ def _write_outputs(st: np.ndarray, obs: np.ndarray, mask: np.ndarray, squash: np
         col = _HAND + me if q == 0 else _PLAYED + ((me + q - 1) & 3)
         off = _O_HAND if q == 0 else _O_PLAYED + 52 * (q - 1)
         _put_bits(obs, off, st[col], 52)
-    _put_bits(obs, _O_PHASE, np.int64(1) << st[_PHASE], 3)
-    # The observer is the seat to move: relative seat 0.
-    _put_bits(obs, _O_TO_MOVE, np.int64(1), 4)
-    _put_bits(obs, _O_TRICK_NUMBER, np.int64(1) << st[_NTR], 13)
+    if over:
+        # The hand is over: phase "over", nobody to move, no trick in progress.
+        _put_bits(obs, _O_PHASE, np.int64(4), 3)
+        _put_bits(obs, _O_TO_MOVE, np.int64(0), 4)
+        _put_bits(obs, _O_TRICK_NUMBER, np.int64(0), 13)
+    else:
+        _put_bits(obs, _O_PHASE, np.int64(1) << st[_PHASE], 3)
+        # The observer is the seat to move: relative seat 0.
+        _put_bits(obs, _O_TO_MOVE, np.int64(1), 4)
+        _put_bits(obs, _O_TRICK_NUMBER, np.int64(1) << st[_NTR], 13)
     n = st[_TLEN]
     _clear(obs, _O_TRICK_CARDS, _O_PLAYED)
     if n:
@@ -606,7 +641,6 @@ def _write_outputs(st: np.ndarray, obs: np.ndarray, mask: np.ndarray, squash: np
     if team:
         # The partner sits across: relative seat 2.
         _put_bits(obs, _O_PARTNERS, np.int64(4), 4)
-    _put_bits(mask, 0, st[_LEGAL], 53)
 
 
 @numba.njit(cache=True)
@@ -623,22 +657,33 @@ def _reset_kernel(state: np.ndarray, seed: np.uint64, decl: np.int64, strict: bo
 
 
 @numba.njit(cache=True)
-def _step_kernel(state: np.ndarray, actions: np.ndarray, seed: np.uint64, decl: np.int64,
-                 strict: bool, may_lead: bool, free_first: bool, team: bool,
+def _step_kernel(state: np.ndarray, actions: np.ndarray, active: np.ndarray, seed: np.uint64,
+                 decl: np.int64, strict: bool, may_lead: bool, free_first: bool, team: bool,
                  reward_mode: np.int64, reward_scale: np.float64, deck: np.ndarray,
                  heart_sums: np.ndarray, squash: np.ndarray, obs: np.ndarray, mask: np.ndarray,
-                 current: np.ndarray,
-                 terminated: np.ndarray, rewards: np.ndarray, scores: np.ndarray) -> np.int64:
-    """Check every table's action, then apply them all; return the first bad table or -1.
+                 current: np.ndarray, terminated: np.ndarray, rewards: np.ndarray,
+                 scores: np.ndarray, final: bool, final_obs: np.ndarray) -> np.int64:
+    """Check every active table's action, then apply them; return the first bad table or -1.
 
-    Nothing changes unless every action is legal.
+    Nothing changes unless every active table's action is legal. An inactive table keeps its
+    state and its outputs (``terminated`` False, zero rewards and scores). With ``final``, a
+    table whose hand ends writes every seat's view of the finished hand into ``final_obs``
+    before it is dealt the next.
     """
     n = state.shape[0]
     for i in range(n):
+        if not active[i]:
+            continue
         a = actions[i]
         if a < 0 or a > _DONE or not (state[i, _LEGAL] >> a) & 1:
             return i
     for i in range(n):
+        if not active[i]:
+            terminated[i] = False
+            for s in range(4):
+                scores[i, s] = 0
+                rewards[i, s] = 0.0
+            continue
         st = state[i]
         over = _apply(st, np.int64(actions[i]), strict, may_lead, free_first, heart_sums)
         if over:
@@ -657,6 +702,9 @@ def _step_kernel(state: np.ndarray, actions: np.ndarray, seed: np.uint64, decl: 
                     own = np.float64(st[_PROV + s] + st[_PROV + ((s + 2) & 3)])
                     r = (own - (total - own) / 1.0) / 2.0
                 rewards[i, s] = r / reward_scale
+            if final:
+                for s in range(4):
+                    _write_view(st, np.int64(s), True, final_obs[i, s], squash, team)
             _start_hand(st, i, seed, decl, strict, may_lead, free_first, deck, heart_sums)
         else:
             terminated[i] = False
@@ -666,6 +714,15 @@ def _step_kernel(state: np.ndarray, actions: np.ndarray, seed: np.uint64, decl: 
         _write_outputs(st, obs[i], mask[i], squash, team)
         current[i] = st[_CUR]
     return -1
+
+
+@numba.njit(cache=True)
+def _refresh_kernel(state: np.ndarray, squash: np.ndarray, team: bool, obs: np.ndarray,
+                    mask: np.ndarray, current: np.ndarray) -> None:
+    """Write every table's outputs from its state (after ``GameBatch.restore``)."""
+    for i in range(state.shape[0]):
+        _write_outputs(state[i], obs[i], mask[i], squash, team)
+        current[i] = state[i, _CUR]
 
 
 @numba.njit(cache=True, inline="always")
@@ -719,10 +776,13 @@ class GameBatch:
 
     ``reward_mode`` and ``reward_scale`` mean what they mean for ``gongzhu_env.env``:
     ``"raw"``, ``"zero_sum"`` or ``"team"`` hand results, divided by the scale.
+    ``final_observations=True`` also keeps every seat's view of each finished hand (see
+    ``final_observations`` in the module docstring).
     """
 
     def __init__(self, num_tables: int, rules: Rules | str | None = None, *,
-                 reward_mode: str = "raw", reward_scale: float = 1.0) -> None:
+                 reward_mode: str = "raw", reward_scale: float = 1.0,
+                 final_observations: bool = False) -> None:
         n = _unsigned(num_tables, "num_tables")
         if n < 1:
             raise ValueError(f"num_tables must be at least 1; got {n}")
@@ -747,6 +807,13 @@ class GameBatch:
         self.terminated = np.zeros(n, dtype=np.bool_)
         self.rewards = np.zeros((n, 4), dtype=np.float32)
         self.scores = np.zeros((n, 4), dtype=np.int32)
+        if type(final_observations) is not bool:
+            raise TypeError(f"final_observations must be True or False; got "
+                            f"{final_observations!r}")
+        self._final = final_observations
+        self.final_observations: np.ndarray | None = (
+            np.zeros((n, 4, self.obs_size), dtype=np.float32) if final_observations else None)
+        self._all_tables = np.ones(n, dtype=np.bool_)
         self._result = BatchStep(self.observations, self.action_masks, self.current_player,
                                  self.terminated, self.rewards, self.scores)
         self._step_args: tuple[object, ...] | None = None
@@ -766,18 +833,31 @@ class GameBatch:
             np.uint64(self._seed), self._decl, self._strict, self._may_lead, self._free_first,
             self._team, _REWARD_CODES[self.reward_mode], self.reward_scale, self._deck,
             _HEART_SUMS, _SQUASH, self.observations, self.action_masks, self.current_player,
-            self.terminated, self.rewards, self.scores)
+            self.terminated, self.rewards, self.scores, self._final,
+            self.final_observations if self._final else
+            np.zeros((1, 4, self.obs_size), dtype=np.float32))
         return self._result
 
-    def step(self, actions: np.ndarray) -> BatchStep:
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> BatchStep:
         """Apply one action per table (for its ``current_player``) and write the outputs.
 
         ``actions`` is an integer array of shape ``(num_tables,)``. If any action is not legal
         at its table, ``IllegalActionError`` names the table, the action and the legal set, and
         no table changes.
+
+        ``active`` (bool, shape ``(num_tables,)``; default every table) picks the tables that
+        move: the others keep their position and outputs, their actions are not read, and they
+        report ``terminated`` False with zero rewards and scores. This is how a caller holds
+        some tables (a learner's seat waiting) while the others play.
         """
         if self._step_args is None:
             raise RuntimeError("call reset(seed) before step()")
+        if active is None:
+            active = self._all_tables
+        elif not isinstance(active, np.ndarray) or active.dtype != np.bool_ \
+                or active.shape != (self.num_tables,):
+            raise ValueError(f"active must be a bool array of shape ({self.num_tables},), one "
+                             f"per table; got {_describe(active)}")
         if not isinstance(actions, np.ndarray):
             raise TypeError(f"actions must be a numpy array of integers of shape "
                             f"({self.num_tables},); got {type(actions).__name__}")
@@ -788,11 +868,13 @@ class GameBatch:
                              f"got {actions.shape}")
         if actions.dtype != np.int64:
             # Out-of-range unsigned values must stay out of range, not wrap into legal ones.
-            if actions.dtype.kind == "u" and actions.size and actions.max() > _DONE:
-                bad = int(np.argmax(actions > _DONE))
-                raise self._illegal(bad, int(actions[bad]))
+            if actions.dtype.kind == "u" and actions.size:
+                over = (actions > _DONE) & active
+                if over.any():
+                    bad = int(np.argmax(over))
+                    raise self._illegal(bad, int(actions[bad]))
             actions = actions.astype(np.int64)
-        bad = _step_kernel(self._state, actions, *self._step_args)
+        bad = _step_kernel(self._state, actions, active, *self._step_args)
         if bad >= 0:
             raise self._illegal(int(bad), int(actions[bad]))
         return self._result
@@ -816,6 +898,42 @@ class GameBatch:
             raise ValueError(f"out must be an int64 array of shape ({n},)")
         _sample_kernel(self._state, uniforms, out)
         return out
+
+    def snapshot(self) -> np.ndarray:
+        """Return a copy of every table's position (for ``restore``): one small int64 array.
+
+        The deal streams are part of it (each table's next hand follows from the seed and its
+        count of hands), so a restored batch plays on exactly as the saved one would have.
+        """
+        self._table(0)  # reset first
+        return self._state.copy()
+
+    def restore(self, snapshot: np.ndarray) -> BatchStep:
+        """Put every table back where ``snapshot`` (from this batch's ``snapshot``) saw it.
+
+        The outputs are rewritten for the restored positions: the observations, masks and
+        seats to move, with ``terminated`` False and zero rewards and scores.
+        """
+        self._table(0)
+        if not isinstance(snapshot, np.ndarray) or snapshot.shape != self._state.shape \
+                or snapshot.dtype != self._state.dtype:
+            raise ValueError(f"snapshot must be an int64 array of shape {self._state.shape}, "
+                             f"from snapshot() of this batch; got {_describe(snapshot)}")
+        self._state[:] = snapshot
+        self.terminated[:] = False
+        self.rewards[:] = 0.0
+        self.scores[:] = 0
+        _refresh_kernel(self._state, _SQUASH, self._team, self.observations, self.action_masks,
+                        self.current_player)
+        return self._result
+
+    def illegal_action_error(self, table: int, action: int) -> IllegalActionError:
+        """Return the error ``step`` would raise for ``action`` at ``table``.
+
+        It names the table, the action, the seat, the phase and the legal set; for a caller
+        that checks actions itself before stepping.
+        """
+        return self._illegal(self._table(table), int(action))
 
     def _illegal(self, table: int, action: int) -> IllegalActionError:
         st = self._state[table]

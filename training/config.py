@@ -33,6 +33,12 @@ PRESETS = ("quick", "full", "tiny")
 TRAINERS = ("dmc", "sb3")
 REWARD_MODES = ("zero_sum", "raw", "team")
 SPECIAL_OPPONENTS = ("self", "snapshot")
+ENGINES = ("scalar", "batch")
+BATCH_OPPONENTS = ("random", "self", "snapshot")
+"""Who can sit at the tables of the batched engine (``SB3Config.engine = "batch"``)."""
+BATCH_OPPONENT_MIX = {"self": 0.5, "snapshot": 0.375, "random": 0.125}
+"""``SB3Config.opponent_mix`` when ``engine="batch"`` and no mix is given: the default mix
+without its rule agent (which cannot play in the batched engine), in the same proportions."""
 
 
 class ConfigError(ValueError):
@@ -107,6 +113,15 @@ class DMCConfig:
     # ------------------------------------------------------------------ acting
     num_tables: int = 128
     """Games stepped in lockstep; one batched forward pass scores all their seats to move."""
+
+    engine: str = "auto"
+    """What plays the tables: ``"batch"``, the compiled batched engine
+    (``gongzhu_env.vector.GameBatch`` through ``training.dmc_batch``: every table's
+    observation written at once in compiled code, several times the decisions/s);
+    ``"scalar"``, one reference ``Game`` and ``PlayerView`` per table (every rule set, match
+    episodes, mixed rules and rollout labels); ``"auto"``: the batch engine wherever it
+    covers the run, else the scalar one. The shipped policies were trained on ``"scalar"``.
+    Seeded runs of the two engines deal different hands (the batch has its own deal stream)."""
 
     epsilon_start: float = 0.05
     """Exploration rate of the learner seats at the start (uniform legal action). With
@@ -329,6 +344,12 @@ class DMCConfig:
             raise ConfigError(f"min_replay: {self.min_replay} exceeds replay_size "
                               f"{self.replay_size}")
         _check_opponents(self)
+        _check_engine(self)
+
+    def uses_batch_engine(self) -> bool:
+        """Whether the tables are played by the batched engine (``engine``, resolved)."""
+        return self.engine == "batch" or (self.engine == "auto"
+                                          and batch_engine_obstacle(self) is None)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict, with the trainer named."""
@@ -366,6 +387,16 @@ class SB3Config:
 
     subproc: bool = False
     """Run the envs in subprocesses (``SubprocVecEnv``) instead of in this process."""
+
+    engine: str = "scalar"
+    """Where the learner's tables are played. ``"scalar"``: ``n_envs`` single-seat envs of the
+    Python engine (``gongzhu_env.wrappers.SingleSeatEnv``) in a ``DummyVecEnv`` or
+    ``SubprocVecEnv``; every opponent spec can sit there. ``"batch"``: the ``n_envs`` tables
+    of one ``gongzhu_env.vector_env.SingleSeatVectorEnv`` on the compiled batched engine
+    (``training.sb3_vec.BatchVecEnv``), in this process, the opponents played in batch: only
+    ``"random"``, ``"self"`` and ``"snapshot"`` (rule agents need Python views), single hands
+    only, and rules the batched engine covers. Its default mix is ``BATCH_OPPONENT_MIX``.
+    Many tables and short rollouts suit it (e.g. ``n_envs=64``, ``n_steps=32``)."""
 
     n_steps: int = 256
     """Learner steps per env per PPO rollout."""
@@ -443,6 +474,10 @@ class SB3Config:
         if not isinstance(self.ent_coef, (int, float)) or self.ent_coef < 0:
             raise ConfigError(f"ent_coef: must be >= 0; got {self.ent_coef!r}")
         _check_opponents(self)
+        if self.engine not in ENGINES:
+            raise ConfigError(f"engine: must be one of {ENGINES}; got {self.engine!r}")
+        if self.engine == "batch":
+            _check_batch_engine(self)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict, with the trainer named."""
@@ -489,6 +524,7 @@ _FORMER_DMC_DEFAULTS: dict[str, Any] = {
     "min_replay": 8192, "epsilon_start": 0.2, "epsilon_end": 0.02,
     "epsilon_decay_decisions": 2_000_000, "snapshot_interval_s": 120.0,
     "time_budget_s": 240.0, "eval_interval_s": 60.0, "eval_deals": 100, "final_eval_deals": 500,
+    "engine": "scalar",
 }
 """``DMCConfig`` defaults before they became the quick preset. A ``config.json`` written before
 one of these fields existed meant this value, so ``load_config`` fills it in."""
@@ -500,7 +536,9 @@ def make_config(preset: str = "quick", trainer: str = "dmc", **overrides: Any) -
     """Build and validate the config of a preset, with field overrides.
 
     Under team rules the reward is the team's result unless ``reward_mode`` is given: a seat
-    that learns its own score would learn to play against its partner.
+    that learns its own score would learn to play against its partner. An SB3 config with
+    ``engine="batch"`` whose preset's mix names a rule agent takes ``BATCH_OPPONENT_MIX``
+    instead, unless ``opponent_mix`` is given.
     """
     if trainer not in TRAINERS:
         raise ConfigError(f"trainer: unknown trainer {trainer!r}; expected one of {TRAINERS}")
@@ -510,6 +548,11 @@ def make_config(preset: str = "quick", trainer: str = "dmc", **overrides: Any) -
     values = {**table[preset], **overrides, "preset": preset}
     if "reward_mode" not in values and _has_teams(values.get("rules")):
         values["reward_mode"] = "team"
+    if trainer == "sb3" and values.get("engine") == "batch" and "opponent_mix" not in overrides \
+            and any(s not in BATCH_OPPONENTS for s in values.get("opponent_mix",
+                                                                 SB3Config().opponent_mix)):
+        # The preset's mix names a rule agent, which the batched engine cannot seat.
+        values["opponent_mix"] = dict(BATCH_OPPONENT_MIX)
     return config_from_dict({"trainer": trainer, **values})
 
 
@@ -635,6 +678,37 @@ def _check_rules_mix(cfg: DMCConfig) -> None:
             raise ConfigError(f"rules_mix: cannot be combined with {name}={getattr(cfg, name)!r}")
 
 
+ENGINES = ("auto", "batch", "scalar")
+
+
+def batch_engine_obstacle(cfg: DMCConfig) -> str | None:
+    """Why the batched engine cannot play ``cfg``'s tables, or ``None`` if it can."""
+    from gongzhu_env.rules import Rules
+    from gongzhu_env.vector import check_covered
+
+    try:
+        check_covered(Rules.coerce(cfg.rules))
+    except ValueError as e:
+        return f"the rules are outside it ({e})"
+    if cfg.episode != "hand":
+        return "it plays single hands, not match episodes (episode='match')"
+    if cfg.rules_mix:
+        return "it plays one rule set, not a rules_mix"
+    if cfg.rollout_share or cfg.rollout_share_final:
+        return "rollout labels need a reference Game per table (rollout_share)"
+    return None
+
+
+def _check_engine(cfg: DMCConfig) -> None:
+    if cfg.engine not in ENGINES:
+        raise ConfigError(f"engine: must be one of {ENGINES}; got {cfg.engine!r}")
+    if cfg.engine == "batch":
+        why = batch_engine_obstacle(cfg)
+        if why is not None:
+            raise ConfigError(f"engine: the batched engine cannot play this run: {why}; "
+                              "use engine='scalar' (or 'auto', which picks it)")
+
+
 def _has_teams(rules: Any) -> bool:
     """Whether a config's rules value names rules with teams (False if it is not valid)."""
     from gongzhu_env.rules import Rules
@@ -649,6 +723,30 @@ def _check_opponents(cfg: DMCConfig | SB3Config) -> None:
     """Check who may sit at the table in training and in the evaluations (both trainers)."""
     _check_mix(cfg.opponent_mix, "opponent_mix")
     _check_specs(cfg.eval_opponents, "eval_opponents")
+
+
+def _check_batch_engine(cfg: SB3Config) -> None:
+    """Check what ``engine="batch"`` cannot do: rule agents, matches, processes, rules."""
+    for spec in cfg.opponent_mix:
+        if spec not in BATCH_OPPONENTS:
+            raise ConfigError(
+                f"opponent_mix: {spec!r} cannot play with engine='batch': rule agents read "
+                f"Python views one seat at a time, and the batched engine plays "
+                f"{', '.join(repr(s) for s in BATCH_OPPONENTS)} only. Remove {spec!r} from "
+                f"the mix (e.g. --set opponent_mix='{json.dumps(BATCH_OPPONENT_MIX)}') or "
+                f"train with engine='scalar'")
+    if cfg.episode != "hand":
+        raise ConfigError(f"episode: engine='batch' plays single hands; got "
+                          f"{cfg.episode!r} (use engine='scalar' for match episodes)")
+    if cfg.subproc:
+        raise ConfigError("subproc: engine='batch' runs every table in this process; set "
+                          "subproc to false")
+    from gongzhu_env.vector import check_covered
+
+    try:
+        check_covered(cfg.rules)
+    except ValueError as e:
+        raise ConfigError(f"rules: {e} (or train with engine='scalar')") from None
 
 
 def _positive_int(cfg: object, name: str) -> None:

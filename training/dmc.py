@@ -63,7 +63,9 @@ from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import hand_results
 from gongzhu_env.view import PlayerView, obs_size
 from training.config import DMCConfig, config_from_dict
+from training.dmc_batch import BatchTableSimulator
 from training.run import seed_everything
+from training.targets import action_targets, lambda_returns
 
 _LEARNER, _SNAPSHOT, _AGENT = 0, 1, 2
 
@@ -95,13 +97,6 @@ class _Table:
     def is_over(self) -> bool:
         """Whether the episode (the hand, or the whole match) is over."""
         return self.game.is_over() if self.match is None else self.match.is_over()
-
-
-def action_targets(act: np.ndarray, ret: np.ndarray, num_actions: int) -> np.ndarray:
-    """Target rows for decisions with one labelled action each (NaN marks "no target")."""
-    tgt = np.full((len(act), num_actions), np.nan, dtype=np.float32)
-    tgt[np.arange(len(act)), act] = ret
-    return tgt
 
 
 class ReplayBuffer:
@@ -200,6 +195,10 @@ class TableSimulator:
         self.games = 0
         self.ret_sum = 0.0
         self.ret_n = 0
+        self.seconds_env = 0.0
+        """Wall-clock seconds of ``step_tables`` outside the forward passes."""
+        self.seconds_inference = 0.0
+        """Wall-clock seconds of the forward passes that chose moves."""
         self.tables = [self._new_table() for _ in range(cfg.num_tables)]
         width = self.mixed.width if self.mixed is not None else \
             obs_size(self.rules, self.match)
@@ -340,6 +339,16 @@ class TableSimulator:
 
     def step_tables(self) -> None:
         """Advance every table by one action (one batched forward pass for the learner)."""
+        t0 = time.perf_counter()
+        before = self.seconds_inference
+        self._step_tables()
+        self.seconds_env += time.perf_counter() - t0 - (self.seconds_inference - before)
+
+    def timings(self) -> dict[str, Any]:
+        """Seconds spent in the engine, views and bookkeeping, and in forward passes."""
+        return {"env_s": self.seconds_env, "inference_s": self.seconds_inference}
+
+    def _step_tables(self) -> None:
         learner_rows: list[int] = []
         snap_rows: dict[int, list[int]] = {}
         obs, mask = self._obs, self._mask
@@ -382,8 +391,10 @@ class TableSimulator:
 
     def _act_rows(self, rows: list[int], net: nn.Module, eps: float, record: bool) -> None:
         idx = np.asarray(rows)
+        t0 = time.perf_counter()
         with torch.inference_mode():
             q = net(torch.from_numpy(self._obs[idx])).numpy()
+        self.seconds_inference += time.perf_counter() - t0
         q = np.where(self._mask[idx], q, -np.inf)
         acts = q.argmax(axis=1)
         best = q[np.arange(len(rows)), acts]
@@ -417,30 +428,16 @@ class TableSimulator:
                 self._play(t, a)
 
 
-def lambda_returns(values: list[float], final: float, lam: float,
-                   rewards: list[float] | None = None) -> np.ndarray:
-    """Targets of one seat's decisions: lambda-returns over its own decision sequence.
+Simulator = Any
+"""``TableSimulator`` or ``training.dmc_batch.BatchTableSimulator`` (one interface)."""
 
-    ``values[t]`` is the acting network's best legal Q at decision ``t`` and ``final`` the
-    seat's scaled hand result. Backwards, ``y[n-1] = final`` and
-    ``y[t] = (1 - lam) * values[t + 1] + lam * y[t + 1]`` (no rewards before the end). ``lam = 1``
-    is the pure Monte-Carlo target (every decision gets the hand result, as in DouZero);
-    smaller ``lam`` trades a little bias for much less variance: the deal's luck that is
-    already visible at decision ``t + 1`` is not charged to decision ``t``.
 
-    ``rewards[t]`` (match episodes): what the seat scored after decision ``t`` and before its
-    next one (a finished hand's result); it is added to ``y[t]``, so with ``lam = 1`` every
-    target is the sum of everything scored from that decision on, plus ``final``.
-    """
-    n = len(values)
-    y = np.empty(n, dtype=np.float32)
-    acc = float(final)
-    for t in range(n - 1, -1, -1):
-        if rewards is not None:
-            acc += rewards[t]
-        y[t] = acc
-        acc = (1.0 - lam) * values[t] + lam * acc
-    return y
+def make_simulator(cfg: DMCConfig, net: QNetwork, seed: int,
+                   sink: Callable[[np.ndarray, np.ndarray], None]) -> Simulator:
+    """Build the simulator ``cfg.engine`` asks for: the batched engine or the reference one."""
+    if cfg.uses_batch_engine():
+        return BatchTableSimulator(cfg, net, seed, sink)
+    return TableSimulator(cfg, net, seed, sink)
 
 
 def mixed_input(cfg: DMCConfig) -> MixedInput | None:
@@ -492,7 +489,7 @@ def _actor_main(cfg_dict: dict[str, Any], actor_id: int, samples: Any, commands:
         box_tgt.append(tgt)
 
     net = _network(cfg).eval()
-    sim = TableSimulator(cfg, net, seed, sink)
+    sim = make_simulator(cfg, net, seed, sink)
     pending = 0
     last_dec = last_forced = last_games = 0
     while not stop.is_set():
@@ -569,16 +566,18 @@ class DMCTrainer:
         self.samples = 0
         """Samples added to the replay buffer (what the learner consumes)."""
         self.elapsed_s = 0.0
+        self.seconds_learning = 0.0
+        """Wall-clock seconds of gradient steps in this process (for the benchmarks)."""
         self._since_train = 0.0
         self._loss_sum = 0.0
         self._loss_n = 0
         self._ret_sum = 0.0
         self._ret_n = 0
-        self.sim: TableSimulator | None = None
+        self.sim: Simulator | None = None
         self._procs: list[Any] = []
         self._commands: list[Any] = []
         if cfg.num_actors == 0:
-            self.sim = TableSimulator(cfg, self.net, cfg.seed, self._add)
+            self.sim = make_simulator(cfg, self.net, cfg.seed, self._add)
         self._last_sync = 0.0
 
     def _load_init_policy(self, spec: str) -> None:
@@ -731,9 +730,11 @@ class DMCTrainer:
         if self.replay.size < c.min_replay:
             return
         per_step = c.batch_size / c.sample_reuse
+        t0 = time.perf_counter()
         while self._since_train >= per_step:
             self._since_train -= per_step
             self.train_step()
+        self.seconds_learning += time.perf_counter() - t0
 
     def train_step(self) -> float:
         """One Adam step on a uniform minibatch of decisions (``q_loss``)."""

@@ -2,7 +2,8 @@
 
 The learner (``training.dmc.DMCTrainer``) stays in the process that runs the command; only the
 acting side moves. Each Ray actor is what an actor process is on one machine: it builds the
-same ``TableSimulator(cfg, net, seed, sink)`` and calls ``step_tables()`` until it holds
+same simulator (``make_simulator(cfg, net, seed, sink)``: the reference ``TableSimulator`` or
+the batched engine's, as ``cfg.engine`` says) and calls ``step_tables()`` until it holds
 ``cfg.actor_chunk`` samples, then hands that batch over, with the same counters an actor
 process sends. So the config, the metrics, the checkpoints and ``--resume`` are those of the
 local trainer.
@@ -36,7 +37,7 @@ import torch
 
 from training.cluster import BackendError, WorkerLostError, cluster_cpus, connect
 from training.config import DMCConfig, config_from_dict
-from training.dmc import TableSimulator, _frozen, _network
+from training.dmc import _frozen, _network, make_simulator
 from training.run import seed_everything
 
 INFLIGHT = 2
@@ -51,7 +52,7 @@ def actor_seed(cfg: DMCConfig, actor_id: int) -> int:
 
 
 class DMCActor:
-    """One self-play actor: a ``TableSimulator`` with a copy of the learner's network.
+    """One self-play actor: a table simulator with a copy of the learner's network.
 
     Created as a Ray actor by ``RayActors`` (``ray.remote`` is applied there, so importing
     this module does not need Ray).
@@ -65,7 +66,7 @@ class DMCActor:
         self._obs: list[np.ndarray] = []
         self._tgt: list[np.ndarray] = []
         self.net = _network(self.cfg).eval()
-        self.sim = TableSimulator(self.cfg, self.net, seed, self._sink)
+        self.sim = make_simulator(self.cfg, self.net, seed, self._sink)
         self._last = (0, 0, 0)
 
     def _sink(self, obs: np.ndarray, tgt: np.ndarray) -> None:

@@ -13,6 +13,15 @@ over a ``"logits"`` network) added every ``snapshot_interval_steps``; ``"self"``
 policy when the envs run in this process, and the latest snapshot under ``SubprocVecEnv`` (a
 subprocess cannot see the live weights). Before the first snapshot both fall back to ``random``.
 
+``engine="batch"`` plays the learner's ``n_envs`` tables on the compiled batched engine instead
+(``gongzhu_env.vector_env.SingleSeatVectorEnv`` through ``training.sb3_vec.BatchVecEnv``), all
+in this process: the opponents are batched policies, one forward pass per engine step for all
+the tables where they are to move. ``"random"`` is the engine's compiled random player,
+``"snapshot"`` each frozen actor (masked argmax of its logits, as ``PolicyAgent`` plays) and
+``"self"`` the live policy (deterministic, as above); the mix's weights are the draw
+probabilities of each opponent seat, a snapshot's weight shared among the snapshots kept.
+Rule agents cannot sit there (the config refuses them).
+
 The actor uses ReLU MLPs so its weights copy one-to-one into ``agents.policy.QNetwork``: the
 saved ``policy.pt`` is the same file format as the DMC trainer's and plays through
 ``make_agent("policy:PATH")``. The run directory, its logs and their names are the shared ones of
@@ -25,6 +34,7 @@ import json
 import time
 from typing import Any
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -45,6 +55,74 @@ from training.run import (
 )
 
 _POOL_SLOTS = 20
+
+
+def _masked_argmax(scores: torch.Tensor, masks: np.ndarray) -> np.ndarray:
+    """Return the legal action of highest score in each row."""
+    scores = scores.masked_fill(~torch.from_numpy(np.ascontiguousarray(masks)), -torch.inf)
+    return scores.argmax(dim=1).numpy()
+
+
+class _BatchNetPolicy:
+    """A frozen logits network as a batched opponent (``policy(obs, masks) -> actions``)."""
+
+    def __init__(self, net: QNetwork, name: str) -> None:
+        self.net = net.eval()
+        self.name = name
+
+    def __call__(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        with torch.inference_mode():
+            return _masked_argmax(self.net(torch.from_numpy(obs)), masks)
+
+
+class _BatchLivePolicy:
+    """The current PPO policy as a batched opponent (deterministic), random before a model."""
+
+    name = "self"
+
+    def __init__(self, seed: int) -> None:
+        self.model: Any = None
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        if self.model is None:
+            counts = masks.sum(axis=1)
+            picks = (self.rng.random(len(obs)) * counts).astype(np.int64)
+            return np.array([np.flatnonzero(m)[k] for m, k in zip(masks, picks, strict=True)],
+                            dtype=np.int64)
+        actions, _ = self.model.policy.predict(obs, deterministic=True, action_masks=masks)
+        return np.asarray(actions, dtype=np.int64)
+
+
+def _batch_pool(cfg: SB3Config, snapshots: list[PolicyAgent], live: _BatchLivePolicy,
+                cache: dict[int, tuple[PolicyAgent, _BatchNetPolicy]]
+                ) -> tuple[list[Any], list[float]]:
+    """Return the weighted mix as batched policies and their weights (``engine="batch"``).
+
+    ``cache`` keeps one batched policy per snapshot kept (by identity, so the vector env sees
+    the same object at every call and keeps it seated).
+    """
+    kept = {id(agent): agent for agent in snapshots}
+    for key in [k for k, (agent, _) in cache.items() if kept.get(k) is not agent]:
+        del cache[key]
+    pool: list[Any] = []
+    weights: list[float] = []
+    for spec, w in cfg.opponent_mix.items():
+        if w <= 0:
+            continue
+        if spec == "snapshot" and snapshots:
+            for agent in snapshots:
+                if id(agent) not in cache:
+                    cache[id(agent)] = (agent, _BatchNetPolicy(agent.net, "snapshot"))
+                pool.append(cache[id(agent)][1])
+                weights.append(w / len(snapshots))
+        elif spec == "self":
+            pool.append(live)
+            weights.append(w)
+        else:  # "random", and "snapshot" before the first snapshot
+            pool.append("random")
+            weights.append(w)
+    return pool, weights
 
 
 def actor_network(model: Any, hidden: tuple[int, ...], rules: Rules) -> QNetwork:
@@ -113,10 +191,16 @@ def train_sb3(cfg: SB3Config, run: RunDir, resume: bool, quiet: bool = False) ->
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+    from gongzhu_env.vector_env import SingleSeatVectorEnv
+    from training.sb3_vec import BatchVecEnv
+
     rules = Rules.coerce(cfg.rules)
     seed_everything(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
-    live = None if cfg.subproc else _LivePolicy()
+    batch = cfg.engine == "batch"
+    live = None if cfg.subproc or batch else _LivePolicy()
+    batch_live = _BatchLivePolicy(cfg.seed) if batch else None
+    batch_cache: dict[int, tuple[PolicyAgent, _BatchNetPolicy]] = {}
     snapshots: list[PolicyAgent] = []
     state_path = run.checkpoints / "sb3_state.json"
     model_path = run.checkpoints / "sb3_latest.zip"
@@ -145,8 +229,19 @@ def train_sb3(cfg: SB3Config, run: RunDir, resume: bool, quiet: bool = False) ->
             return env
         return thunk
 
-    fns = [make_env(i) for i in range(cfg.n_envs)]
-    venv = SubprocVecEnv(fns) if cfg.subproc else DummyVecEnv(fns)
+    def set_opponents() -> None:
+        if batch_live is not None:
+            venv.env.set_opponents(*_batch_pool(cfg, snapshots, batch_live, batch_cache))
+        else:
+            venv.env_method("set_opponents", _pool(cfg, snapshots, live))
+
+    if batch_live is not None:
+        venv: Any = BatchVecEnv(SingleSeatVectorEnv(
+            cfg.n_envs, *_batch_pool(cfg, snapshots, batch_live, batch_cache), rules=rules,
+            reward_mode=cfg.reward_mode, reward_scale=cfg.reward_scale))
+    else:
+        fns = [make_env(i) for i in range(cfg.n_envs)]
+        venv = SubprocVecEnv(fns) if cfg.subproc else DummyVecEnv(fns)
     venv.seed(cfg.seed)
     if resume:
         try:
@@ -164,6 +259,8 @@ def train_sb3(cfg: SB3Config, run: RunDir, resume: bool, quiet: bool = False) ->
                            "activation_fn": nn.ReLU})
     if live is not None:
         live.model = model
+    if batch_live is not None:
+        batch_live.model = model
     log = RunLog(run)
 
     class Hooks(BaseCallback):
@@ -192,7 +289,7 @@ def train_sb3(cfg: SB3Config, run: RunDir, resume: bool, quiet: bool = False) ->
                 state["snapshots"].append(str(path))
                 del snapshots[:-cfg.snapshot_pool_size]
                 state["snapshots"] = state["snapshots"][-cfg.snapshot_pool_size:]
-                venv.env_method("set_opponents", _pool(cfg, snapshots, live))
+                set_opponents()
             if n - self.last["ckpt"] >= cfg.checkpoint_interval_steps:
                 self.last["ckpt"] = n
                 self.checkpoint()

@@ -312,3 +312,111 @@ def test_importing_gongzhu_env_does_not_import_numba() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+# ------------------------------------------------------------------ active tables, snapshots
+def _random_actions(batch: GameBatch, rng: np.random.Generator) -> np.ndarray:
+    return batch.sample_legal(rng.random(batch.num_tables))
+
+
+def test_inactive_tables_keep_their_position_and_outputs_and_their_actions_are_not_read() -> None:
+    held, free = GameBatch(4, "standard"), GameBatch(4, "standard")
+    held.reset(3)
+    free.reset(3)
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        a = _random_actions(held, rng)
+        held.step(a)
+        free.step(a)
+    active = np.array([True, False, True, False])
+    saved = held.observations[1].copy(), held.action_masks[3].copy(), held.snapshot()
+    a = _random_actions(held, rng)
+    a[1], a[3] = -7, 999  # not read: illegal values at inactive tables raise nothing
+    held.step(a, active)
+    assert np.array_equal(held.observations[1], saved[0])
+    assert np.array_equal(held.action_masks[3], saved[1])
+    assert np.array_equal(held.snapshot()[[1, 3]], saved[2][[1, 3]])
+    assert not held.terminated[[1, 3]].any()
+    # The active tables moved exactly as in a batch stepping every table.
+    free.step(np.where(active, a, _random_actions(free, np.random.default_rng(0))))
+    assert np.array_equal(held.observations[[0, 2]], free.observations[[0, 2]])
+    assert not np.array_equal(held.observations[[1, 3]], free.observations[[1, 3]])
+
+
+def test_inactive_tables_report_no_hand_end() -> None:
+    batch = GameBatch(2, "scrofazero", reward_mode="team")  # every hand is exactly 52 plays
+    batch.reset(9)
+    rng = np.random.default_rng(0)
+    for _ in range(51):
+        batch.step(_random_actions(batch, rng))
+    batch.step(_random_actions(batch, rng), np.array([True, False]))
+    assert batch.terminated.tolist() == [True, False]
+    assert batch.rewards[1].tolist() == [0, 0, 0, 0] and batch.rewards[0].any()
+    batch.step(_random_actions(batch, rng), np.array([False, True]))
+    assert batch.terminated.tolist() == [False, True]
+    assert [batch.hands_started(i) for i in range(2)] == [2, 2]
+
+
+@pytest.mark.parametrize("active", [np.ones(3, dtype=np.int64), np.ones(2, dtype=np.bool_),
+                                    [True, True, True]])
+def test_a_bad_active_mask_is_refused(active) -> None:
+    batch = _started()
+    with pytest.raises(ValueError, match=r"active must be a bool array of shape \(3,\)"):
+        batch.step(_first_legal(batch), active)
+
+
+def test_an_illegal_action_at_an_active_table_still_changes_nothing() -> None:
+    batch = _started(3)
+    before = batch.snapshot()
+    actions = _first_legal(batch)
+    actions[2] = next(c for c in range(53) if c not in batch.legal_actions(2))
+    with pytest.raises(IllegalActionError, match="table 2"):
+        batch.step(actions, np.array([False, True, True]))
+    assert np.array_equal(batch.snapshot(), before)
+    assert "table 1" in str(batch.illegal_action_error(1, 51 if 51 not in
+                                                        batch.legal_actions(1) else 50))
+
+
+def test_restore_puts_every_table_and_output_back_and_play_goes_on_the_same() -> None:
+    batch = GameBatch(5, "online")
+    batch.reset(4)
+    rng = np.random.default_rng(2)
+    for _ in range(20):
+        batch.step(_random_actions(batch, rng))
+    snap = batch.snapshot()
+    outputs = [batch.observations.copy(), batch.action_masks.copy(), batch.current_player.copy()]
+    plan = [np.random.default_rng(5).random(5) for _ in range(80)]
+    first = []
+    for u in plan:  # across hand ends: the deal streams are part of the snapshot
+        batch.step(batch.sample_legal(u))
+        first.append((batch.observations.copy(), batch.rewards.copy()))
+    assert any(batch.hands_started(i) > 1 for i in range(5))
+    batch.restore(snap)
+    for a, b in zip(outputs, (batch.observations, batch.action_masks, batch.current_player),
+                    strict=True):
+        assert np.array_equal(a, b)
+    assert not batch.terminated.any() and not batch.rewards.any()
+    for u, (obs, rew) in zip(plan, first, strict=True):
+        batch.step(batch.sample_legal(u))
+        assert np.array_equal(batch.observations, obs) and np.array_equal(batch.rewards, rew)
+    with pytest.raises(ValueError, match="snapshot must be an int64 array"):
+        batch.restore(snap[:2])
+
+
+def test_final_observations_are_off_by_default_and_checked_by_the_differential_run() -> None:
+    assert GameBatch(2).final_observations is None
+    with pytest.raises(TypeError, match="final_observations"):
+        GameBatch(2, final_observations=1)  # type: ignore[arg-type]
+
+    class Tampered(GameBatch):
+        def step(self, actions, active=None):  # type: ignore[no-untyped-def]
+            out = super().step(actions, active)
+            if self.terminated[0]:
+                self.final_observations[0, 2, 10] = 1.0 - self.final_observations[0, 2, 10]
+            return out
+
+    batch = Tampered(2, "standard", final_observations=True)
+    batch.reset(0)
+    report = differential(batch.rules, 2, 4, 0, batch=batch)
+    assert report.bad_hands >= 1
+    assert "final observation of seat 2 differs at [10]" in report.messages[0]

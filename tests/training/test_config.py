@@ -82,6 +82,7 @@ DMC_QUICK = {
     "preset": "quick", "seed": 0, "rules": "standard", "rules_mix": [], "episode": "hand",
     "max_hands": 100, "hidden": [256, 256],
     "card_features": True, "holder_features": False, "init_policy": "", "num_tables": 128,
+    "engine": "auto",
     "epsilon_start": 0.05, "epsilon_end": 0.01, "epsilon_decay_decisions": 1_000_000,
     "reward_mode": "zero_sum", "reward_scale": 400.0, "reward_clip": 4.0, "td_lambda": 0.8,
     "rollout_share": 0.0, "rollout_share_final": None, "rollout_policy": "expert",
@@ -116,7 +117,7 @@ DMC_CHANGES = {
 SB3_QUICK = {
     "preset": "quick", "seed": 0, "rules": "standard", "episode": "hand", "max_hands": 100,
     "hidden": [256, 256], "n_envs": 8,
-    "subproc": False, "n_steps": 256, "batch_size": 512, "n_epochs": 4, "lr": 0.0003,
+    "subproc": False, "engine": "scalar", "n_steps": 256, "batch_size": 512, "n_epochs": 4, "lr": 0.0003,
     "gamma": 1.0, "ent_coef": 0.01, "reward_mode": "zero_sum", "reward_scale": 400.0,
     "opponent_mix": {"self": 0.4, "snapshot": 0.3, "random": 0.1, "greedy": 0.2},
     "snapshot_interval_steps": 50_000, "snapshot_pool_size": 5, "total_timesteps": 300_000,

@@ -1,0 +1,160 @@
+"""MaskablePPO on the batched vector env against today's path, and the raw env steps of both.
+
+Run from the repository root::
+
+    python -m benchmarks.bench_sb3_vec --envs 8 64 --timesteps 16384 --repeats 3
+
+Two tables, both counting *learner* steps (one decision of the learner seat; the opponents'
+decisions happen inside each step and are not counted):
+
+* MaskablePPO: ``model.learn(--timesteps)`` of the ``train_sb3`` actor (``--hidden``, ReLU),
+  rollouts of 2048 learner steps (``n_steps = 2048 / envs``), one epoch of minibatches of 512,
+  on one torch thread, against random opponents, so that only the env path differs:
+  ``scalar``: ``--envs`` ``SingleSeatEnv`` in a ``DummyVecEnv`` (what ``train_sb3`` builds
+  with ``subproc=false``, its default); ``scalar-subproc``: the same in a ``SubprocVecEnv``
+  (``subproc=true``); ``batch``: one ``SingleSeatVectorEnv`` of ``--envs`` tables through
+  ``training.sb3_vec.BatchVecEnv`` (``engine="batch"``). The steps/s include PPO's updates.
+* Raw env: the envs alone, stepped with a uniformly random legal learner action (drawn from
+  the masks with a seeded generator, the same way for both) and random opponents:
+  ``SingleSeatEnv`` one step at a time (reset at each hand's end) and
+  ``SingleSeatVectorEnv`` of ``--envs`` tables.
+
+Each contender runs ``--repeats`` times, interleaved; the tables show the median and the
+ratio to the scalar path of the same run. The machine may be shared: compare ratios from one
+run, not absolute numbers across runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+import torch
+
+from agents import make_agent
+from gongzhu_env.vector_env import SingleSeatVectorEnv
+from gongzhu_env.wrappers import SingleSeatEnv
+
+
+def _ppo_runner(kind: str, envs: int, timesteps: int, hidden: int) -> Callable[[int], float]:
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+    from torch import nn
+
+    from training.sb3_vec import BatchVecEnv
+
+    def run(seed: int) -> float:
+        if kind == "batch":
+            venv = BatchVecEnv(SingleSeatVectorEnv(envs, ["random"]))
+        else:
+            fns = [lambda: SingleSeatEnv(["random"], factory=make_agent) for _ in range(envs)]
+            venv = SubprocVecEnv(fns) if kind == "scalar-subproc" else DummyVecEnv(fns)
+        venv.seed(seed)
+        n_steps = max(1, 2048 // envs)
+        model = MaskablePPO("MlpPolicy", venv, n_steps=n_steps, batch_size=512, n_epochs=1,
+                            gamma=1.0, gae_lambda=1.0, seed=seed, device="cpu",
+                            policy_kwargs={"net_arch": {"pi": [hidden, hidden],
+                                                        "vf": [hidden, hidden]},
+                                           "activation_fn": nn.ReLU})
+        t0 = time.perf_counter()
+        model.learn(total_timesteps=timesteps)
+        secs = time.perf_counter() - t0
+        steps = model.num_timesteps
+        venv.close()
+        return steps / secs
+
+    return run
+
+
+def _random_actions(masks: np.ndarray, u: np.ndarray) -> np.ndarray:
+    counts = masks.sum(axis=1)
+    k = (u * counts).astype(np.int64)
+    # The k-th legal action of each row: the first index where the running count passes k.
+    return (np.cumsum(masks, axis=1) > k[:, None]).argmax(axis=1)
+
+
+def _raw_scalar(steps: int) -> Callable[[int], float]:
+    def run(seed: int) -> float:
+        env = SingleSeatEnv(["random"], factory=make_agent)
+        rng = np.random.default_rng(seed)
+        env.reset(seed=seed)
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            a = _random_actions(env.action_masks()[None], rng.random(1))[0]
+            _, _, term, _, _ = env.step(a)
+            if term:
+                env.reset()
+        return steps / (time.perf_counter() - t0)
+
+    return run
+
+
+def _raw_batch(envs: int, steps: int) -> Callable[[int], float]:
+    def run(seed: int) -> float:
+        env = SingleSeatVectorEnv(envs, ["random"])
+        rng = np.random.default_rng(seed)
+        env.reset(seed=seed)
+        rounds = max(1, steps // envs)
+        t0 = time.perf_counter()
+        for _ in range(rounds):
+            env.step(_random_actions(env.action_masks(), rng.random(envs)))
+        return rounds * envs / (time.perf_counter() - t0)
+
+    return run
+
+
+def _measure(contenders: dict[str, Callable[[int], float]], repeats: int,
+             seed: int) -> dict[str, float]:
+    runs: dict[str, list[float]] = {k: [] for k in contenders}
+    for r in range(repeats):
+        for name, run in contenders.items():
+            runs[name].append(run(seed + r))
+    return {k: statistics.median(v) for k, v in runs.items()}
+
+
+def _table(title: str, medians: dict[str, float], base: Callable[[str], str]) -> None:
+    print(f"\n{title}\n")
+    print("| contender | learner steps/s | vs scalar |")
+    print("|---|---:|---:|")
+    for name, v in medians.items():
+        ref = medians.get(base(name))
+        ratio = f"{v / ref:.1f}x" if ref else "-"
+        print(f"| {name} | {v:,.0f} | {ratio} |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--envs", type=int, nargs="+", default=[8, 64],
+                   help="envs (tables) per vector env; one PPO comparison each")
+    p.add_argument("--timesteps", type=int, default=16384, help="learner steps per PPO run")
+    p.add_argument("--raw-steps", type=int, default=20000, help="learner steps per raw run")
+    p.add_argument("--hidden", type=int, default=256, help="width of the two hidden layers")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-subproc", action="store_true", help="skip SubprocVecEnv")
+    args = p.parse_args(argv)
+    torch.set_num_threads(1)
+    # Compile (or load) the batched kernels outside every timed region.
+    SingleSeatVectorEnv(2).reset(seed=0)
+    ppo: dict[str, Callable[[int], float]] = {}
+    for n in args.envs:
+        kinds = ["scalar"] + ([] if args.no_subproc else ["scalar-subproc"]) + ["batch"]
+        for kind in kinds:
+            ppo[f"{kind} x{n}"] = _ppo_runner(kind, n, args.timesteps, args.hidden)
+    print(f"MaskablePPO, {args.timesteps} learner steps per run, rollouts of 2048, 1 epoch, "
+          f"hidden {args.hidden}x2, random opponents, median of {args.repeats}")
+    _table("MaskablePPO learn()", _measure(ppo, args.repeats, args.seed),
+           lambda name: "scalar x" + name.split(" x")[1])
+    raw: dict[str, Callable[[int], float]] = {"SingleSeatEnv": _raw_scalar(args.raw_steps // 4)}
+    for n in sorted(set(args.envs) | {256}):
+        raw[f"SingleSeatVectorEnv x{n}"] = _raw_batch(n, args.raw_steps)
+    _table("Raw env, random learner and opponents", _measure(raw, args.repeats, args.seed),
+           lambda name: "SingleSeatEnv")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

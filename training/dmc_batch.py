@@ -1,0 +1,269 @@
+"""The acting side of Deep Monte-Carlo on the batched engine (``DMCConfig.engine = "batch"``).
+
+``BatchTableSimulator`` does what ``training.dmc.TableSimulator`` does -- tables in lockstep,
+one batched forward pass for the learner seats, one per snapshot in use, each learner seat
+learning from its own trajectory and its own result -- but the tables live in one
+``gongzhu_env.vector.GameBatch``: the compiled kernels apply the moves and write every
+table's observation and mask into one preallocated array, which torch reads without a copy
+(``torch.from_numpy`` once, at construction). Python then touches a table only when one of
+its hands ends (to label the learner seats' decisions and draw the next hand's seats).
+
+Why it is a second simulator and not a faster engine behind the first: the scalar simulator
+spends most of its time building a ``PlayerView`` and encoding it for every decision, one
+table at a time; here that work is done for all tables at once in compiled code, so the
+per-decision Python disappears and what is left is the network (measured in
+``benchmarks/bench_train.py``, which reports the split).
+
+Seats and opponents, per table and per hand, drawn from ``opponent_mix`` as the scalar
+simulator does: the learner (``"self"``, and always one seat), a frozen snapshot, ``"random"``
+(a uniform legal move, sampled by the engine's compiled sampler for every table at once), or
+any other agent spec (``"greedy"``, ``"expert"``, ...). Rule agents need a ``PlayerView``,
+which only the reference engine makes: a table with such a seat keeps a *shadow*
+``gongzhu_env.engine.Game`` of the same deal (``Game.from_hands`` of ``GameBatch.deal_of``)
+that follows every move, and the agent acts on the shadow's view. The differential test of the
+batched engine is what makes the shadow and the batch the same game.
+
+What it does not cover (refused by ``DMCConfig.validate`` with the reason): rule sets outside
+``gongzhu_env.vector.COVERED``, match episodes, mixed rules, rollout labels.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents import make_agent
+from agents.base import Agent
+from agents.policy import QNetwork
+from gongzhu_env.engine import Game
+from gongzhu_env.rules import Rules
+from gongzhu_env.vector import GameBatch
+from training.config import DMCConfig
+from training.targets import action_targets, lambda_returns
+
+_LEARNER, _SNAPSHOT, _RANDOM, _AGENT = 0, 1, 2, 3
+_SEATS = 4
+_MAX_DECISIONS = 24
+"""Room for one seat's decisions in a hand: 13 plays and at most 5 declaration moves (four
+exposures and DONE), with margin; overflowing it is a bug and raises."""
+
+
+class BatchTableSimulator:
+    """Tables of a ``GameBatch`` played by the learner, snapshots and other agents.
+
+    The interface is ``TableSimulator``'s (``step_tables``, ``set_snapshots``,
+    ``reset_tables`` and the counters), so ``DMCTrainer`` and the actor processes drive
+    either one. ``seconds_env`` and ``seconds_inference`` add up where the time goes (the
+    engine and the bookkeeping, against the forward passes).
+    """
+
+    def __init__(self, cfg: DMCConfig, net: QNetwork, seed: int,
+                 sink: Callable[[np.ndarray, np.ndarray], None]) -> None:
+        self.cfg = cfg
+        self.rules = Rules.coerce(cfg.rules)
+        self.num_actions = self.rules.num_actions
+        self.net = net
+        self.sink = sink
+        self.rng = np.random.default_rng(seed)
+        self.snapshots: list[QNetwork] = []
+        mix = {k: float(v) for k, v in cfg.opponent_mix.items() if v > 0}
+        self._mix_specs = list(mix)
+        w = np.array(list(mix.values()))
+        self._mix_p = w / w.sum()
+        self.decisions = 0
+        self.samples = 0
+        self.global_decisions = 0
+        self.progress = 0.0
+        self.forced = 0
+        self.games = 0
+        self.ret_sum = 0.0
+        self.ret_n = 0
+        self.seconds_env = 0.0
+        self.seconds_inference = 0.0
+        n = cfg.num_tables
+        self.batch = GameBatch(n, self.rules, reward_mode=cfg.reward_mode,
+                               reward_scale=cfg.reward_scale)
+        self._obs_t = torch.from_numpy(self.batch.observations)  # shares the batch's memory
+        self._mask_b = np.zeros((n, self.num_actions), dtype=bool)
+        self._actions = np.empty(n, dtype=np.int64)
+        self._uniforms = np.empty(n, dtype=np.float64)
+        self._rows = np.arange(n)
+        self.kinds = np.zeros((n, _SEATS), dtype=np.int64)
+        """Per table and seat: learner, snapshot, random or agent (this hand)."""
+        self.refs = np.zeros((n, _SEATS), dtype=np.int64)
+        """Per table and seat: the snapshot index of a snapshot seat."""
+        self._agents: list[list[Agent | None]] = [[None] * _SEATS for _ in range(n)]
+        self._shadows: list[Game | None] = [None] * n
+        obs_len = self.batch.obs_size
+        self._traj_obs = np.zeros((n, _SEATS, _MAX_DECISIONS, obs_len), dtype=np.uint8)
+        self._traj_act = np.zeros((n, _SEATS, _MAX_DECISIONS), dtype=np.int64)
+        self._traj_val = np.zeros((n, _SEATS, _MAX_DECISIONS), dtype=np.float64)
+        self._traj_len = np.zeros((n, _SEATS), dtype=np.int64)
+        self._deal_seed = 0
+        self.reset_tables()
+
+    # ---------------------------------------------------------------- tables
+    def reset_tables(self) -> None:
+        """Deal new hands at every table from a fresh deal stream, and draw every seat."""
+        self._deal_seed = int(self.rng.integers(2**63))
+        self.batch.reset(self._deal_seed)
+        self._traj_len[:] = 0
+        for t in range(self.cfg.num_tables):
+            self._seat_table(t)
+
+    def _seat_table(self, t: int) -> None:
+        """Draw who plays table ``t``'s hand in progress (one learner seat, the rest by mix)."""
+        kinds, refs, agents = self.kinds[t], self.refs[t], self._agents[t]
+        kinds[:] = _LEARNER
+        refs[:] = 0
+        me = int(self.rng.integers(_SEATS))
+        shadow = False
+        for seat in range(_SEATS):
+            agents[seat] = None
+            if seat == me:
+                continue
+            spec = self._mix_specs[int(self.rng.choice(len(self._mix_specs), p=self._mix_p))]
+            if spec == "snapshot" and self.snapshots:
+                kinds[seat] = _SNAPSHOT
+                refs[seat] = int(self.rng.integers(len(self.snapshots)))
+            elif spec == "random":
+                kinds[seat] = _RANDOM
+            elif spec not in ("self", "snapshot"):
+                agent: Agent = make_agent(spec, seed=int(self.rng.integers(2**31)))
+                agent.reset(seat, self.rules)
+                kinds[seat] = _AGENT
+                agents[seat] = agent
+                shadow = True
+        self._shadows[t] = Game.from_hands(self.batch.deal_of(t), self.rules) if shadow else None
+
+    def set_snapshots(self, snapshots: list[QNetwork]) -> None:
+        """Replace the snapshot pool; tables seating a snapshot past its end are re-seated.
+
+        A re-seated table keeps its hand in progress; its learner seats keep their decisions
+        (they were the learner's, whoever sits next to them from now on).
+        """
+        self.snapshots = snapshots
+        stale = np.flatnonzero(((self.kinds == _SNAPSHOT) & (self.refs >= len(snapshots)))
+                               .any(axis=1))
+        for t in stale:
+            gone = (self.kinds[t] == _SNAPSHOT) & (self.refs[t] >= len(snapshots))
+            self.kinds[t, gone] = _LEARNER
+            self.refs[t, gone] = 0
+
+    @property
+    def epsilon(self) -> float:
+        """Current exploration rate (linear decay over the run's learner decisions)."""
+        c = self.cfg
+        frac = min(1.0, self.global_decisions / max(1, c.epsilon_decay_decisions))
+        return c.epsilon_start + frac * (c.epsilon_end - c.epsilon_start)
+
+    # ---------------------------------------------------------------- one step of every table
+    def step_tables(self) -> None:
+        """Choose one action at every table (batched by who acts) and step the batch."""
+        t0 = time.perf_counter()
+        b = self.batch
+        n = self.cfg.num_tables
+        acts = self._actions
+        # A uniform legal move everywhere first: it is the random seats' move, the forced
+        # move of every table with one legal action, and the learner's exploration move.
+        self._uniforms[:] = self.rng.random(n)
+        b.sample_legal(self._uniforms, out=acts)
+        counts = b.action_masks.sum(axis=1)
+        kind_now = self.kinds[self._rows, b.current_player]
+        choosing = counts > 1
+        self.forced += int(n - np.count_nonzero(choosing))
+        learner = np.flatnonzero(choosing & (kind_now == _LEARNER))
+        snap = np.flatnonzero(choosing & (kind_now == _SNAPSHOT))
+        agent_rows = np.flatnonzero(choosing & (kind_now == _AGENT))
+        for t in agent_rows:
+            seat = int(b.current_player[t])
+            shadow = self._shadows[t]
+            agent = self._agents[t][seat]
+            assert shadow is not None and agent is not None, "agent seats have a shadow game"
+            acts[t] = agent.act(shadow.view(seat))
+        inference = 0.0
+        if len(learner):
+            inference += self._act_learner(learner)
+        if len(snap):
+            refs_now = self.refs[snap, b.current_player[snap]]
+            for k in np.unique(refs_now):
+                rows = snap[refs_now == k]
+                t1 = time.perf_counter()
+                acts[rows] = self._greedy(self.snapshots[int(k)], rows)
+                inference += time.perf_counter() - t1
+        for t in np.flatnonzero([s is not None for s in self._shadows]):
+            self._shadows[t].step(int(acts[t]))  # type: ignore[union-attr]
+        b.step(acts)
+        for t in np.flatnonzero(b.terminated):
+            self._finish(int(t))
+        self.seconds_inference += inference
+        self.seconds_env += time.perf_counter() - t0 - inference
+
+    def _greedy(self, net: nn.Module, rows: np.ndarray) -> np.ndarray:
+        """Return the masked argmax of ``net``'s Q at ``rows`` (a frozen snapshot's moves)."""
+        q, _ = self._q(net, rows)
+        return q.argmax(axis=1)
+
+    def _q(self, net: nn.Module, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Q of ``rows`` with illegal actions at -inf, and the rows' legal masks."""
+        idx = torch.from_numpy(rows)
+        with torch.inference_mode():
+            q = net(self._obs_t.index_select(0, idx)).numpy()
+        legal = self.batch.action_masks[rows].astype(bool)
+        return np.where(legal, q, -np.inf), legal
+
+    def _act_learner(self, rows: np.ndarray) -> float:
+        """Choose the learner's moves at ``rows`` (epsilon-greedy) and record them."""
+        b = self.batch
+        t1 = time.perf_counter()
+        q, _ = self._q(self.net, rows)
+        spent = time.perf_counter() - t1
+        best_a = q.argmax(axis=1)
+        best = q[np.arange(len(rows)), best_a]
+        eps = self.epsilon
+        explore = self.rng.random(len(rows)) < eps if eps > 0 else np.zeros(len(rows), bool)
+        # Exploring rows keep the uniform legal move already in ``_actions``.
+        chosen = np.where(explore, self._actions[rows], best_a)
+        self._actions[rows] = chosen
+        seats = b.current_player[rows]
+        k = self._traj_len[rows, seats]
+        if k.size and int(k.max()) >= _MAX_DECISIONS:
+            raise RuntimeError(f"a seat made more than {_MAX_DECISIONS} decisions in one hand")
+        self._traj_obs[rows, seats, k] = np.rint(b.observations[rows] * 255.0)
+        self._traj_act[rows, seats, k] = chosen
+        self._traj_val[rows, seats, k] = best
+        self._traj_len[rows, seats] = k + 1
+        self.decisions += len(rows)
+        self.global_decisions += len(rows)
+        return spent
+
+    def _finish(self, t: int) -> None:
+        """Table ``t`` ended a hand: label its learner seats' decisions, seat the next hand."""
+        c = self.cfg
+        b = self.batch
+        res = b.rewards[t]  # the hand results under reward_mode, already divided by the scale
+        for seat in range(_SEATS):
+            m = int(self._traj_len[t, seat])
+            if self.kinds[t, seat] == _LEARNER and m:
+                final = max(-c.reward_clip, min(c.reward_clip, float(res[seat])))
+                targets = lambda_returns(self._traj_val[t, seat, :m].tolist(), final,
+                                         c.td_lambda)
+                np.clip(targets, -c.reward_clip, c.reward_clip, out=targets)
+                self.sink(self._traj_obs[t, seat, :m].copy(),
+                          action_targets(self._traj_act[t, seat, :m], targets,
+                                         self.num_actions))
+                self.samples += m
+                self.ret_sum += float(res[seat]) * c.reward_scale
+                self.ret_n += 1
+        self.games += 1
+        self._traj_len[t] = 0
+        self._seat_table(t)
+
+    def timings(self) -> dict[str, Any]:
+        """Seconds spent in the engine and bookkeeping, and in forward passes, so far."""
+        return {"env_s": self.seconds_env, "inference_s": self.seconds_inference}
