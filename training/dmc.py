@@ -534,11 +534,21 @@ class DMCTrainer:
     samples back through a bounded queue, while this process only learns; this uses both
     cores, at the price of bit-for-bit reproducibility (the interleaving of processes is not
     deterministic, although every generator is seeded).
+
+    ``remote_actors`` replaces the actor processes by another transport: called with the
+    config, it starts the actors and returns an object with ``first()``, ``get(timeout)``
+    (lists of the batches an actor process would send), ``set_weights(state_dict,
+    decisions, progress)``, ``set_snapshots(state_dicts)`` and ``close()``;
+    ``training.dmc_ray.RayActors`` is the one for Ray actors. Everything else is the same.
     """
 
-    def __init__(self, cfg: DMCConfig) -> None:
+    def __init__(self, cfg: DMCConfig,
+                 remote_actors: Callable[[DMCConfig], Any] | None = None) -> None:
         cfg.validate()
         self.cfg = cfg
+        self._remote_actors = remote_actors
+        self._remote: Any = None
+        """The running ``remote_actors`` transport, if any."""
         self.rules = Rules.coerce(cfg.rules)
         seed_everything(cfg.seed)
         torch.set_num_threads(cfg.torch_threads)
@@ -594,7 +604,15 @@ class DMCTrainer:
     # ---------------------------------------------------------------- actors
     def start_actors(self) -> None:
         """Start the actor processes (no-op with ``num_actors == 0`` or if already running)."""
-        if self.cfg.num_actors == 0 or self._procs:
+        if self.cfg.num_actors == 0 or self._procs or self._remote is not None:
+            return
+        if self._remote_actors is not None:
+            self._remote = self._remote_actors(self.cfg)
+            self._broadcast_snapshots()
+            self._sync(force=True)
+            for obs, tgt, st in self._remote.first():
+                self._add(obs, tgt)
+                self._count(st)
             return
         import multiprocessing as mp
 
@@ -629,7 +647,10 @@ class DMCTrainer:
         raise RuntimeError("the actor processes sent no samples within 300 s of starting")
 
     def stop_actors(self) -> None:
-        """Stop and join the actor processes."""
+        """Stop and join the actor processes (or the Ray actors)."""
+        if self._remote is not None:
+            self._remote.close()
+            self._remote = None
         if not self._procs:
             return
         self._stop.set()
@@ -653,6 +674,8 @@ class DMCTrainer:
             return
         self._last_sync = now
         sd = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
+        if self._remote is not None:
+            self._remote.set_weights(sd, self.decisions, self.progress)
         for cq in self._commands:
             cq.put(("weights", sd, self.decisions, self.progress))
 
@@ -661,11 +684,18 @@ class DMCTrainer:
             self.sim.set_snapshots(self.snapshots)
             return
         sds = [s.state_dict() for s in self.snapshots]
+        if self._remote is not None:
+            self._remote.set_snapshots(sds)
         for cq in self._commands:
             cq.put(("snapshots", sds))
 
     def _drain(self, block: bool) -> None:
         """Move the actors' finished samples into the replay buffer."""
+        if self._remote is not None:
+            for obs, tgt, st in self._remote.get(timeout=0.2 if block else 0.0):
+                self._add(obs, tgt)
+                self._count(st)
+            return
         import queue
 
         first = True

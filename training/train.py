@@ -12,6 +12,7 @@ restarts from the run's last checkpoint and trains until the budget is used up.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -24,6 +25,13 @@ from agents.rule_features import rules_label
 from gongzhu_env.rules import PRESETS as RULE_PRESETS
 from gongzhu_env.rules import Rules, rules_value
 from training.arena import markdown_table
+from training.cluster import (
+    BackendError,
+    WorkerLostError,
+    add_backend_arguments,
+    check_backend,
+    connect,
+)
 from training.config import (
     PRESETS,
     TRAINERS,
@@ -79,7 +87,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="deals per baseline in the final evaluation (0 skips it)")
     p.add_argument("--set", action="append", default=[], metavar="FIELD=JSON",
                    help="override any config field, value as JSON (e.g. --set num_tables=64)")
+    p.add_argument("--actors", type=int, default=None, metavar="N",
+                   help="actors playing self-play tables for the learner (DMC; the config's "
+                        "num_actors): local processes, or Ray actors with --backend ray")
     p.add_argument("--quiet", action="store_true", help="print only the final table")
+    add_backend_arguments(p)
     return p
 
 
@@ -111,6 +123,8 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
         out["time_budget_s"] = args.time_budget
     if args.final_eval_deals is not None:
         out["final_eval_deals"] = args.final_eval_deals
+    if args.actors is not None:
+        out["num_actors"] = args.actors
     for item in args.set:
         key, sep, value = item.partition("=")
         if not sep:
@@ -123,15 +137,20 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run_training(cfg: Config, out: str | os.PathLike[str], resume: bool = False,
-                 quiet: bool = False) -> dict[str, Any]:
-    """Train, save the policy, evaluate, plot; return a summary dict (paths and results)."""
+                 quiet: bool = False, *, backend: str = "local",
+                 address: str | None = None) -> dict[str, Any]:
+    """Train, save the policy, evaluate, plot; return a summary dict (paths and results).
+
+    ``backend="ray"`` runs the DMC actors on a Ray cluster (``training.dmc_ray``).
+    """
+    check_run_backend(cfg, backend, address)
     run = RunDir(out)
     run.make()
     if not resume:
         save_config(cfg, str(run.config))
     t0 = time.perf_counter()
     if isinstance(cfg, DMCConfig):
-        net = train_dmc(cfg, run, resume, quiet)
+        net = train_dmc(cfg, run, resume, quiet, backend=backend, address=address)
     else:
         net = train_sb3(cfg, run, resume, quiet)
     rules = Rules.coerce(cfg.rules)
@@ -162,6 +181,20 @@ def run_training(cfg: Config, out: str | os.PathLike[str], resume: bool = False,
     return summary
 
 
+def check_run_backend(cfg: Config, backend: str, address: str | None) -> None:
+    """Refuse a backend the run cannot use (``BackendError``), before anything is written."""
+    check_backend(backend, address)
+    if backend != "ray":
+        return
+    if not isinstance(cfg, DMCConfig):
+        raise BackendError("--backend ray runs the actors of the DMC trainer; the sb3 trainer "
+                           "has none (use --trainer dmc)")
+    if cfg.num_actors < 1:
+        raise BackendError(f"--backend ray needs actors to place on the cluster; preset "
+                           f"{cfg.preset!r} plays in one process (num_actors 0): pass "
+                           "--actors N")
+
+
 def _raise_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -184,18 +217,30 @@ def main(argv: list[str] | None = None) -> int:
                 cfg = config_from_dict({**cfg.to_dict(), **extra})
         else:
             cfg = make_config(args.preset, args.trainer, **_overrides(args))
-    except (ConfigError, TrainingError) as e:
+        check_run_backend(cfg, args.backend, args.address)
+    except (ConfigError, TrainingError, BackendError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     try:
-        run_training(cfg, out, resume=args.resume, quiet=args.quiet)
-    except TrainingError as e:
+        with contextlib.ExitStack() as stack:
+            if args.backend == "ray":  # join (or start) Ray before the run directory is made
+                ray, started = connect(args.address,
+                                       num_cpus=max(cfg.num_actors, os.cpu_count() or 1))
+                if started:
+                    stack.callback(ray.shutdown)
+            run_training(cfg, out, resume=args.resume, quiet=args.quiet,
+                         backend=args.backend, address=args.address)
+    except (TrainingError, BackendError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"interrupted; resume with: python -m training.train --out {out} --resume",
               file=sys.stderr)
         return 130
+    except WorkerLostError as e:
+        print(f"error: {e}; the run was checkpointed, resume with: python -m training.train "
+              f"--out {out} --resume --backend ray", file=sys.stderr)
+        return 1
     return 0
 
 

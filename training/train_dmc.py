@@ -15,6 +15,7 @@ import time
 
 from agents.policy import QNetwork, load_policy_file, save_policy
 from gongzhu_env.rules import Rules
+from training.cluster import WorkerLostError
 from training.config import DMCConfig
 from training.dmc import DMCTrainer, mixed_input
 from training.run import (
@@ -31,11 +32,23 @@ from training.run import (
 from training.select import select_policy, write_selection
 
 
-def train_dmc(cfg: DMCConfig, run: RunDir, resume: bool, quiet: bool = False) -> QNetwork:
-    """Run the Deep Monte-Carlo trainer until its budget is used; return the trained network."""
+def train_dmc(cfg: DMCConfig, run: RunDir, resume: bool, quiet: bool = False, *,
+              backend: str = "local", address: str | None = None) -> QNetwork:
+    """Run the Deep Monte-Carlo trainer until its budget is used; return the trained network.
+
+    ``backend="ray"``: the actors are Ray actors on the cluster at ``address``
+    (``training.dmc_ray``); the run directory is the same.
+    """
     rules = Rules.coerce(cfg.rules)
     mixed = mixed_input(cfg)
-    trainer = DMCTrainer(cfg)
+    remote = None
+    if backend == "ray":
+        from training.dmc_ray import RayActors
+
+        def remote(c: DMCConfig) -> RayActors:
+            return RayActors(c, address)
+
+    trainer = DMCTrainer(cfg, remote_actors=remote)
     if resume:
         state = load_checkpoint(run.latest)
         try:
@@ -110,7 +123,8 @@ def train_dmc(cfg: DMCConfig, run: RunDir, resume: bool, quiet: bool = False) ->
             if now - last_eval >= cfg.eval_interval_s and not done():
                 evaluate()
                 last_eval = now
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, WorkerLostError):
+        # Interrupted, or Ray lost an actor for good: keep what was learnt for --resume.
         trainer.stop_actors()
         checkpoint(periodic=False)
         log.close()

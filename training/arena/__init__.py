@@ -16,7 +16,8 @@ Every number this project reports about playing strength comes from here. The ro
 ``cli``             the command line (``python -m training.evaluate``, ``gongzhu eval``)
 ==================  ===============================================================================
 
-The arena depends on ``agents`` and ``gongzhu_env`` only; the trainers use it to measure their
+The arena depends on ``agents`` and ``gongzhu_env`` only (and its command line on
+``training.cluster``, the local/Ray backend switch); the trainers use it to measure their
 policies, never the other way round. The names most callers need are importable from the package
 itself::
 

@@ -19,6 +19,12 @@ copies (the ``1v3`` mode's form at ``N`` seats, shown as ``1v4`` at five); ``--t
 ``team_play`` and an even ``N`` puts the candidate pair in each of the ``N / 2`` team positions.
 A ``--deal-file`` made for another table size is refused, naming both.
 
+``--backend ray`` sends the chunks of deals to a Ray cluster as tasks instead of a local process
+pool (``--address HOST:PORT`` joins a running cluster, ``auto`` the one ``ray start`` began on
+this machine; without it a private instance starts here): the same deals, seeds and journal, so
+the numbers are those of the local backend to the last digit, and a chunk whose worker died is
+simply played again (``training.cluster``, ``docs/distributed.md``).
+
 ``--teams`` is the 2-vs-2 team match (``--mode 2v2`` under rules with fixed partners, which
 gives the same numbers): the candidate pair against the opponent pair, each deal played with
 the teams swapped, in team points per deal (``training.arena.formats``). It asks for team
@@ -26,17 +32,20 @@ rules and says so when they are missing, where ``--mode 2v2`` under individual r
 per-hand meaning.
 
 Exit codes: 0 done, 2 bad input (an unknown agent, a bad deal file, a journal of another
-match), 1 an agent failed during the match.
+match, Ray not installed or its cluster unreachable), 1 an agent failed during the match or
+Ray lost a worker past its retries (the finished chunks stay in the journal for ``--resume``).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shlex
 import shutil
 import sys
 from collections.abc import Callable, Iterable
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +59,15 @@ from training.arena.journal import JournalError
 from training.arena.plots import plot_matches, plot_ratings
 from training.arena.reports import match_table, rating_table, write_json
 from training.arena.round_robin import round_robin
+from training.cluster import (
+    BackendError,
+    RayExecutor,
+    WorkerLostError,
+    add_backend_arguments,
+    check_backend,
+    cluster_cpus,
+    connect,
+)
 
 
 def split_specs(values: Iterable[str] | None) -> list[str]:
@@ -98,8 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="raw hand points or zero-sum settlement")
     p.add_argument("--rules", default="standard", metavar="NAME|JSON",
                    help="rules of the table: a preset name or a JSON object of options")
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1,
-                   help="worker processes (default: all cores)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="worker processes (default: all cores; with --backend ray, the "
+                        "cluster's CPUs: the deals are cut into chunks for that many)")
     p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
     p.add_argument("--out", help="directory for the JSON results and the plot")
     p.add_argument("--record", metavar="PATH",
@@ -111,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="continue an interrupted run into the same --out: deals it finished "
                         "(kept in OUT/journal/ until the results are written) are not played "
                         "again")
+    add_backend_arguments(p)
     return p
 
 
@@ -141,8 +161,9 @@ def main(argv: list[str] | None = None) -> int:
     # Off a terminal (logs, CI) rich would wrap the table at 80 columns; keep rows whole.
     console = Console() if sys.stdout.isatty() else Console(width=160)
     try:
-        if args.workers < 1:
+        if args.workers is not None and args.workers < 1:
             raise ValueError(f"--workers must be at least 1; got {args.workers}")
+        check_backend(args.backend, args.address)
         if args.resume and not args.out:
             raise ValueError("--resume continues a run written to --out; give the same --out")
         if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
@@ -171,19 +192,55 @@ def main(argv: list[str] | None = None) -> int:
             deals = generate_deals(args.deals, args.seed, rules.decks, players=rules.players)
         if args.save_deals:
             deals.save(args.save_deals)
-    except (AgentError, ValueError, TypeError, DealFileError) as e:
+    except (AgentError, ValueError, TypeError, DealFileError, BackendError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    with contextlib.ExitStack() as stack:
+        try:
+            pool, workers = _executor(args, stack)
+        except BackendError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        return _run(args, argv, console, specs, deals, rules, mode, pool, workers)
+
+
+def _executor(args: argparse.Namespace,
+              stack: contextlib.ExitStack) -> tuple[Executor | None, int]:
+    """Return the chunks' executor (``None``: this process) and the workers to cut them for.
+
+    ``local``: a process pool of ``--workers`` processes (none for one). ``ray``: Ray tasks on
+    the cluster (joined or started here, and left or stopped when ``stack`` closes), the deals
+    cut for ``--workers`` or else the cluster's CPUs.
+    """
+    if args.backend == "ray":
+        ray, started = connect(args.address)
+        if started:
+            stack.callback(ray.shutdown)
+        pool = RayExecutor(ray)
+        stack.callback(pool.shutdown, wait=True, cancel_futures=True)
+        return pool, args.workers or cluster_cpus(ray)
+    workers = args.workers or os.cpu_count() or 1
+    if workers == 1:
+        return None, 1
+    local = make_executor(workers)
+    stack.callback(local.shutdown, wait=True, cancel_futures=True)
+    return local, workers
+
+
+def _run(args: argparse.Namespace, argv: list[str] | None, console: Any, specs: list[str],
+         deals: Any, rules: Rules, mode: str, pool: Executor | None, workers: int) -> int:
+    """Play the matches asked for on ``pool``; print and write the results; the exit code."""
     out = Path(args.out) if args.out else None
     common: dict[str, Any] = dict(mode=mode, scoring=args.scoring, rules=rules,
-                                  seed=args.seed, workers=args.workers,
+                                  seed=args.seed, workers=workers,
                                   progress=not args.no_progress, resamples=args.resamples)
     if args.record:
         common["on_game"] = _record_writer(Path(args.record), args.seed)
     journals = out / "journal" if out is not None else None
     try:
         if args.round_robin:
-            rr = round_robin(specs, deals, journal_dir=journals, resume=args.resume, **common)
+            rr = round_robin(specs, deals, journal_dir=journals, resume=args.resume,
+                             executor=pool, **common)
             console.print(match_table(rr.matches, "Round-robin matches"))
             console.print(rating_table(rr))
             if out is not None:
@@ -192,16 +249,11 @@ def main(argv: list[str] | None = None) -> int:
                                None if args.no_plot else lambda: plot_ratings(rr))
         else:
             results = []
-            pool = make_executor(args.workers) if args.workers > 1 else None
-            try:
-                for opp in specs[1:]:
-                    results.append(duplicate_match(
-                        specs[0], opp, deals, executor=pool, resume=args.resume,
-                        journal=None if journals is None else journal_path(
-                            journals, specs[0], opp, mode), **common))
-            finally:
-                if pool is not None:
-                    pool.shutdown(wait=True, cancel_futures=True)
+            for opp in specs[1:]:
+                results.append(duplicate_match(
+                    specs[0], opp, deals, executor=pool, resume=args.resume,
+                    journal=None if journals is None else journal_path(
+                        journals, specs[0], opp, mode), **common))
             console.print(match_table(results))
             if out is not None:
                 _write_results(console, out / "eval",
@@ -213,6 +265,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except (AgentError, ArenaError) as e:
         print(f"error: {e}", file=sys.stderr)
+        return 1
+    except WorkerLostError as e:
+        again = (f"; the finished chunks are kept in {journals}: run the same command with "
+                 "--resume to play only the rest" if journals is not None else "")
+        print(f"error: {e}{again}", file=sys.stderr)
         return 1
     if journals is not None:  # the results file now holds every deal; the journals served
         shutil.rmtree(journals, ignore_errors=True)

@@ -2,13 +2,15 @@
 
 All pairs meet on the same deals (one ``DealSet``), the earlier-listed agent as candidate, and
 the per-deal outcomes of all matches feed one Bradley–Terry fit (``training.arena.ratings``)
-anchored at the first agent. One process pool serves every match when ``workers > 1``.
+anchored at the first agent. One process pool serves every match when ``workers > 1`` (or the
+caller's ``executor``, e.g. Ray's).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,13 +68,15 @@ def round_robin(agents: Sequence[AgentLike], deals: DealSet | int, *, mode: str 
                 workers: int = 1, progress: bool = False, resamples: int = 2000,
                 prior_ties: float = 1.0, journal_dir: str | Path | None = None,
                 resume: bool = False,
-                on_game: Callable[[HandRecord], None] | None = None) -> RoundRobinResult:
+                on_game: Callable[[HandRecord], None] | None = None,
+                executor: Executor | None = None) -> RoundRobinResult:
     """Play every pair once (the earlier-listed agent as candidate) and fit Bradley–Terry.
 
     Each pair's per-deal outcomes (positive, zero or negative paired difference) are the
     Bradley–Terry games. Ratings are anchored at the first agent (list the baseline first).
     ``journal_dir`` keeps one journal per pair there (see ``duplicate_match``); ``on_game``
-    receives every hand of every pair, as in ``duplicate_match``.
+    receives every hand of every pair, as in ``duplicate_match``. ``executor`` (left open)
+    runs every match's chunks instead of a pool of ``workers`` processes.
     """
     agents = list(agents)
     names = tuple(label_of(a) for a in agents)
@@ -85,7 +89,8 @@ def round_robin(agents: Sequence[AgentLike], deals: DealSet | int, *, mode: str 
     dealset = coerce_deals(deals, seed, rules)
     pairs = [(i, j) for i in range(len(agents)) for j in range(i + 1, len(agents))]
     matches = []
-    pool = make_executor(workers) if workers > 1 else None
+    own = executor is None and workers > 1
+    pool = make_executor(workers) if own else executor
     try:
         for i, j in pairs:
             matches.append(duplicate_match(
@@ -95,7 +100,7 @@ def round_robin(agents: Sequence[AgentLike], deals: DealSet | int, *, mode: str 
                 journal=None if journal_dir is None else journal_path(
                     journal_dir, agents[i], agents[j], mode)))
     finally:
-        if pool is not None:
+        if own and pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
     results = [(i, j, float(np.sum(m.diffs > 0) + 0.5 * np.sum(m.diffs == 0)),
                 float(np.sum(m.diffs < 0) + 0.5 * np.sum(m.diffs == 0)))

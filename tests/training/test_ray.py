@@ -1,0 +1,401 @@
+"""Ray: the backend of the arena and the DMC trainer, and the RLlib example.
+
+(training.cluster, training.dmc_ray, training.rllib_example.) The arena on Ray must give the
+local numbers to the last digit, on a private instance and on a simulated two-node cluster,
+keep its journal, and play again a chunk whose worker died. The trainer on Ray must train,
+checkpoint and resume like the local one, and survive the loss of an actor. Bad input (Ray
+missing, an address that does not answer) fails fast and says why. The RLlib example's short
+run cannot show strength (docs/distributed.md reports a ten-minute run against ``random``);
+its tests hold the plumbing: the mask, the export that must give RLlib's own logits, the
+checkpoint loader and the arena reading the result.
+
+Order matters inside the ``ray`` xdist group: the tests that start a private instance come
+before the module's two-node cluster is started, so two Ray clusters never run at once.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents import make_agent
+from agents.policy import load_policy_file
+from gongzhu_env import env
+from gongzhu_env.rules import Rules
+from tests.helpers import random_views
+from tests.training.arena.scripted_agents import Cheater, DiesOnce, FirstLegal
+from tests.training.arena.test_journal import Interrupt, _interrupt_after
+from tests.training.ray_support import RAY_GROUP, require_ray, two_node_cluster
+from training import rllib_example, train
+from training.arena.cli import main as eval_main
+from training.arena.duplicate import duplicate_match
+from training.arena.hands import IllegalAgentActionError
+from training.cluster import (
+    BackendError,
+    RayExecutor,
+    WorkerLostError,
+    is_loopback,
+    parse_address,
+    ray_session,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+MATCH = ["--candidate", "expert", "--opponents", "random,greedy", "--seed", "5",
+         "--no-progress", "--no-plot"]
+
+
+def _results(out: Path, name: str = "eval") -> list[dict]:
+    """The results of a run without what may differ between backends (time, workers)."""
+    doc = json.loads((out / f"{name}.json").read_text())
+    rows = doc["results"] if name == "eval" else doc["matches"]
+    for r in rows:
+        del r["elapsed_seconds"], r["workers"]
+    return rows
+
+
+def _eval(args: list[str], out: Path) -> list[dict]:
+    assert eval_main([*args, "--out", str(out)]) == 0
+    return _results(out)
+
+
+# ---------------------------------------------------------------------------- bad input
+def test_plain_imports_do_not_load_ray():
+    code = ("import sys, gongzhu_env, agents, training, training.train, training.evaluate, "
+            "training.arena, training.cluster, training.dmc_ray, training.rllib_example, "
+            "gongzhu_cli.main; print(sorted(m for m in sys.modules if m.split('.')[0] == 'ray'))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+
+
+def test_without_ray_the_backend_says_how_to_install_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "ray", None)  # what `import ray` sees without the extra
+    assert eval_main([*MATCH, "--deals", "2", "--backend", "ray"]) == 2
+    assert 'pip install -e ".[ray]"' in capsys.readouterr().err
+    assert train.main(["--preset", "tiny", "--out", str(tmp_path / "run"), "--quiet",
+                       "--actors", "1", "--backend", "ray"]) == 2
+    assert 'pip install -e ".[ray]"' in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["--address", "127.0.0.1:6379"], "needs --backend ray"),
+    (["--backend", "ray", "--address", "head-node"], "HOST:PORT"),
+    (["--backend", "ray", "--address", "127.0.0.1:99999"], "HOST:PORT"),
+])
+def test_a_backend_that_means_nothing_is_refused_before_any_work(args, said, tmp_path, capsys):
+    assert eval_main([*MATCH, "--deals", "2", *args]) == 2
+    assert said in capsys.readouterr().err
+    assert train.main(["--preset", "tiny", "--out", str(tmp_path / "r"), "--actors", "1",
+                       *args]) == 2
+    assert said in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
+
+
+def test_training_on_ray_needs_dmc_actors(tmp_path, capsys):
+    assert train.main(["--preset", "tiny", "--out", str(tmp_path / "a"),
+                       "--backend", "ray"]) == 2
+    assert "--actors N" in capsys.readouterr().err
+    assert train.main(["--preset", "tiny", "--trainer", "sb3", "--out", str(tmp_path / "b"),
+                       "--backend", "ray"]) == 2
+    assert "--trainer dmc" in capsys.readouterr().err
+
+
+def test_a_worker_lost_for_good_is_exit_1_and_points_at_resume(tmp_path, monkeypatch, capsys):
+    import training.arena.cli as cli
+
+    def lost(*args, **kwargs):
+        raise WorkerLostError("a Ray worker was lost and its retries are used up (NodeDiedError)")
+
+    monkeypatch.setattr(cli, "duplicate_match", lost)
+    assert eval_main([*MATCH, "--deals", "2", "--workers", "1",
+                      "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert "retries are used up" in err and "--resume" in err
+
+
+def test_addresses_are_read_and_loopback_is_told_apart():
+    assert parse_address("auto") is None
+    assert parse_address("127.0.0.1:6379") == ("127.0.0.1", 6379)
+    assert parse_address("[::1]:6379") == ("::1", 6379)
+    with pytest.raises(BackendError):
+        parse_address("6379")
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
+    assert not is_loopback("10.0.0.5") and not is_loopback("head-node")
+
+
+@RAY_GROUP
+def test_an_address_that_does_not_answer_fails_fast_and_says_so(tmp_path, capsys):
+    """A closed port is refused at once; a port that accepts but is no Ray cluster times out.
+
+    The second in a subprocess of the command, as a user runs it: a ``ray.init`` left
+    waiting cannot be taken back inside a process (the first never gets that far).
+    """
+    require_ray()
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    closed_port = closed.getsockname()[1]
+    closed.close()
+    where = ["--backend", "ray", "--address", f"127.0.0.1:{closed_port}"]
+    start = time.monotonic()
+    assert eval_main([*MATCH, "--deals", "2", *where]) == 2
+    assert "cannot reach a Ray cluster" in capsys.readouterr().err
+    # Training checks the address before it writes anything.
+    assert train.main(["--preset", "tiny", "--actors", "1", "--out", str(tmp_path / "run"),
+                       *where]) == 2
+    assert "cannot reach a Ray cluster" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+    assert time.monotonic() - start < 30
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    try:
+        start = time.monotonic()
+        proc = subprocess.run(
+            [sys.executable, "-m", "training.evaluate", *MATCH, "--deals", "2",
+             "--backend", "ray", "--address", f"127.0.0.1:{silent.getsockname()[1]}"],
+            cwd=ROOT, env={**os.environ, "GONGZHU_RAY_CONNECT_TIMEOUT": "3"},
+            capture_output=True, text=True, timeout=90)
+        assert proc.returncode == 2, proc.stderr
+        assert "did not accept this process within 3 s" in proc.stderr
+        assert time.monotonic() - start < 60
+    finally:
+        silent.close()
+
+
+# ---------------------------------------------------------------------------- private instance
+@RAY_GROUP
+def test_eval_on_a_private_instance_gives_the_local_numbers(tmp_path):
+    ray = require_ray()
+    args = [*MATCH, "--deals", "40"]
+    local = _eval([*args, "--workers", "2"], tmp_path / "local")
+    on_ray = _eval([*args, "--backend", "ray"], tmp_path / "ray")
+    assert on_ray == local
+    assert not ray.is_initialized()  # the instance the command started is stopped
+
+
+# ---------------------------------------------------------------------------- two nodes
+@pytest.fixture(scope="module")
+def cluster():
+    """A head and a worker node, one CPU each, on 127.0.0.1 (see ray_support)."""
+    with two_node_cluster() as c:
+        yield c
+
+
+def _node_after(seconds: float) -> str:
+    import ray
+
+    time.sleep(seconds)
+    return ray.get_runtime_context().get_node_id()
+
+
+@RAY_GROUP
+def test_eval_on_two_nodes_gives_the_local_numbers_and_resumes_its_journal(
+        cluster, tmp_path, monkeypatch):
+    args = [*MATCH, "--deals", "32"]
+    local = _eval([*args, "--workers", "2"], tmp_path / "local")
+    remote = [*args, "--backend", "ray", "--address", cluster.address, "--workers", "4",
+              "--out", str(tmp_path / "ray")]
+    with monkeypatch.context() as m:
+        _interrupt_after(m, 3)  # the run is killed after three chunks reached the journal
+        with pytest.raises(Interrupt):
+            eval_main(remote)
+    assert list((tmp_path / "ray" / "journal").iterdir())
+    assert eval_main([*remote, "--resume"]) == 0
+    assert _results(tmp_path / "ray") == local
+    assert not (tmp_path / "ray" / "journal").exists()
+
+
+@RAY_GROUP
+def test_round_robin_on_two_nodes_gives_the_local_ratings(cluster, tmp_path):
+    args = ["--round-robin", "random,greedy,expert", "--deals", "12", "--seed", "1",
+            "--no-progress", "--no-plot"]
+    assert eval_main([*args, "--workers", "1", "--out", str(tmp_path / "l")]) == 0
+    # auto: the cluster this machine started last (the simulated one writes its address
+    # where `ray start` does)
+    assert eval_main([*args, "--backend", "ray", "--address", "auto",
+                      "--out", str(tmp_path / "r")]) == 0
+    local = json.loads((tmp_path / "l" / "round_robin.json").read_text())
+    remote = json.loads((tmp_path / "r" / "round_robin.json").read_text())
+    assert remote["ratings"] == local["ratings"]
+    assert _results(tmp_path / "r", "round_robin") == _results(tmp_path / "l", "round_robin")
+
+
+@RAY_GROUP
+def test_tasks_reach_both_nodes_and_a_chunk_whose_worker_died_is_played_again(
+        cluster, tmp_path):
+    marker = tmp_path / "died"
+    want = duplicate_match(FirstLegal(), "random", 12, seed=3)
+    with ray_session(cluster.address) as ray:
+        nodes = {n["NodeID"] for n in ray.nodes() if n["Alive"]}
+        assert len(nodes) == 2
+        assert {n["NodeManagerAddress"] for n in ray.nodes()} == {"127.0.0.1"}
+        pool = RayExecutor(ray)
+        futures = [pool.submit(_node_after, 0.5) for _ in range(6)]
+        assert {f.result(timeout=60) for f in futures} == nodes  # both nodes take tasks
+        got = duplicate_match(DiesOnce(str(marker)), "random", 12, seed=3, workers=2,
+                              executor=pool)
+        assert marker.exists()  # one worker did die
+        assert np.array_equal(got.diffs, want.diffs)
+        assert np.array_equal(got.scores, want.scores)
+        # An agent's own error is not retried: it comes back as the error it is.
+        with pytest.raises(IllegalAgentActionError):
+            duplicate_match(Cheater(), "random", 4, seed=3, workers=2, executor=pool)
+        # A task whose worker dies every time is given up after its retries, said clearly.
+        doomed = RayExecutor(ray, max_retries=1).submit(os._exit, 1)
+        with pytest.raises(WorkerLostError, match="retries are used up"):
+            doomed.result(timeout=120)
+
+
+@RAY_GROUP
+def test_dmc_on_ray_replaces_a_killed_actor_and_keeps_its_checkpoints(
+        cluster, tmp_path, monkeypatch):
+    import training.dmc_ray as dmc_ray
+
+    ray = require_ray()
+    made: list = []
+    real_init = dmc_ray.RayActors.__init__
+
+    def spy(self, *args, **kwargs):
+        real_init(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(dmc_ray.RayActors, "__init__", spy)
+    killed: list[int] = []
+
+    def kill_one_actor_mid_run():
+        deadline = time.monotonic() + 120
+        while not (made and made[0].batches >= 6) and time.monotonic() < deadline:
+            time.sleep(0.05)  # until the run is well under way
+        pid = ray.get(made[0].slots[0].pid.remote(), timeout=60)
+        os.kill(pid, signal.SIGKILL)
+        killed.append(pid)
+
+    killer = threading.Thread(target=kill_one_actor_mid_run, daemon=True)
+    killer.start()
+    out = tmp_path / "run"
+    where = ["--backend", "ray", "--address", cluster.address]
+    assert train.main(["--preset", "tiny", "--out", str(out), "--quiet",
+                       "--final-eval-deals", "0", "--actors", "2", *where,
+                       "--time-budget", "5"]) == 0
+    killer.join(timeout=10)
+    assert killed, "the actor was not killed during the run"
+    assert made[0].replaced >= 1
+    assert made[0].batches > 20  # and the run went on with the new actor
+    first = torch.load(out / "checkpoints/latest.pt", weights_only=True)["trainer"]
+    assert first["counters"]["elapsed_s"] >= 5 and first["counters"]["train_steps"] > 0
+    for path in (out / "checkpoints").glob("policy_*.pt"):
+        load_policy_file(path)  # every periodic policy is whole
+    load_policy_file(out / "policy.pt")
+    with open(out / "metrics.csv") as f:
+        decisions = [int(r["decisions"]) for r in csv.DictReader(f)]
+    assert decisions == sorted(decisions) and decisions[-1] > decisions[len(decisions) // 2]
+    assert json.loads((out / "config.json").read_text())["num_actors"] == 2
+    # The same run resumes on the cluster from its checkpoint.
+    assert train.main(["--out", str(out), "--resume", "--quiet", *where,
+                       "--time-budget", "6"]) == 0
+    second = torch.load(out / "checkpoints/latest.pt", weights_only=True)["trainer"]
+    assert second["counters"]["decisions"] > first["counters"]["decisions"]
+    assert second["counters"]["train_steps"] > first["counters"]["train_steps"]
+    assert not ray.is_initialized()
+
+
+def test_an_actor_that_keeps_dying_stops_the_run_with_a_clear_error():
+    """A dead actor is replaced; one that dies three times in a row without delivering a
+    batch is given up with ``WorkerLostError`` (the trainer then checkpoints and exits 1)."""
+    from training.dmc_ray import MAX_FRUITLESS, RayActors
+
+    class FakeRay:
+        def kill(self, handle, no_restart=True):
+            pass
+
+    said: list[str] = []
+    actors = RayActors.__new__(RayActors)  # the transport without a cluster
+    actors.ray, actors.log, actors.replaced = FakeRay(), said.append, 0
+    actors.slots, actors._fruitless, actors._pending = [object()], [0], {}
+    actors._spawn = lambda slot: actors.slots.__setitem__(slot, object())
+    for _ in range(MAX_FRUITLESS - 1):
+        actors._replace(0, actors.slots[0], RuntimeError("killed"))
+    assert actors.replaced == MAX_FRUITLESS - 1 and "the run goes on" in said[-1]
+    old = actors.slots[0]
+    actors._replace(0, object(), RuntimeError("stale"))  # an already replaced handle
+    assert actors.slots[0] is old
+    with pytest.raises(WorkerLostError, match="3 times in a row"):
+        actors._replace(0, actors.slots[0], RuntimeError("killed"))
+
+
+# ---------------------------------------------------------------------------- RLlib
+def _module(hidden=(16,)):
+    require_ray()
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from training.rllib_module import MaskedPPOModule
+
+    e = env()
+    e.reset(seed=0)
+    spec = RLModuleSpec(module_class=MaskedPPOModule,
+                        observation_space=e.observation_space("player_0"),
+                        action_space=e.action_space("player_0"),
+                        model_config={"fcnet_hiddens": list(hidden), "fcnet_activation": "relu",
+                                      "head_fcnet_hiddens": [], "vf_share_layers": False})
+    return spec.build(), e
+
+
+@RAY_GROUP
+def test_the_rllib_mask_leaves_only_legal_actions_and_the_export_gives_its_logits():
+    from ray.rllib.core.columns import Columns
+
+    module, e = _module()
+    obs, *_ = e.last()
+    batch = {Columns.OBS: {"observation": torch.from_numpy(obs["observation"][None]),
+                           "action_mask": torch.from_numpy(obs["action_mask"][None])}}
+    logits = module.forward_exploration(batch)[Columns.ACTION_DIST_INPUTS][0]
+    probs = torch.softmax(logits, dim=0).detach().numpy()
+    legal = np.flatnonzero(obs["action_mask"])
+    assert probs[legal].sum() == pytest.approx(1.0) and len(legal) < 53
+    values = module.compute_values(batch)
+    assert values.shape == (1,)
+    # The exported network scores the observation exactly as RLlib's actor does.
+    net = rllib_example.actor_network(module, Rules())
+    ours = net(torch.from_numpy(obs["observation"][None]))[0]
+    assert torch.allclose(ours[legal], logits[legal], atol=1e-5)
+
+
+@RAY_GROUP
+def test_a_short_rllib_run_trains_exports_and_plays_in_the_arena(cluster, tmp_path, capsys):
+    ray = require_ray()
+    out = tmp_path / "rllib"
+    assert rllib_example.main(["--address", cluster.address,
+                               "--out", str(out), "--iterations", "1", "--batch-size", "256",
+                               "--env-runners", "0", "--envs-per-runner", "2",
+                               "--hidden", "16", "--eval-deals", "4",
+                               "--eval-opponents", "random"]) == 0
+    assert not ray.is_initialized()  # it left the cluster it joined
+    printed = capsys.readouterr().out
+    assert "| random |" in printed and (out / "arena.md").is_file()
+    net, data = load_policy_file(out / "policy.pt")
+    assert data["kind"] == "logits" and data["trainer"] == "rllib-ppo"
+    assert data["architecture"]["hidden"] == [16]
+    agent = make_agent(f"policy:{out / 'policy.pt'}", seed=0)
+    for view in random_views(20, 1):
+        assert agent.act(view) in view.legal_actions
+    # The saved RLlib checkpoint exports to the same policy.
+    again = tmp_path / "again.pt"
+    rllib_example.export_checkpoint(out / "rllib_checkpoint", again)
+    net2, _ = load_policy_file(again)
+    for (k, a), (_, b) in zip(net.state_dict().items(), net2.state_dict().items(), strict=True):
+        assert torch.equal(a, b), k
+    with pytest.raises(FileNotFoundError, match="not an RLlib checkpoint"):
+        rllib_example.export_checkpoint(tmp_path, tmp_path / "x.pt")

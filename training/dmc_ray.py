@@ -1,0 +1,252 @@
+"""Deep Monte-Carlo actors on a Ray cluster: ``gongzhu train --backend ray --actors N``.
+
+The learner (``training.dmc.DMCTrainer``) stays in the process that runs the command; only the
+acting side moves. Each Ray actor is what an actor process is on one machine: it builds the
+same simulator (``make_simulator(cfg, net, seed, sink)``: the reference ``TableSimulator`` or
+the batched engine's, as ``cfg.engine`` says) and calls ``step_tables()`` until it holds
+``cfg.actor_chunk`` samples, then hands that batch over, with the same counters an actor
+process sends. So the config, the metrics, the checkpoints and ``--resume`` are those of the
+local trainer.
+
+Transport (``RayActors``):
+
+* batches: the learner keeps ``INFLIGHT`` ``play()`` calls outstanding on every actor and takes
+  whichever batch is ready first (``ray.wait``), so an actor never idles waiting to be asked;
+* weights and snapshots: put once into the object store per sync (``ray.put``) and passed to
+  every actor by reference; an actor method runs in call order, so each batch after a sync was
+  played with the new weights;
+* a dead actor (its process or its node gone) is replaced by a new one with the learner's
+  current weights and snapshots and a seed of its own, and the run goes on. An actor that
+  dies again and again before it delivers anything (``MAX_FRUITLESS`` times in a row) stops the
+  run with a clear error (``WorkerLostError``; the learner checkpoints first) instead of
+  looping; an exception inside the actor's own code is raised at once, since a new actor
+  would hit it too.
+
+Ray is imported through ``training.cluster`` only when this backend is used.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import torch
+
+from training.cluster import BackendError, WorkerLostError, cluster_cpus, connect
+from training.config import DMCConfig, config_from_dict
+from training.dmc import _frozen, _network, make_simulator
+from training.run import seed_everything
+
+INFLIGHT = 2
+"""Batches requested ahead from every actor."""
+MAX_FRUITLESS = 3
+"""Deaths in a row of one actor slot without a batch delivered before the run gives up."""
+
+
+def actor_seed(cfg: DMCConfig, actor_id: int) -> int:
+    """Seed of actor ``actor_id`` (as an actor process's; replacements get fresh ids)."""
+    return cfg.seed * 7919 + 1000 * (actor_id + 1)
+
+
+class DMCActor:
+    """One self-play actor: a table simulator with a copy of the learner's network.
+
+    Created as a Ray actor by ``RayActors`` (``ray.remote`` is applied there, so importing
+    this module does not need Ray).
+    """
+
+    def __init__(self, cfg_dict: dict[str, Any], actor_id: int) -> None:
+        torch.set_num_threads(1)
+        self.cfg = config_from_dict(cfg_dict)
+        seed = actor_seed(self.cfg, actor_id)
+        seed_everything(seed)
+        self._obs: list[np.ndarray] = []
+        self._tgt: list[np.ndarray] = []
+        self.net = _network(self.cfg).eval()
+        self.sim = make_simulator(self.cfg, self.net, seed, self._sink)
+        self._last = (0, 0, 0)
+
+    def _sink(self, obs: np.ndarray, tgt: np.ndarray) -> None:
+        self._obs.append(obs)
+        self._tgt.append(tgt)
+
+    def pid(self) -> int:
+        """Return the actor's process id (for tests and diagnostics)."""
+        return os.getpid()
+
+    def set_weights(self, state_dict: dict[str, torch.Tensor], decisions: int,
+                    progress: float) -> None:
+        """Take the learner's weights, run decisions (epsilon) and budget fraction."""
+        self.net.load_state_dict(state_dict)
+        self.sim.global_decisions = int(decisions)
+        self.sim.progress = float(progress)
+
+    def set_snapshots(self, state_dicts: list[dict[str, torch.Tensor]]) -> None:
+        """Take the learner's pool of frozen snapshots."""
+        self.sim.set_snapshots([_frozen(sd, self.cfg) for sd in state_dicts])
+
+    def play(self) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+        """Step the tables until ``cfg.actor_chunk`` samples are ready; return them.
+
+        ``(obs uint8[n, obs_size], targets float32[n, num_actions], stats)`` with the counters
+        an actor process sends (decisions, forced moves and games since the last batch, and
+        the learner seats' summed results).
+        """
+        sim = self.sim
+        while sum(len(t) for t in self._tgt) < self.cfg.actor_chunk:
+            sim.step_tables()
+        dec, forced, games = self._last
+        stats = {"decisions": sim.decisions - dec, "forced": sim.forced - forced,
+                 "games": sim.games - games, "ret_sum": sim.ret_sum, "ret_n": sim.ret_n}
+        self._last = (sim.decisions, sim.forced, sim.games)
+        sim.ret_sum, sim.ret_n = 0.0, 0
+        chunk = (np.concatenate(self._obs), np.concatenate(self._tgt), stats)
+        self._obs.clear()
+        self._tgt.clear()
+        return chunk
+
+
+class RayActors:
+    """The learner's end of the Ray actors: start, feed, collect, replace (module docstring)."""
+
+    def __init__(self, cfg: DMCConfig, address: str | None = None,
+                 log: Callable[[str], None] | None = None) -> None:
+        self.cfg = cfg
+        self.log = log or (lambda text: print(text, flush=True))
+        n = cfg.num_actors
+        # A private instance gets a CPU for every actor even on a smaller machine: the
+        # actors then share the cores, as actor processes would.
+        self.ray, self._started = connect(address, num_cpus=max(n, os.cpu_count() or 1))
+        ray = self.ray
+        if cluster_cpus(ray) < n:
+            self.close()
+            raise BackendError(f"--actors {n} needs {n} CPUs, and the Ray cluster has "
+                               f"{cluster_cpus(ray)}; add nodes or ask for fewer actors")
+        self._cls = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(DMCActor)
+        self._cfg_dict = cfg.to_dict()
+        self._next_id = 0
+        self.replaced = 0
+        """Actors replaced after dying."""
+        self.batches = 0
+        """Batches received from the actors."""
+        self.slots: list[Any] = [None] * n
+        self._fruitless = [0] * n
+        self._pending: dict[Any, tuple[int, Any]] = {}
+        self._weights: tuple[Any, int, float] | None = None
+        self._snapshots: Any = None
+        for slot in range(n):
+            self._spawn(slot)
+
+    # ------------------------------------------------------------ actors
+    def _spawn(self, slot: int) -> None:
+        actor_id, self._next_id = self._next_id, self._next_id + 1
+        handle = self._cls.remote(self._cfg_dict, actor_id)
+        if self._snapshots is not None:
+            handle.set_snapshots.remote(self._snapshots)
+        if self._weights is not None:
+            handle.set_weights.remote(*self._weights)
+        self.slots[slot] = handle
+        for _ in range(INFLIGHT):
+            self._request(slot)
+
+    def _request(self, slot: int) -> None:
+        handle = self.slots[slot]
+        self._pending[handle.play.remote()] = (slot, handle)
+
+    def _replace(self, slot: int, handle: Any, error: BaseException) -> None:
+        """Put a new actor into ``slot`` in place of the dead ``handle``."""
+        if self.slots[slot] is not handle:
+            return  # already replaced (its other outstanding batch failed first)
+        for ref, (_slot, h) in list(self._pending.items()):
+            if h is handle:
+                del self._pending[ref]
+        self._fruitless[slot] += 1
+        if self._fruitless[slot] >= MAX_FRUITLESS:
+            raise WorkerLostError(f"Ray actor {slot} died {self._fruitless[slot]} times in a "
+                                  f"row without delivering a batch; last: "
+                                  f"{type(error).__name__}: {_first_line(error)}")
+        try:
+            self.ray.kill(handle, no_restart=True)
+        except Exception:  # noqa: BLE001 - it is gone already
+            pass
+        self.replaced += 1
+        self.log(f"Ray actor {slot} died ({type(error).__name__}: {_first_line(error)}); "
+                 "starting a new one, the run goes on")
+        self._spawn(slot)
+
+    # ------------------------------------------------------------ learner side
+    def set_weights(self, state_dict: dict[str, torch.Tensor], decisions: int,
+                    progress: float) -> None:
+        """Send the learner's weights to every actor (one object-store copy for all)."""
+        self._weights = (self.ray.put(state_dict), int(decisions), float(progress))
+        for handle in self.slots:
+            handle.set_weights.remote(*self._weights)
+
+    def set_snapshots(self, state_dicts: list[dict[str, torch.Tensor]]) -> None:
+        """Send the snapshot pool to every actor (one object-store copy for all)."""
+        self._snapshots = self.ray.put(state_dicts)
+        for handle in self.slots:
+            handle.set_snapshots.remote(self._snapshots)
+
+    def get(self, timeout: float) -> list[tuple[np.ndarray, np.ndarray, dict[str, Any]]]:
+        """Return the batches ready within ``timeout`` seconds (maybe none); ask for more."""
+        ray = self.ray
+        ready, _ = ray.wait(list(self._pending), num_returns=1, timeout=timeout)
+        if ready:  # take every other batch already there too
+            ready, _ = ray.wait(list(self._pending), num_returns=len(self._pending),
+                                timeout=0)
+        out = []
+        for ref in ready:
+            if ref not in self._pending:
+                continue  # belonged to an actor replaced meanwhile
+            slot, handle = self._pending.pop(ref)
+            try:
+                out.append(ray.get(ref))
+            except ray.exceptions.RayTaskError as e:
+                cause = getattr(e, "cause", None)
+                raise RuntimeError(f"Ray actor {slot} failed: {_first_line(cause or e)}") \
+                    from (cause if isinstance(cause, BaseException) else None)
+            except (ray.exceptions.RayActorError, ray.exceptions.ObjectLostError,
+                    ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError) as e:
+                self._replace(slot, handle, e)
+                continue
+            self._fruitless[slot] = 0
+            self.batches += 1
+            if self.slots[slot] is handle:
+                self._request(slot)
+        return out
+
+    def first(self, timeout: float = 300.0) -> list[tuple[np.ndarray, np.ndarray, dict]]:
+        """Wait for the first batches (actor start-up is not billed as training time)."""
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            got = self.get(timeout=1.0)
+            if got:
+                return got
+        raise RuntimeError(f"the Ray actors sent no samples within {timeout:g} s of starting "
+                           "(is the cluster busy with other work?)")
+
+    def close(self) -> None:
+        """Stop every actor, and the Ray instance if this object started it."""
+        for handle in self.slots if hasattr(self, "slots") else ():
+            if handle is not None:
+                try:
+                    self.ray.kill(handle, no_restart=True)
+                except Exception:  # noqa: BLE001 - already gone
+                    pass
+        self._pending = {}
+        self.slots = []
+        if self._started:
+            self.ray.shutdown()
+            self._started = False
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+__all__ = ["DMCActor", "RayActors", "actor_seed"]
