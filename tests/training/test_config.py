@@ -117,7 +117,8 @@ DMC_CHANGES = {
 SB3_QUICK = {
     "preset": "quick", "seed": 0, "rules": "standard", "episode": "hand", "max_hands": 100,
     "hidden": [256, 256], "n_envs": 8,
-    "subproc": False, "engine": "scalar", "n_steps": 256, "batch_size": 512, "n_epochs": 4, "lr": 0.0003,
+    "subproc": False, "engine": "scalar", "n_steps": 256, "batch_size": 512, "n_epochs": 4,
+    "lr": 0.0003,
     "gamma": 1.0, "ent_coef": 0.01, "reward_mode": "zero_sum", "reward_scale": 400.0,
     "opponent_mix": {"self": 0.4, "snapshot": 0.3, "random": 0.1, "greedy": 0.2},
     "snapshot_interval_steps": 50_000, "snapshot_pool_size": 5, "total_timesteps": 300_000,
