@@ -62,6 +62,7 @@ from gongzhu_env.players import play_turn
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import hand_results
 from gongzhu_env.view import PlayerView, obs_size
+from training.acting import ActingSide
 from training.config import DMCConfig, config_from_dict
 from training.dmc_batch import BatchTableSimulator
 from training.run import seed_everything
@@ -154,7 +155,7 @@ def q_loss(q: torch.Tensor, tgt: torch.Tensor, level_weight: float) -> torch.Ten
     return (rel + w * level).mean()
 
 
-class TableSimulator:
+class TableSimulator(ActingSide):
     """The acting side: tables in lockstep, the acting network and the snapshot pool.
 
     Labelled decisions go to ``sink(obs, targets)`` (uint8 observation rows, float32 rows of
@@ -168,37 +169,10 @@ class TableSimulator:
 
     def __init__(self, cfg: DMCConfig, net: QNetwork, seed: int,
                  sink: Callable[[np.ndarray, np.ndarray], None]) -> None:
-        self.cfg = cfg
-        self.rules = Rules.coerce(cfg.rules)
+        super().__init__(cfg, net, seed, sink)
         self.mixed = mixed_input(cfg)
         self.match = cfg.episode == "match"
-        self.num_actions = self.rules.num_actions
-        self.net = net
-        self.sink = sink
-        self.rng = np.random.default_rng(seed)
-        self.snapshots: list[QNetwork] = []
-        mix = {k: float(v) for k, v in cfg.opponent_mix.items() if v > 0}
-        self._mix_specs = list(mix)
-        w = np.array(list(mix.values()))
-        self._mix_p = w / w.sum()
-        self.decisions = 0
-        """Learner decisions made here (non-forced moves of learner seats)."""
-        self.samples = 0
-        """Training samples produced here (a rollout-labelled decision gives one per card)."""
-        self.global_decisions = 0
-        """Decisions of the whole run, which sets epsilon (the learner tells actors)."""
-        self.progress = 0.0
-        """Fraction of the time budget spent so far (sets the rollout share; the learner
-        tells actors)."""
         self._rollout_policy = ROLLOUTS[cfg.rollout_policy]
-        self.forced = 0
-        self.games = 0
-        self.ret_sum = 0.0
-        self.ret_n = 0
-        self.seconds_env = 0.0
-        """Wall-clock seconds of ``step_tables`` outside the forward passes."""
-        self.seconds_inference = 0.0
-        """Wall-clock seconds of the forward passes that chose moves."""
         self.tables = [self._new_table() for _ in range(cfg.num_tables)]
         width = self.mixed.width if self.mixed is not None else \
             obs_size(self.rules, self.match)
@@ -219,7 +193,7 @@ class TableSimulator:
         for seat in range(n):
             if seat == me:
                 continue
-            spec = self._mix_specs[int(self.rng.choice(len(self._mix_specs), p=self._mix_p))]
+            spec = self.draw_opponent()
             if spec == "snapshot" and self.snapshots:
                 kinds[seat] = _SNAPSHOT
                 refs[seat] = int(self.rng.integers(len(self.snapshots)))
@@ -242,13 +216,6 @@ class TableSimulator:
         for i, t in enumerate(self.tables):
             if any(k == _SNAPSHOT and r >= n for k, r in zip(t.kinds, t.refs, strict=True)):
                 self.tables[i] = self._new_table()
-
-    @property
-    def epsilon(self) -> float:
-        """Current exploration rate (linear decay over the run's learner decisions)."""
-        c = self.cfg
-        frac = min(1.0, self.global_decisions / max(1, c.epsilon_decay_decisions))
-        return c.epsilon_start + frac * (c.epsilon_end - c.epsilon_start)
 
     @property
     def rollout_share(self) -> float:
@@ -343,10 +310,6 @@ class TableSimulator:
         before = self.seconds_inference
         self._step_tables()
         self.seconds_env += time.perf_counter() - t0 - (self.seconds_inference - before)
-
-    def timings(self) -> dict[str, Any]:
-        """Seconds spent in the engine, views and bookkeeping, and in forward passes."""
-        return {"env_s": self.seconds_env, "inference_s": self.seconds_inference}
 
     def _step_tables(self) -> None:
         learner_rows: list[int] = []

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 import torch
@@ -41,8 +40,8 @@ from agents import make_agent
 from agents.base import Agent
 from agents.policy import QNetwork
 from gongzhu_env.engine import Game
-from gongzhu_env.rules import Rules
 from gongzhu_env.vector import GameBatch
+from training.acting import ActingSide
 from training.config import DMCConfig
 from training.targets import action_targets, lambda_returns
 
@@ -53,7 +52,7 @@ _MAX_DECISIONS = 24
 exposures and DONE), with margin; overflowing it is a bug and raises."""
 
 
-class BatchTableSimulator:
+class BatchTableSimulator(ActingSide):
     """Tables of a ``GameBatch`` played by the learner, snapshots and other agents.
 
     The interface is ``TableSimulator``'s (``step_tables``, ``set_snapshots``,
@@ -64,27 +63,7 @@ class BatchTableSimulator:
 
     def __init__(self, cfg: DMCConfig, net: QNetwork, seed: int,
                  sink: Callable[[np.ndarray, np.ndarray], None]) -> None:
-        self.cfg = cfg
-        self.rules = Rules.coerce(cfg.rules)
-        self.num_actions = self.rules.num_actions
-        self.net = net
-        self.sink = sink
-        self.rng = np.random.default_rng(seed)
-        self.snapshots: list[QNetwork] = []
-        mix = {k: float(v) for k, v in cfg.opponent_mix.items() if v > 0}
-        self._mix_specs = list(mix)
-        w = np.array(list(mix.values()))
-        self._mix_p = w / w.sum()
-        self.decisions = 0
-        self.samples = 0
-        self.global_decisions = 0
-        self.progress = 0.0
-        self.forced = 0
-        self.games = 0
-        self.ret_sum = 0.0
-        self.ret_n = 0
-        self.seconds_env = 0.0
-        self.seconds_inference = 0.0
+        super().__init__(cfg, net, seed, sink)
         n = cfg.num_tables
         self.batch = GameBatch(n, self.rules, reward_mode=cfg.reward_mode,
                                reward_scale=cfg.reward_scale)
@@ -127,7 +106,7 @@ class BatchTableSimulator:
             agents[seat] = None
             if seat == me:
                 continue
-            spec = self._mix_specs[int(self.rng.choice(len(self._mix_specs), p=self._mix_p))]
+            spec = self.draw_opponent()
             if spec == "snapshot" and self.snapshots:
                 kinds[seat] = _SNAPSHOT
                 refs[seat] = int(self.rng.integers(len(self.snapshots)))
@@ -154,13 +133,6 @@ class BatchTableSimulator:
             gone = (self.kinds[t] == _SNAPSHOT) & (self.refs[t] >= len(snapshots))
             self.kinds[t, gone] = _LEARNER
             self.refs[t, gone] = 0
-
-    @property
-    def epsilon(self) -> float:
-        """Current exploration rate (linear decay over the run's learner decisions)."""
-        c = self.cfg
-        frac = min(1.0, self.global_decisions / max(1, c.epsilon_decay_decisions))
-        return c.epsilon_start + frac * (c.epsilon_end - c.epsilon_start)
 
     # ---------------------------------------------------------------- one step of every table
     def step_tables(self) -> None:
@@ -263,7 +235,3 @@ class BatchTableSimulator:
         self.games += 1
         self._traj_len[t] = 0
         self._seat_table(t)
-
-    def timings(self) -> dict[str, Any]:
-        """Seconds spent in the engine and bookkeeping, and in forward passes, so far."""
-        return {"env_s": self.seconds_env, "inference_s": self.seconds_inference}

@@ -1,0 +1,70 @@
+"""What every Deep Monte-Carlo table simulator holds: the acting network, seats and counters.
+
+``training.dmc.TableSimulator`` (reference games) and ``training.dmc_batch.BatchTableSimulator``
+(the batched engine) differ in how they play the tables, not in who sits at them, how the
+learner explores or what they count; those live here once, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from agents.policy import QNetwork
+from gongzhu_env.rules import Rules
+from training.config import DMCConfig
+
+
+class ActingSide:
+    """The state shared by both simulators (see the module docstring).
+
+    Labelled decisions go to ``sink(obs, targets)``: uint8 observation rows and float32 rows
+    of per-action targets, NaN where an action has none.
+    """
+
+    def __init__(self, cfg: DMCConfig, net: QNetwork, seed: int,
+                 sink: Callable[[np.ndarray, np.ndarray], None]) -> None:
+        self.cfg = cfg
+        self.rules = Rules.coerce(cfg.rules)
+        self.num_actions = self.rules.num_actions
+        self.net = net
+        self.sink = sink
+        self.rng = np.random.default_rng(seed)
+        self.snapshots: list[QNetwork] = []
+        mix = {k: float(v) for k, v in cfg.opponent_mix.items() if v > 0}
+        self._mix_specs = list(mix)
+        w = np.array(list(mix.values()))
+        self._mix_p = w / w.sum()
+        self.decisions = 0
+        """Learner decisions made here (non-forced moves of learner seats)."""
+        self.samples = 0
+        """Training samples produced here (a rollout-labelled decision gives one per card)."""
+        self.global_decisions = 0
+        """Decisions of the whole run, which sets epsilon (the learner tells actors)."""
+        self.progress = 0.0
+        """Fraction of the time budget spent so far (sets the rollout share; the learner
+        tells actors)."""
+        self.forced = 0
+        self.games = 0
+        self.ret_sum = 0.0
+        self.ret_n = 0
+        self.seconds_env = 0.0
+        """Wall-clock seconds of ``step_tables`` outside the forward passes."""
+        self.seconds_inference = 0.0
+        """Wall-clock seconds of the forward passes that chose moves."""
+
+    def draw_opponent(self) -> str:
+        """Draw the spec of one seat next to the learner from ``opponent_mix``."""
+        return self._mix_specs[int(self.rng.choice(len(self._mix_specs), p=self._mix_p))]
+
+    @property
+    def epsilon(self) -> float:
+        """Current exploration rate (linear decay over the run's learner decisions)."""
+        c = self.cfg
+        frac = min(1.0, self.global_decisions / max(1, c.epsilon_decay_decisions))
+        return c.epsilon_start + frac * (c.epsilon_end - c.epsilon_start)
+
+    def timings(self) -> dict[str, float]:
+        """Seconds spent in the engine and bookkeeping, and in forward passes, so far."""
+        return {"env_s": self.seconds_env, "inference_s": self.seconds_inference}
