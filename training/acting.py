@@ -54,9 +54,18 @@ class ActingSide:
         self.seconds_inference = 0.0
         """Wall-clock seconds of the forward passes that chose moves."""
 
-    def draw_opponent(self) -> str:
-        """Draw the spec of one seat next to the learner from ``opponent_mix``."""
-        return self._mix_specs[int(self.rng.choice(len(self._mix_specs), p=self._mix_p))]
+    def draw_seat(self) -> tuple[str, int]:
+        """Draw who sits in one seat next to the learner, from ``opponent_mix``.
+
+        Returns ``("self", 0)`` (the learner again, also while the snapshot pool is empty),
+        ``("snapshot", index)`` into the pool, or ``(agent spec, seed)`` for that agent.
+        """
+        spec = self._mix_specs[int(self.rng.choice(len(self._mix_specs), p=self._mix_p))]
+        if spec == "snapshot" and self.snapshots:
+            return spec, int(self.rng.integers(len(self.snapshots)))
+        if spec in ("self", "snapshot"):
+            return "self", 0
+        return spec, int(self.rng.integers(2**31))
 
     @property
     def epsilon(self) -> float:

@@ -193,12 +193,12 @@ class TableSimulator(ActingSide):
         for seat in range(n):
             if seat == me:
                 continue
-            spec = self.draw_opponent()
-            if spec == "snapshot" and self.snapshots:
+            spec, value = self.draw_seat()
+            if spec == "snapshot":
                 kinds[seat] = _SNAPSHOT
-                refs[seat] = int(self.rng.integers(len(self.snapshots)))
-            elif spec not in ("self", "snapshot"):
-                agent: Agent = make_agent(spec, seed=int(self.rng.integers(2**31)))
+                refs[seat] = value
+            elif spec != "self":
+                agent: Agent = make_agent(spec, seed=value)
                 agent.reset(seat, rules)
                 kinds[seat] = _AGENT
                 refs[seat] = agent

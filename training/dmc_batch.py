@@ -106,14 +106,14 @@ class BatchTableSimulator(ActingSide):
             agents[seat] = None
             if seat == me:
                 continue
-            spec = self.draw_opponent()
-            if spec == "snapshot" and self.snapshots:
+            spec, value = self.draw_seat()
+            if spec == "snapshot":
                 kinds[seat] = _SNAPSHOT
-                refs[seat] = int(self.rng.integers(len(self.snapshots)))
+                refs[seat] = value
             elif spec == "random":
                 kinds[seat] = _RANDOM
-            elif spec not in ("self", "snapshot"):
-                agent: Agent = make_agent(spec, seed=int(self.rng.integers(2**31)))
+            elif spec != "self":
+                agent: Agent = make_agent(spec, seed=value)
                 agent.reset(seat, self.rules)
                 kinds[seat] = _AGENT
                 agents[seat] = agent
