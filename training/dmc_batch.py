@@ -46,7 +46,6 @@ from training.config import DMCConfig
 from training.targets import action_targets, lambda_returns
 
 _LEARNER, _SNAPSHOT, _RANDOM, _AGENT = 0, 1, 2, 3
-_SEATS = 4
 _MAX_DECISIONS = 24
 """Room for one seat's decisions in a hand: 13 plays and at most 5 declaration moves (four
 exposures and DONE), with margin; overflowing it is a bug and raises."""
@@ -65,24 +64,24 @@ class BatchTableSimulator(ActingSide):
                  sink: Callable[[np.ndarray, np.ndarray], None]) -> None:
         super().__init__(cfg, net, seed, sink)
         n = cfg.num_tables
+        seats = self.rules.players  # four: the batched engine covers no other size
         self.batch = GameBatch(n, self.rules, reward_mode=cfg.reward_mode,
                                reward_scale=cfg.reward_scale)
         self._obs_t = torch.from_numpy(self.batch.observations)  # shares the batch's memory
-        self._mask_b = np.zeros((n, self.num_actions), dtype=bool)
         self._actions = np.empty(n, dtype=np.int64)
         self._uniforms = np.empty(n, dtype=np.float64)
         self._rows = np.arange(n)
-        self.kinds = np.zeros((n, _SEATS), dtype=np.int64)
+        self.kinds = np.zeros((n, seats), dtype=np.int64)
         """Per table and seat: learner, snapshot, random or agent (this hand)."""
-        self.refs = np.zeros((n, _SEATS), dtype=np.int64)
+        self.refs = np.zeros((n, seats), dtype=np.int64)
         """Per table and seat: the snapshot index of a snapshot seat."""
-        self._agents: list[list[Agent | None]] = [[None] * _SEATS for _ in range(n)]
+        self._agents: list[list[Agent | None]] = [[None] * seats for _ in range(n)]
         self._shadows: list[Game | None] = [None] * n
         obs_len = self.batch.obs_size
-        self._traj_obs = np.zeros((n, _SEATS, _MAX_DECISIONS, obs_len), dtype=np.uint8)
-        self._traj_act = np.zeros((n, _SEATS, _MAX_DECISIONS), dtype=np.int64)
-        self._traj_val = np.zeros((n, _SEATS, _MAX_DECISIONS), dtype=np.float64)
-        self._traj_len = np.zeros((n, _SEATS), dtype=np.int64)
+        self._traj_obs = np.zeros((n, seats, _MAX_DECISIONS, obs_len), dtype=np.uint8)
+        self._traj_act = np.zeros((n, seats, _MAX_DECISIONS), dtype=np.int64)
+        self._traj_val = np.zeros((n, seats, _MAX_DECISIONS), dtype=np.float64)
+        self._traj_len = np.zeros((n, seats), dtype=np.int64)
         self._deal_seed = 0
         self.reset_tables()
 
@@ -100,9 +99,9 @@ class BatchTableSimulator(ActingSide):
         kinds, refs, agents = self.kinds[t], self.refs[t], self._agents[t]
         kinds[:] = _LEARNER
         refs[:] = 0
-        me = int(self.rng.integers(_SEATS))
+        me = int(self.rng.integers(self.rules.players))
         shadow = False
-        for seat in range(_SEATS):
+        for seat in range(self.rules.players):
             agents[seat] = None
             if seat == me:
                 continue
@@ -178,22 +177,20 @@ class BatchTableSimulator(ActingSide):
 
     def _greedy(self, net: nn.Module, rows: np.ndarray) -> np.ndarray:
         """Return the masked argmax of ``net``'s Q at ``rows`` (a frozen snapshot's moves)."""
-        q, _ = self._q(net, rows)
-        return q.argmax(axis=1)
+        return self._q(net, rows).argmax(axis=1)
 
-    def _q(self, net: nn.Module, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Q of ``rows`` with illegal actions at -inf, and the rows' legal masks."""
+    def _q(self, net: nn.Module, rows: np.ndarray) -> np.ndarray:
+        """Q of ``rows``, illegal actions at -inf."""
         idx = torch.from_numpy(rows)
         with torch.inference_mode():
             q = net(self._obs_t.index_select(0, idx)).numpy()
-        legal = self.batch.action_masks[rows].astype(bool)
-        return np.where(legal, q, -np.inf), legal
+        return np.where(self.batch.action_masks[rows].astype(bool), q, -np.inf)
 
     def _act_learner(self, rows: np.ndarray) -> float:
         """Choose the learner's moves at ``rows`` (epsilon-greedy) and record them."""
         b = self.batch
         t1 = time.perf_counter()
-        q, _ = self._q(self.net, rows)
+        q = self._q(self.net, rows)
         spent = time.perf_counter() - t1
         best_a = q.argmax(axis=1)
         best = q[np.arange(len(rows)), best_a]
@@ -219,7 +216,7 @@ class BatchTableSimulator(ActingSide):
         c = self.cfg
         b = self.batch
         res = b.rewards[t]  # the hand results under reward_mode, already divided by the scale
-        for seat in range(_SEATS):
+        for seat in range(self.rules.players):
             m = int(self._traj_len[t, seat])
             if self.kinds[t, seat] == _LEARNER and m:
                 final = max(-c.reward_clip, min(c.reward_clip, float(res[seat])))
