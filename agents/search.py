@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -60,7 +61,7 @@ import torch
 
 from agents.base import Agent, AgentError
 from agents.knowledge import Situation, sample_hands
-from agents.pimc import distinct_cards, objective, world_deal
+from agents.pimc import card_runs, objective, world_deal
 from agents.policy import (
     PolicyLoadError,
     QNetwork,
@@ -81,6 +82,27 @@ CHUNK = 8
 
 CLIP = 4.0
 """The trainers clip their targets to this many units; real results are clipped alike."""
+
+
+@dataclass
+class SearchResult:
+    """What the search found at one decision: its candidates and their values."""
+
+    runs: list[list[int]]
+    """The legal cards split into runs of equivalent cards (``agents.pimc.card_runs``)."""
+    candidates: list[int]
+    """The card searched for each run (the network's choice if in the run, else its highest)."""
+    values: np.ndarray
+    """Likelihood-weighted mean value of each candidate over the worlds, in the network's unit
+    (points over ``scale``)."""
+    choice: int
+    """The card played: the best candidate, a tie going to the network's own choice."""
+    worlds: int
+    """Worlds searched (fewer than asked when the time limit cut the search short)."""
+
+    def card_values(self) -> dict[int, float]:
+        """Every legal card's value: each card of a run is worth its run's candidate."""
+        return {c: float(v) for run, v in zip(self.runs, self.values, strict=True) for c in run}
 
 
 class SearchAgent(Agent):
@@ -157,15 +179,28 @@ class SearchAgent(Agent):
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
+        result = self.search(view)
+        return result.choice if isinstance(result, SearchResult) else result
+
+    def search(self, view: PlayerView) -> SearchResult | int:
+        """Search a decision with a choice; return its ``SearchResult``.
+
+        A decision that is not searched (a declaration, a hidden-exposure table, or cards that
+        are all equivalent) returns the card or declaration played instead, so that callers
+        that want the search's values (``training.search_labels``) see which decisions have
+        none.
+        """
         if view.rules.decks != 1:
             raise AgentError("the search agent plays one-deck tables only; got decks="
                              f"{view.rules.decks}")
+        legal = view.legal_actions
         default = self._net_choice(view)
         if view.phase == "declare" or any(a < 0 for a in view.actions):
             # Declarations are not searched; hidden exposures cannot be replayed.
             return default
         situation = Situation.from_view(view)
-        cands = distinct_cards(legal, situation.unseen, default)
+        runs = card_runs(legal, situation.unseen)
+        cands = [default if default in run else run[-1] for run in runs]
         if len(cands) == 1:
             return cands[0]
         start = time.perf_counter()
@@ -184,9 +219,9 @@ class SearchAgent(Agent):
         weights = normalised(np.concatenate(logw))
         totals = weights @ np.concatenate(values)
         best = float(totals.max())
-        if totals[cands.index(default)] >= best - 1e-9:
-            return default
-        return cands[int(np.argmax(totals))]
+        choice = default if totals[cands.index(default)] >= best - 1e-9 else \
+            cands[int(np.argmax(totals))]
+        return SearchResult(runs, cands, totals, choice, done)
 
     def log_likelihoods(self, traces: list[list[tuple[np.ndarray, np.ndarray, int]]]
                         ) -> np.ndarray:

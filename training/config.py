@@ -34,6 +34,8 @@ TRAINERS = ("dmc", "sb3")
 REWARD_MODES = ("zero_sum", "raw", "team")
 SPECIAL_OPPONENTS = ("self", "snapshot")
 ENGINES = ("scalar", "batch")
+PRECISIONS = ("auto", "float32", "bfloat16")
+"""``DMCConfig.precision`` values (``training.precision`` resolves them)."""
 BATCH_OPPONENTS = ("random", "self", "snapshot")
 """Who can sit at the tables of the batched engine (``SB3Config.engine = "batch"``)."""
 BATCH_OPPONENT_MIX = {"self": 0.5, "snapshot": 0.375, "random": 0.125}
@@ -178,6 +180,15 @@ class DMCConfig:
     deal, so their level is noisy and their differences are not; below 1 the network spends
     its capacity on telling the cards apart."""
 
+    search_labels: str = ""
+    """Directory of a label set of ``training.search_labels`` (the search agent's value of
+    every legal card at its decisions): expert iteration. A share ``search_label_share`` of
+    every minibatch is drawn from these labels, the rest from self-play, and the labels' rows
+    count in the loss like rollout labels (``rollout_level_weight``). Empty: none."""
+
+    search_label_share: float = 0.0
+    """Share of each minibatch drawn from ``search_labels`` (in ``(0, 1]`` when it is set)."""
+
     # ------------------------------------------------------------------ learning
     lr: float = 1e-3
     """Adam learning rate at the start (3e-4 -> 1e-3 was part of the q1 -> q2 step of the
@@ -201,6 +212,13 @@ class DMCConfig:
 
     min_replay: int = 4096
     """Samples collected before the first gradient step (four batches)."""
+
+    precision: str = "float32"
+    """Number format of the matrix products in the learner's gradient steps: ``"float32"``,
+    ``"bfloat16"`` (autocast: weights, optimiser state and loss stay float32) or ``"auto"``
+    (bfloat16 where the CPU has native bfloat16 dot products, else float32;
+    ``training.precision``). The actors' forward passes stay float32 (their batches of a few
+    hundred rows gain little or lose), and saved policies are float32 either way."""
 
     max_grad_norm: float = 10.0
     """Gradient-norm clip; guards against the rare huge returns (slams)."""
@@ -306,6 +324,7 @@ class DMCConfig:
                 or not 0.0 <= self.rollout_share_final <= 1.0:
             raise ConfigError(f"rollout_share_final: must be None or a probability in [0, 1]; "
                               f"got {self.rollout_share_final!r}")
+        _check_search_labels(self)
         if type(self.select_average) is not bool:
             raise ConfigError(f"select_average: must be true or false; got "
                               f"{self.select_average!r}")
@@ -343,6 +362,8 @@ class DMCConfig:
         if self.min_replay > self.replay_size:
             raise ConfigError(f"min_replay: {self.min_replay} exceeds replay_size "
                               f"{self.replay_size}")
+        if self.precision not in PRECISIONS:
+            raise ConfigError(f"precision: must be one of {PRECISIONS}; got {self.precision!r}")
         _check_opponents(self)
         _check_engine(self)
 
@@ -490,7 +511,8 @@ Config = DMCConfig | SB3Config
 _DMC_PRESETS: dict[str, dict[str, Any]] = {
     "quick": {},
     # 90 minutes instead of 3.5: a bigger network, a learning rate that decays to a tenth,
-    # slower exploration decay, and sparser snapshots, checkpoints and evaluations. Two actor
+    # slower exploration decay, sparser snapshots, checkpoints and evaluations, and bfloat16
+    # products in the learner where the CPU has them (benchmarks/bench_precision.py). Two actor
     # processes feed the learner (benchmarks/bench_train.py); a third of the seats next to the
     # learner are the expert, the strongest fast player, so the policy meets its play often.
     "full": {"time_budget_s": 5400.0, "hidden": (512, 256), "lr_final_fraction": 0.1,
@@ -498,7 +520,8 @@ _DMC_PRESETS: dict[str, dict[str, Any]] = {
              "opponent_mix": {"self": 0.4, "snapshot": 0.15, "expert": 0.3, "greedy": 0.1,
                               "random": 0.05},
              "snapshot_interval_s": 300.0, "checkpoint_interval_s": 180.0,
-             "eval_interval_s": 600.0, "eval_deals": 150, "final_eval_deals": 1000},
+             "eval_interval_s": 600.0, "eval_deals": 150, "final_eval_deals": 1000,
+             "precision": "auto"},
     # A few seconds in one process, for tests and smoke runs: small everything, no features.
     "tiny": {"time_budget_s": 4.0, "hidden": (32, 32), "card_features": False,
              "num_tables": 8, "num_actors": 0, "actor_chunk": 64, "lr": 3e-4,
@@ -524,7 +547,7 @@ _FORMER_DMC_DEFAULTS: dict[str, Any] = {
     "min_replay": 8192, "epsilon_start": 0.2, "epsilon_end": 0.02,
     "epsilon_decay_decisions": 2_000_000, "snapshot_interval_s": 120.0,
     "time_budget_s": 240.0, "eval_interval_s": 60.0, "eval_deals": 100, "final_eval_deals": 500,
-    "engine": "scalar",
+    "engine": "scalar", "precision": "float32",
 }
 """``DMCConfig`` defaults before they became the quick preset. A ``config.json`` written before
 one of these fields existed meant this value, so ``load_config`` fills it in."""
@@ -645,6 +668,23 @@ def _check_common(cfg: DMCConfig | SB3Config) -> None:
     if cfg.episode not in EPISODES:
         raise ConfigError(f"episode: must be one of {EPISODES}; got {cfg.episode!r}")
     _positive_int(cfg, "max_hands")
+
+
+def _check_search_labels(cfg: DMCConfig) -> None:
+    """Labels need a share of the batch, and a share needs labels (one hand, one rule set)."""
+    if not isinstance(cfg.search_labels, str):
+        raise ConfigError(f"search_labels: must be a label directory or empty; got "
+                          f"{cfg.search_labels!r}")
+    share = cfg.search_label_share
+    if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0.0 <= share <= 1.0:
+        raise ConfigError(f"search_label_share: must be a share in [0, 1]; got {share!r}")
+    if bool(cfg.search_labels) != (share > 0):
+        raise ConfigError("search_labels and search_label_share go together: a label directory "
+                          "needs a share in (0, 1] and a share needs a directory; got "
+                          f"search_labels={cfg.search_labels!r}, search_label_share={share!r}")
+    if cfg.search_labels and (cfg.episode != "hand" or cfg.rules_mix):
+        raise ConfigError("search_labels: labels are of single hands of one rule set; they "
+                          "cannot be combined with match episodes or a rules_mix")
 
 
 def _check_rules_mix(cfg: DMCConfig) -> None:

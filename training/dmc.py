@@ -63,8 +63,9 @@ from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import hand_results
 from gongzhu_env.view import PlayerView, obs_size
 from training.acting import ActingSide
-from training.config import DMCConfig, config_from_dict
+from training.config import ConfigError, DMCConfig, config_from_dict
 from training.dmc_batch import BatchTableSimulator
+from training.precision import q_values, resolve_precision
 from training.run import seed_everything
 from training.targets import action_targets, lambda_returns
 
@@ -419,6 +420,21 @@ def _network(cfg: DMCConfig) -> QNetwork:
                     card_features=cfg.card_features, holder_features=cfg.holder_features)
 
 
+def _label_buffer(cfg: DMCConfig, rules: Rules, width: int) -> ReplayBuffer | None:
+    """Load ``cfg.search_labels`` into a buffer to sample from (None without labels)."""
+    if not cfg.search_labels:
+        return None
+    from training.search_labels import LabelError, load_labels
+
+    try:
+        obs, tgt = load_labels(cfg.search_labels, rules, width)
+    except LabelError as e:
+        raise ConfigError(f"search_labels: {e}") from None
+    buf = ReplayBuffer(len(obs), np.random.default_rng(cfg.seed + 2), width, rules.num_actions)
+    buf.add(obs, tgt)
+    return buf
+
+
 def _frozen(state_dict: dict[str, torch.Tensor], cfg: DMCConfig) -> QNetwork:
     net = _network(cfg)
     net.load_state_dict(state_dict)
@@ -516,11 +532,15 @@ class DMCTrainer:
         seed_everything(cfg.seed)
         torch.set_num_threads(cfg.torch_threads)
         self.net = _network(cfg)
+        self.dtype = resolve_precision(cfg.precision)
+        """Format of the learner's products (``DMCConfig.precision``)."""
         if cfg.init_policy:
             self._load_init_policy(cfg.init_policy)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr)
         self.replay = ReplayBuffer(cfg.replay_size, np.random.default_rng(cfg.seed + 1),
                                    self.net.obs_size, self.net.num_actions)
+        self.labels = _label_buffer(cfg, self.rules, self.net.obs_size)
+        """The expert-iteration labels (``cfg.search_labels``), or None."""
         self.snapshots: list[QNetwork] = []
         self.decisions = 0
         self.forced = 0
@@ -699,10 +719,25 @@ class DMCTrainer:
             self.train_step()
         self.seconds_learning += time.perf_counter() - t0
 
+    def minibatch(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """Draw a training batch: self-play decisions and, with expert iteration, labels.
+
+        ``search_label_share`` of the rows come from the search labels (``self.labels``), the
+        rest from the replay buffer.
+        """
+        c = self.cfg
+        k = round(c.batch_size * c.search_label_share) if self.labels is not None else 0
+        obs, tgt = self.replay.sample(c.batch_size - k)
+        if k == 0:
+            return obs, tgt
+        lo, lt = self.labels.sample(k)  # type: ignore[union-attr]
+        return torch.cat([obs, lo]), torch.cat([tgt, lt])
+
     def train_step(self) -> float:
         """One Adam step on a uniform minibatch of decisions (``q_loss``)."""
-        obs, tgt = self.replay.sample(self.cfg.batch_size)
-        loss = q_loss(self.net(obs), tgt, self.cfg.rollout_level_weight)
+        obs, tgt = self.minibatch()
+        q = q_values(self.net, obs, self.dtype)
+        loss = q_loss(q, tgt, self.cfg.rollout_level_weight)
         self.opt.zero_grad(set_to_none=True)
         loss.backward()
         nn.utils.clip_grad_norm_(self.net.parameters(), self.cfg.max_grad_norm)

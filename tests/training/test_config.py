@@ -95,7 +95,7 @@ DMC_QUICK = {
     "eval_interval_s": 70.0, "eval_deals": 60, "eval_opponents": ["random", "greedy", "expert"],
     "final_eval_deals": 300, "select_last": 0, "select_deals": 1000, "select_opponent": "expert",
     "select_average": True, "num_actors": 1, "sync_interval_s": 1.0, "actor_chunk": 1024,
-    "torch_threads": 1,
+    "torch_threads": 1, "precision": "float32", "search_labels": "", "search_label_share": 0.0,
 }
 DMC_CHANGES = {
     "quick": {},
@@ -104,7 +104,8 @@ DMC_CHANGES = {
              "opponent_mix": {"self": 0.4, "snapshot": 0.15, "expert": 0.3, "greedy": 0.1,
                               "random": 0.05},
              "snapshot_interval_s": 300.0, "checkpoint_interval_s": 180.0,
-             "eval_interval_s": 600.0, "eval_deals": 150, "final_eval_deals": 1000},
+             "eval_interval_s": 600.0, "eval_deals": 150, "final_eval_deals": 1000,
+             "precision": "auto"},
     "tiny": {"time_budget_s": 4.0, "hidden": [32, 32], "card_features": False, "num_tables": 8,
              "num_actors": 0, "actor_chunk": 64, "lr": 0.0003, "batch_size": 64,
              "replay_size": 2048, "min_replay": 128, "sample_reuse": 2.0, "epsilon_start": 0.2,

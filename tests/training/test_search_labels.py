@@ -1,0 +1,184 @@
+"""Expert-iteration labels: what the search found, written in chunks, resumable, checked on load,
+and mixed into the DMC learner's minibatches."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.policy import save_policy  # noqa: E402
+from agents.search import SearchAgent, SearchResult  # noqa: E402
+from gongzhu_env.rules import Rules  # noqa: E402
+from gongzhu_env.view import decode, obs_size  # noqa: E402
+from tests.helpers import tiny_q_network  # noqa: E402
+from training import search_labels  # noqa: E402
+from training.config import ConfigError, make_config  # noqa: E402
+from training.dmc import DMCTrainer  # noqa: E402
+from training.search_labels import (  # noqa: E402
+    LabelError,
+    LabelSpec,
+    label_hand,
+    load_labels,
+    make_labels,
+)
+
+RULES = Rules()
+
+
+@pytest.fixture(scope="module")
+def net_path(tmp_path_factory: pytest.TempPathFactory) -> str:
+    path = tmp_path_factory.mktemp("net") / "tiny.pt"
+    save_policy(path, tiny_q_network(3), RULES)
+    return str(path)
+
+
+@pytest.fixture()
+def spec(net_path: str) -> str:
+    return f"search:worlds=2,net={net_path}"
+
+
+def _quiet(*_: object) -> None:
+    pass
+
+
+def test_a_hands_labels_are_the_searchs_values_of_every_legal_card(spec, monkeypatch):
+    """Every label row is one searched decision: the seat to move, its legal cards valued (the
+    cards of a run share their run's value), nothing else; the same seed gives the same rows."""
+    found: list[SearchResult] = []
+    original = SearchAgent.search
+
+    def spy(self, view):
+        result = original(self, view)
+        if isinstance(result, SearchResult):
+            found.append(result)
+        return result
+
+    monkeypatch.setattr(SearchAgent, "search", spy)
+    obs, tgt = label_hand(spec, RULES, seed=4, hand=0)
+    assert len(obs) == len(tgt) == len(found) > 10
+    for o, t, r in zip(obs, tgt, found, strict=True):
+        blocks = decode(o.astype(np.float32) / 255.0)
+        assert blocks["to_move"][0] == 1.0
+        legal = sorted(c for run in r.runs for c in run)
+        assert np.flatnonzero(~np.isnan(t)).tolist() == legal
+        assert all(blocks["hand"][c] == 1.0 for c in legal)
+        for run, value in zip(r.runs, r.values, strict=True):
+            assert np.allclose(t[run], np.clip(value, -4, 4))
+        assert t[r.choice] == np.nanmax(t)
+    again = label_hand(spec, RULES, seed=4, hand=0)
+    assert all(np.array_equal(a, b) for a, b in zip(obs, again[0], strict=True))
+    other = label_hand(spec, RULES, seed=5, hand=0)
+    assert len(other[0]) != len(obs) or any(
+        not np.array_equal(a, b) for a, b in zip(obs, other[0], strict=True))
+
+
+def test_a_stopped_run_resumes_with_only_the_missing_chunks_and_the_same_labels(
+        spec, tmp_path, monkeypatch):
+    label_spec = LabelSpec(spec, RULES, seed=1, chunk_hands=1)
+    whole = tmp_path / "whole"
+    make_labels(whole, label_spec, 3, log=_quiet)
+    part = tmp_path / "part"
+    make_labels(part, label_spec, 2, log=_quiet)
+    played: list[int] = []
+    real = search_labels.label_chunk
+
+    def counting(s, chunk):
+        played.append(chunk)
+        return real(s, chunk)
+
+    monkeypatch.setattr(search_labels, "label_chunk", counting)
+    make_labels(part, label_spec, 3, resume=True, log=_quiet)
+    assert played == [2]
+    a, b = load_labels(whole, RULES), load_labels(part, RULES)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1], equal_nan=True)
+
+
+def test_two_workers_write_the_labels_one_worker_writes(spec, tmp_path):
+    label_spec = LabelSpec(spec, RULES, seed=2, chunk_hands=1)
+    make_labels(tmp_path / "one", label_spec, 2, workers=1, log=_quiet)
+    make_labels(tmp_path / "two", label_spec, 2, workers=2, log=_quiet)
+    a, b = load_labels(tmp_path / "one", RULES), load_labels(tmp_path / "two", RULES)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1], equal_nan=True)
+
+
+def test_another_search_or_an_existing_set_without_resume_is_refused(spec, net_path, tmp_path):
+    out = tmp_path / "labels"
+    make_labels(out, LabelSpec(spec, RULES, seed=1, chunk_hands=1), 1, log=_quiet)
+    with pytest.raises(LabelError, match="pass --resume"):
+        make_labels(out, LabelSpec(spec, RULES, seed=1, chunk_hands=1), 2, log=_quiet)
+    with pytest.raises(LabelError, match=r"other settings \(seed differ"):
+        make_labels(out, LabelSpec(spec, RULES, seed=9, chunk_hands=1), 2, resume=True,
+                    log=_quiet)
+    with pytest.raises(LabelError, match="spec"):
+        make_labels(out, LabelSpec(f"search:worlds=3,net={net_path}", RULES, seed=1,
+                                   chunk_hands=1), 2, resume=True, log=_quiet)
+    with pytest.raises(LabelError, match="hands: must be a positive integer"):
+        make_labels(out, LabelSpec(spec, RULES, seed=1, chunk_hands=1), 0, resume=True,
+                    log=_quiet)
+
+
+def test_damaged_foreign_or_misplaced_chunks_are_refused_by_name(spec, tmp_path):
+    out = tmp_path / "labels"
+    make_labels(out, LabelSpec(spec, RULES, seed=1, chunk_hands=1), 2, log=_quiet)
+    chunk0, chunk1 = out / "chunk-00000.npz", out / "chunk-00001.npz"
+    # A chunk moved to another index no longer matches its stamp.
+    data0 = chunk0.read_bytes()
+    chunk1.write_bytes(data0)
+    with pytest.raises(LabelError, match=r"chunk-00001\.npz: was written for another"):
+        load_labels(out, RULES)
+    # Values out of range.
+    with np.load(chunk0) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["tgt"] = np.where(np.isnan(arrays["tgt"]), np.nan, 99.0).astype(np.float32)
+    np.savez_compressed(chunk1, **{**arrays, "identity": np.array(json.dumps(
+        {"identity": json.loads(str(arrays["identity"]))["identity"], "chunk": 1},
+        sort_keys=True))})
+    with pytest.raises(LabelError, match="outside"):
+        load_labels(out, RULES)
+    chunk1.write_bytes(b"not a zip")
+    with pytest.raises(LabelError, match="cannot be read"):
+        load_labels(out, RULES)
+    chunk1.unlink()
+    with pytest.raises(LabelError, match="other rules"):
+        load_labels(out, Rules.coerce("huapai"))
+    with pytest.raises(LabelError, match="not a label set"):
+        load_labels(tmp_path / "nowhere", RULES)
+
+
+def test_the_learner_mixes_labels_into_its_minibatches(spec, tmp_path):
+    out = tmp_path / "labels"
+    make_labels(out, LabelSpec(spec, RULES, seed=1, chunk_hands=1), 2, log=_quiet)
+    cfg = make_config("tiny", "dmc", search_labels=str(out), search_label_share=0.25)
+    trainer = DMCTrainer(cfg)
+    assert trainer.labels is not None and trainer.labels.size == len(load_labels(out, RULES)[0])
+    trainer.run_for(600.0, should_stop=lambda: trainer.replay.size >= cfg.min_replay)
+    obs, tgt = trainer.minibatch()
+    k = round(cfg.batch_size * 0.25)
+    assert obs.shape == (cfg.batch_size, obs_size(RULES))
+    counts = (~torch.isnan(tgt)).sum(1)
+    assert (counts[-k:] >= 2).all()  # label rows value every legal card
+    assert (counts[:-k] == 1).all()  # self-play rows: the action taken
+    assert np.isfinite(trainer.train_step())
+
+
+def test_label_settings_are_checked_together():
+    with pytest.raises(ConfigError, match="go together"):
+        make_config("tiny", "dmc", search_label_share=0.5)
+    with pytest.raises(ConfigError, match="go together"):
+        make_config("tiny", "dmc", search_labels="runs/labels")
+    with pytest.raises(ConfigError, match=r"search_label_share: must be a share in \[0, 1\]"):
+        make_config("tiny", "dmc", search_labels="x", search_label_share=1.5)
+    with pytest.raises(ConfigError, match="search_labels: .*not a label set"):
+        DMCTrainer(make_config("tiny", "dmc", search_labels="/nonexistent/labels",
+                               search_label_share=0.5))
+
+
+def test_the_command_refuses_a_spec_that_is_not_the_search(tmp_path, capsys):
+    code = search_labels.main(["--out", str(tmp_path / "x"), "--hands", "1", "--spec", "pimc"])
+    assert code == 2
+    assert "labels come from the search agent" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()

@@ -1,0 +1,217 @@
+"""Expert iteration: rounds of search labels, a fine-tune on them, and a gate.
+
+One round, from the current network ``N`` (round 1: the shipped ``policy:pretrained``):
+
+1. **Labels** (``training.search_labels``): ``--hands`` hands played by ``search:net=N`` at
+   every seat, each searched decision stored with the search's value of every legal card.
+2. **Fine-tune** (``training.dmc`` through ``training.train``): the ``full`` preset's
+   self-play, started from ``N``'s weights, with ``--share`` of every minibatch drawn from the
+   labels, for ``--train-s`` seconds at learning rate ``--lr``.
+3. **Gate**: ``policy:NEW`` against ``policy:N`` in the duplicate arena (``--gate-deals`` deals,
+   deal seed ``GATE_SEED``, not used in training). The new network is kept only when the 95 %
+   CI's lower bound is above 0, so a round never makes the result worse; it then becomes the
+   network of the next round's search.
+
+Everything a round does is on disk under ``--out`` and resumes: label chunks, the training
+run's checkpoints and the gate's arena journal. ``--resume`` after a stop carries on from the
+first unfinished step; ``state.json`` records every finished step. The run's best network is
+``--out/policy.pt``.
+
+    python -m training.expert_iteration --out runs/exit --rounds 2 --workers 2
+    python -m training.expert_iteration --out runs/exit --rounds 2 --workers 2 --resume
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from gongzhu_env.rules import Rules
+
+GATE_SEED = 4242
+"""Deal seed of the gate matches (the training runs and label hands draw other deals)."""
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """The settings of an expert-iteration run (recorded in ``state.json``)."""
+
+    rounds: int = 2
+    hands: int = 2000
+    """Hands labelled per round (about 35 searched decisions each)."""
+    search: str = "search"
+    """The search's spec without ``net=`` (each round adds the current network)."""
+    share: float = 0.5
+    """Share of each minibatch drawn from the labels."""
+    train_s: float = 1200.0
+    """Seconds of fine-tuning per round."""
+    lr: float = 1e-4
+    """Learning rate of the fine-tune (constant: the start is already trained)."""
+    gate_deals: int = 1000
+    seed: int = 0
+    rules: str = "standard"
+
+    def check(self) -> None:
+        """Refuse settings that cannot make a run, naming the setting."""
+        for name in ("rounds", "hands", "gate_deals"):
+            v = getattr(self, name)
+            if type(v) is not int or v < 1:
+                raise ValueError(f"{name}: must be a positive integer; got {v!r}")
+        if not 0.0 < self.share <= 1.0:
+            raise ValueError(f"share: must be in (0, 1]; got {self.share!r}")
+        for name in ("train_s", "lr"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name}: must be > 0; got {getattr(self, name)!r}")
+        if "net=" in self.search or not self.search.split(":")[0].strip() == "search":
+            raise ValueError(f"search: must be a search spec without net= (each round "
+                             f"names its network); got {self.search!r}")
+
+
+class ExpertIteration:
+    """The rounds of one run directory (see the module docstring)."""
+
+    def __init__(self, out: str | Path, recipe: Recipe, workers: int = 1,
+                 log: Any = print) -> None:
+        recipe.check()
+        self.out = Path(out)
+        self.recipe = recipe
+        self.rules = Rules.coerce(recipe.rules)
+        self.workers = workers
+        self.log = log
+        self.state_path = self.out / "state.json"
+
+    # ------------------------------------------------------------------ state
+    def load_state(self, resume: bool) -> dict[str, Any]:
+        """Start a new run, or read back the one to resume (same recipe only)."""
+        if self.state_path.exists():
+            if not resume:
+                raise ValueError(f"{self.out}: an expert-iteration run is already here; pass "
+                                 "--resume to carry it on or choose another --out")
+            state = json.loads(self.state_path.read_text(encoding="utf-8"))
+            had = {k: v for k, v in state["recipe"].items() if k != "rounds"}
+            now = {k: v for k, v in asdict(self.recipe).items() if k != "rounds"}
+            if had != now:
+                diff = sorted(k for k in now if had.get(k) != now[k])
+                raise ValueError(f"{self.out}: the run here has other settings "
+                                 f"({', '.join(diff)} differ); only --rounds may change")
+            state["recipe"] = asdict(self.recipe)
+            return state
+        self.out.mkdir(parents=True, exist_ok=True)
+        from agents.policy import resolve_policy_path
+
+        start = self.out / "round-0" / "policy.pt"
+        start.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(resolve_policy_path("pretrained", self.rules), start)
+        state = {"recipe": asdict(self.recipe), "current": str(start), "rounds": []}
+        self.save_state(state)
+        return state
+
+    def save_state(self, state: dict[str, Any]) -> None:
+        """Write ``state.json`` whole (temporary file, then renamed)."""
+        tmp = self.state_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(state, indent=1) + "\n", encoding="utf-8")
+        tmp.replace(self.state_path)
+
+    # ------------------------------------------------------------------ a round
+    def run(self, resume: bool = False) -> dict[str, Any]:
+        """Play every round not yet finished; return the state."""
+        state = self.load_state(resume)
+        for r in range(len(state["rounds"]) + 1, self.recipe.rounds + 1):
+            state["rounds"].append(self.round(r, Path(state["current"])))
+            if state["rounds"][-1]["accepted"]:
+                state["current"] = state["rounds"][-1]["policy"]
+            self.save_state(state)
+        shutil.copyfile(state["current"], self.out / "policy.pt")
+        self.log(f"expert iteration: best network {state['current']} -> {self.out / 'policy.pt'}")
+        return state
+
+    def round(self, r: int, current: Path) -> dict[str, Any]:
+        """Labels, fine-tune and gate of round ``r`` from the network at ``current``."""
+        from training.search_labels import LabelSpec, make_labels
+
+        c = self.recipe
+        where = self.out / f"round-{r}"
+        t0 = time.perf_counter()
+        spec = f"{c.search}{',' if ':' in c.search else ':'}net={current}"
+        labels = where / "labels"
+        make_labels(labels, LabelSpec(spec, self.rules, c.seed * 1000 + r, 10), c.hands,
+                    workers=self.workers, resume=True, log=self.log)
+        t1 = time.perf_counter()
+        policy = self.fine_tune(where / "train", current, labels, c.seed * 1000 + r)
+        t2 = time.perf_counter()
+        result = self.gate(where, policy, current)
+        t3 = time.perf_counter()
+        accepted = result.stats.ci_low > 0
+        record = {"round": r, "search": spec, "labels": str(labels), "policy": str(policy),
+                  "gate": result.stats.to_dict(), "accepted": accepted,
+                  "seconds": {"labels": round(t1 - t0, 1), "train": round(t2 - t1, 1),
+                              "gate": round(t3 - t2, 1)}}
+        self.log(f"round {r}: new vs previous {result.stats.mean:+.1f} "
+                 f"[{result.stats.ci_low:+.1f}, {result.stats.ci_high:+.1f}] over "
+                 f"{result.stats.n} deals: {'kept' if accepted else 'not kept'}")
+        return record
+
+    def fine_tune(self, run_dir: Path, start: Path, labels: Path, seed: int) -> Path:
+        """Fine-tune ``start`` on self-play plus labels; resume a run that was stopped."""
+        from training.config import make_config
+        from training.run import RunDir
+        from training.train import run_training
+
+        c = self.recipe
+        run = RunDir(run_dir)
+        if run.policy.exists():
+            return run.policy
+        cfg = make_config("full", "dmc", rules=c.rules, seed=seed, init_policy=str(start),
+                          search_labels=str(labels), search_label_share=c.share,
+                          time_budget_s=c.train_s, lr=c.lr, lr_final_fraction=1.0,
+                          epsilon_start=0.01, epsilon_end=0.01, final_eval_deals=0,
+                          eval_deals=0)
+        run_training(cfg, run_dir, resume=run.latest.exists(), quiet=True)
+        return run.policy
+
+    def gate(self, where: Path, new: Path, old: Path) -> Any:
+        """Play the new network against the previous one (duplicate 1 vs 3, journalled)."""
+        from training.arena.duplicate import duplicate_match
+
+        return duplicate_match(f"policy:{new}", f"policy:{old}", self.recipe.gate_deals,
+                               rules=self.rules, seed=GATE_SEED, workers=self.workers,
+                               journal=where / "gate.jsonl", resume=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: run or resume an expert-iteration run; exit 2 with the reason on bad input."""
+    d = Recipe()
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--out", required=True)
+    p.add_argument("--rounds", type=int, default=d.rounds)
+    p.add_argument("--hands", type=int, default=d.hands, help="hands labelled per round")
+    p.add_argument("--search", default=d.search, help="the search spec, without net=")
+    p.add_argument("--share", type=float, default=d.share,
+                   help="share of each minibatch drawn from the labels")
+    p.add_argument("--train-s", type=float, default=d.train_s,
+                   help="seconds of fine-tuning per round")
+    p.add_argument("--lr", type=float, default=d.lr)
+    p.add_argument("--gate-deals", type=int, default=d.gate_deals)
+    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--rules", default=d.rules)
+    p.add_argument("--workers", type=int, default=1, help="processes (2 for both cores)")
+    p.add_argument("--resume", action="store_true")
+    args = p.parse_args(argv)
+    recipe = Recipe(args.rounds, args.hands, args.search, args.share, args.train_s, args.lr,
+                    args.gate_deals, args.seed, args.rules)
+    try:
+        ExpertIteration(args.out, recipe, args.workers).run(args.resume)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,372 @@
+"""Labels for expert iteration: the search agent's value of every legal card, journalled.
+
+The network that plays alone learns from what a stronger player finds (``docs/search.md``,
+"Expert iteration"). This module plays seeded hands with the ``search`` agent at every seat and,
+at each of its card decisions with a choice, stores the observation of the seat to move and
+the search's likelihood-weighted value of every legal card (each card of a run of equivalent
+cards worth its run's value), in the network's unit. ``DMCConfig.search_labels`` then mixes
+them into the learner's minibatches as Q targets.
+
+Why files, in chunks: a search decision costs tens of milliseconds, so a useful label set takes
+an hour or more of both cores. Each chunk of ``chunk_hands`` hands is an ``.npz`` written whole
+(to a temporary name, then renamed), so a run that is stopped keeps every finished chunk and
+``--resume`` plays only the others. Hand ``h`` is dealt and searched from seeds derived from
+``(seed, h)`` alone, so the labels do not depend on how many workers made them or in which
+order: the same seed gives the same files. The directory's ``labels.json`` records the spec,
+the rules, the seed, the chunk size and the SHA-256 of the search's network file; a resumed or
+loaded set is checked against it, and every chunk is checked (identity, shapes, types, ranges)
+before its numbers are used.
+
+    python -m training.search_labels --out runs/labels --hands 2000 --workers 2
+    python -m training.search_labels --out runs/labels --hands 4000 --workers 2 --resume
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gongzhu_env.engine import Game
+from gongzhu_env.rules import Rules
+from gongzhu_env.view import obs_size
+
+FORMAT = 1
+MANIFEST = "labels.json"
+DEFAULT_SPEC = "search"
+CLIP = 4.0
+"""Labels are values in the network's unit, clipped like the trainers' targets."""
+
+
+class LabelError(ValueError):
+    """A label set is missing, damaged, or belongs to another search or rule set."""
+
+
+@dataclass(frozen=True)
+class LabelSpec:
+    """What makes a label set: who searched, at which table, from which seed."""
+
+    spec: str
+    rules: Rules
+    seed: int
+    chunk_hands: int
+
+    def identity(self) -> dict[str, Any]:
+        """Return the manifest's content: all that decides the labels besides the hand."""
+        return {"format": FORMAT, "spec": self.spec, "rules": self.rules.to_dict(),
+                "seed": self.seed, "chunk_hands": self.chunk_hands,
+                "network_sha256": network_digest(self.spec, self.rules)}
+
+
+def network_digest(spec: str, rules: Rules) -> str:
+    """SHA-256 of the network file a ``search`` spec loads (a retrained file is another set)."""
+    from agents.policy import resolve_policy_path
+
+    net = _search_options(spec).get("net", "pretrained")
+    return hashlib.sha256(resolve_policy_path(net, rules).read_bytes()).hexdigest()
+
+
+def _search_options(spec: str) -> dict[str, str]:
+    name, _, args = spec.partition(":")
+    if name.strip() != "search":
+        raise LabelError(f"spec: labels come from the search agent; got {spec!r} "
+                         "(expected 'search' or 'search:option=value,...')")
+    return dict(part.split("=", 1) for part in args.split(",") if "=" in part)
+
+
+def chunk_path(out: Path, chunk: int) -> Path:
+    """File of one chunk's labels."""
+    return out / f"chunk-{chunk:05d}.npz"
+
+
+def hand_seeds(seed: int, hand: int) -> tuple[int, int]:
+    """Seeds of one hand's deal and of the search that plays it (independent of workers)."""
+    a, b = np.random.SeedSequence([seed, hand]).generate_state(2)
+    return int(a), int(b)
+
+
+# ---------------------------------------------------------------------------- labelling
+_AGENTS: dict[str, Any] = {}
+
+
+def _agent(spec: str, rules: Rules) -> Any:
+    """Return this process's search agent (built once: it loads a network)."""
+    from agents import make_agent
+
+    key = f"{spec}|{rules.to_dict()}"
+    if key not in _AGENTS:
+        _AGENTS[key] = make_agent(spec, rules=rules)
+    return _AGENTS[key]
+
+
+def label_hand(spec: str, rules: Rules, seed: int, hand: int
+               ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Play hand ``hand`` with the search at every seat; return its observations and targets.
+
+    Observations are ``uint8`` (x255, as the replay buffer stores them); a target row holds the
+    value of every legal card and NaN elsewhere. Declarations, forced cards and decisions whose
+    legal cards are all equivalent are played but give no label (nothing to tell apart).
+    """
+    from agents.search import SearchResult
+
+    deal_seed, search_seed = hand_seeds(seed, hand)
+    agent = _agent(spec, rules)
+    agent.reseed(search_seed)
+    game = Game(rules, seed=deal_seed)
+    for seat in range(rules.players):
+        agent.reset(seat, rules)
+    obs: list[np.ndarray] = []
+    tgt: list[np.ndarray] = []
+    while not game.is_over():
+        legal = game.legal_actions()
+        if len(legal) == 1:
+            game.step(legal[0])
+            continue
+        view = game.view(game.current_player)
+        result = agent.search(view)
+        if isinstance(result, SearchResult):
+            row = np.full(rules.num_actions, np.nan, dtype=np.float32)
+            for card, value in result.card_values().items():
+                row[card] = min(CLIP, max(-CLIP, value))
+            obs.append(np.rint(view.encode() * 255.0).astype(np.uint8))
+            tgt.append(row)
+            game.step(result.choice)
+        else:
+            game.step(int(result))
+    return obs, tgt
+
+
+def label_chunk(label_spec: LabelSpec, chunk: int) -> dict[str, np.ndarray]:
+    """Label every hand of one chunk; return the arrays of its file."""
+    from training.arena.duplicate import _worker_init
+
+    _worker_init()
+    s = label_spec
+    width = obs_size(s.rules)
+    obs: list[np.ndarray] = []
+    tgt: list[np.ndarray] = []
+    hands: list[int] = []
+    for hand in range(chunk * s.chunk_hands, (chunk + 1) * s.chunk_hands):
+        o, t = label_hand(s.spec, s.rules, s.seed, hand)
+        obs += o
+        tgt += t
+        hands += [hand] * len(o)
+    return {"obs": np.stack(obs) if obs else np.zeros((0, width), np.uint8),
+            "tgt": np.stack(tgt) if tgt else np.zeros((0, s.rules.num_actions), np.float32),
+            "hand": np.asarray(hands, dtype=np.int32)}
+
+
+def write_chunk(out: Path, identity: dict[str, Any], chunk: int,
+                arrays: dict[str, np.ndarray]) -> Path:
+    """Write one chunk whole: to a temporary name, then renamed (never half a file)."""
+    path = chunk_path(out, chunk)
+    tmp = path.with_suffix(".tmp.npz")
+    stamp = json.dumps({"identity": identity, "chunk": chunk}, sort_keys=True)
+    np.savez_compressed(tmp, identity=np.array(stamp), **arrays)
+    os.replace(tmp, path)
+    return path
+
+
+# ---------------------------------------------------------------------------- reading
+def read_manifest(out: Path) -> dict[str, Any]:
+    """Return a label set's manifest (``LabelError`` if missing or unreadable)."""
+    path = out / MANIFEST
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise LabelError(f"{out}: not a label set (no {MANIFEST}); make one with "
+                         "python -m training.search_labels --out DIR") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise LabelError(f"{path}: cannot be read as a label manifest ({e})") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise LabelError(f"{path}: not a label manifest of format {FORMAT}")
+    return doc
+
+
+def read_chunk(path: Path, identity: dict[str, Any], chunk: int, width: int,
+               num_actions: int) -> tuple[np.ndarray, np.ndarray]:
+    """Read one chunk and check it belongs to ``identity`` and holds valid labels."""
+    def bad(problem: str) -> LabelError:
+        return LabelError(f"{path}: {problem}")
+
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in ("identity", "obs", "tgt", "hand")}
+    except KeyError as e:
+        raise bad(f"missing array {e}") from None
+    except (OSError, ValueError) as e:
+        raise bad(f"cannot be read as a label chunk ({e})") from None
+    try:
+        stamp = json.loads(str(arrays["identity"]))
+    except json.JSONDecodeError:
+        raise bad("its identity stamp is not JSON") from None
+    if stamp != {"identity": identity, "chunk": chunk}:
+        raise bad("was written for another label set or chunk (its identity stamp differs "
+                  "from labels.json)")
+    obs, tgt, hand = arrays["obs"], arrays["tgt"], arrays["hand"]
+    n = len(obs)
+    if obs.dtype != np.uint8 or obs.shape != (n, width):
+        raise bad(f"obs must be uint8 of shape (n, {width}); got {obs.dtype} {obs.shape}")
+    if tgt.dtype != np.float32 or tgt.shape != (n, num_actions):
+        raise bad(f"tgt must be float32 of shape ({n}, {num_actions}); got {tgt.dtype} "
+                  f"{tgt.shape}")
+    if hand.shape != (n,):
+        raise bad(f"hand must have one entry per label; got shape {hand.shape}")
+    labelled = ~np.isnan(tgt)
+    if n and (labelled.sum(axis=1) < 2).any():
+        raise bad("a label row values fewer than two cards")
+    if np.abs(tgt[labelled]).max(initial=0.0) > CLIP:
+        raise bad(f"a value lies outside [-{CLIP:g}, {CLIP:g}]")
+    return obs, tgt
+
+
+def load_labels(out: str | os.PathLike[str], rules: Rules, width: int | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Every finished chunk of a label set for ``rules``: ``(obs uint8, tgt float32)``.
+
+    Refused (``LabelError``) when the set was made for other rules, when any chunk is damaged
+    or foreign, or when it holds no label yet.
+    """
+    out = Path(out)
+    doc = read_manifest(out)
+    have = Rules.from_dict(doc["rules"])
+    if have != rules:
+        raise LabelError(f"{out}: labels were made for other rules than the run's "
+                         f"({have.to_dict()} != {rules.to_dict()})")
+    width = obs_size(rules) if width is None else width
+    parts = [read_chunk(path, doc, int(path.stem.split("-")[1]), width, rules.num_actions)
+             for path in sorted(out.glob("chunk-[0-9][0-9][0-9][0-9][0-9].npz"))]
+    if not parts or sum(len(p[0]) for p in parts) == 0:
+        raise LabelError(f"{out}: the label set has no finished chunk yet")
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+# ---------------------------------------------------------------------------- running
+def open_set(out: Path, label_spec: LabelSpec, resume: bool) -> set[int]:
+    """Create the set's directory, or check it on ``resume``; return the finished chunks."""
+    identity = json.loads(json.dumps(label_spec.identity()))
+    manifest = out / MANIFEST
+    if manifest.exists():
+        if not resume:
+            raise LabelError(f"{out}: a label set is already here; pass --resume to add to it "
+                             "or choose another --out")
+        doc = read_manifest(out)
+        if doc != identity:
+            diff = sorted(k for k in identity if doc.get(k) != identity[k])
+            raise LabelError(f"{out}: the label set here was made with other settings "
+                             f"({', '.join(diff)} differ); use another --out")
+    else:
+        out.mkdir(parents=True, exist_ok=True)
+        manifest.write_text(json.dumps(identity, indent=1, sort_keys=True) + "\n",
+                            encoding="utf-8")
+    for tmp in out.glob("chunk-*.tmp.npz"):
+        tmp.unlink()  # a chunk cut short by a stop: it is labelled again
+    done = set()
+    width, actions = obs_size(label_spec.rules), label_spec.rules.num_actions
+    for path in sorted(out.glob("chunk-[0-9][0-9][0-9][0-9][0-9].npz")):
+        chunk = int(path.stem.split("-")[1])
+        read_chunk(path, identity, chunk, width, actions)
+        done.add(chunk)
+    return done
+
+
+def make_labels(out: str | os.PathLike[str], label_spec: LabelSpec, hands: int, *,
+                workers: int = 1, resume: bool = False, time_budget_s: float = 0.0,
+                log: Any = print) -> int:
+    """Label the first ``hands`` hands (rounded up to whole chunks); return labels written.
+
+    Chunks already on disk are kept; with ``time_budget_s`` no chunk starts after the budget
+    (the ones running finish), so a budgeted leg ends with whole chunks only.
+    """
+    out = Path(out)
+    if type(hands) is not int or hands < 1:
+        raise LabelError(f"hands: must be a positive integer; got {hands!r}")
+    if type(workers) is not int or workers < 1:
+        raise LabelError(f"workers: must be a positive integer; got {workers!r}")
+    done = open_set(out, label_spec, resume)
+    chunks = -(-hands // label_spec.chunk_hands)
+    todo = [c for c in range(chunks) if c not in done]
+    log(f"labels: {len(done)} of {chunks} chunks on disk, {len(todo)} to play "
+        f"({label_spec.chunk_hands} hands each, {workers} worker(s))")
+    identity = json.loads(json.dumps(label_spec.identity()))
+    start = time.perf_counter()
+    written = 0
+    for chunk, arrays in _run_chunks(label_spec, todo, workers, start, time_budget_s):
+        write_chunk(out, identity, chunk, arrays)
+        written += len(arrays["obs"])
+        spent = time.perf_counter() - start
+        log(f"  chunk {chunk}: {len(arrays['obs'])} labels ({written:,} this run, "
+            f"{written / max(spent, 1e-9):.1f}/s)")
+    return written
+
+
+def _run_chunks(label_spec: LabelSpec, todo: list[int], workers: int, start: float,
+                budget: float) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
+    def over() -> bool:
+        return budget > 0 and time.perf_counter() - start >= budget
+
+    if workers == 1:
+        for chunk in todo:
+            if over():
+                return
+            yield chunk, label_chunk(label_spec, chunk)
+        return
+    from training.arena.duplicate import make_executor
+
+    pending: dict[Future, int] = {}
+    queue = list(todo)
+    with make_executor(workers) as pool:
+        while queue or pending:
+            while queue and len(pending) < workers and not over():
+                chunk = queue.pop(0)
+                pending[pool.submit(label_chunk, label_spec, chunk)] = chunk
+            if not pending:
+                return
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for f in finished:
+                yield pending.pop(f), f.result()
+            if over():
+                queue.clear()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: make or extend a label set; exit 2 with the reason on bad input."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--out", required=True, help="directory of the label set")
+    p.add_argument("--spec", default=DEFAULT_SPEC, help="the search agent's spec")
+    p.add_argument("--rules", default="standard", help="rules preset of the table")
+    p.add_argument("--hands", type=int, required=True, help="hands to label in all")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--chunk-hands", type=int, default=10, help="hands per chunk file")
+    p.add_argument("--workers", type=int, default=1, help="processes (2 for both cores)")
+    p.add_argument("--time-budget", type=float, default=0.0,
+                   help="seconds after which no chunk starts (0: none)")
+    p.add_argument("--resume", action="store_true", help="add to the set already at --out")
+    args = p.parse_args(argv)
+    try:
+        rules = Rules.coerce(args.rules)
+        if args.chunk_hands < 1:
+            raise LabelError(f"--chunk-hands: must be a positive integer; got {args.chunk_hands}")
+        _search_options(args.spec)
+        spec = LabelSpec(args.spec, rules, args.seed, args.chunk_hands)
+        n = make_labels(args.out, spec, args.hands, workers=args.workers, resume=args.resume,
+                        time_budget_s=args.time_budget)
+    except (LabelError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"labels: {n:,} written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
