@@ -261,7 +261,7 @@ class DMCConfig:
     in ``eval_opponents``, outside the training budget."""
 
     eval_deals: int = 60
-    """Deals per baseline in each periodic evaluation (duplicate: 4 seats each)."""
+    """Deals per baseline in each periodic evaluation (duplicate: 4 seats each; 0: none)."""
 
     eval_opponents: tuple[str, ...] = ("random", "greedy", "expert")
     """Baselines of the periodic and final evaluations (agent specs)."""
@@ -468,7 +468,7 @@ class SB3Config:
     """Learner steps between arena evaluations (learning curve)."""
 
     eval_deals: int = 100
-    """Deals per baseline in each periodic evaluation."""
+    """Deals per baseline in each periodic evaluation (0: none)."""
 
     eval_opponents: tuple[str, ...] = ("random", "greedy", "expert")
     """Baselines of the periodic and final evaluations."""

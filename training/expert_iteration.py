@@ -56,6 +56,10 @@ class Recipe:
     gate_deals: int = 1000
     seed: int = 0
     rules: str = "standard"
+    start: str = "pretrained"
+    """The network of round 1's search and fine-tune (a policy path or ``pretrained``)."""
+    preset: str = "full"
+    """Training preset of the fine-tunes (its network shape is the start's)."""
 
     def check(self) -> None:
         """Refuse settings that cannot make a run, naming the setting."""
@@ -107,7 +111,7 @@ class ExpertIteration:
 
         start = self.out / "round-0" / "policy.pt"
         start.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(resolve_policy_path("pretrained", self.rules), start)
+        shutil.copyfile(resolve_policy_path(self.recipe.start, self.rules), start)
         state = {"recipe": asdict(self.recipe), "current": str(start), "rounds": []}
         self.save_state(state)
         return state
@@ -159,6 +163,7 @@ class ExpertIteration:
 
     def fine_tune(self, run_dir: Path, start: Path, labels: Path, seed: int) -> Path:
         """Fine-tune ``start`` on self-play plus labels; resume a run that was stopped."""
+        from agents.policy import load_policy_file
         from training.config import make_config
         from training.run import RunDir
         from training.train import run_training
@@ -167,7 +172,10 @@ class ExpertIteration:
         run = RunDir(run_dir)
         if run.policy.exists():
             return run.policy
-        cfg = make_config("full", "dmc", rules=c.rules, seed=seed, init_policy=str(start),
+        arch = load_policy_file(str(start), self.rules)[0].architecture()
+        cfg = make_config(c.preset, "dmc", rules=c.rules, seed=seed, init_policy=str(start),
+                          hidden=tuple(arch["hidden"]), card_features=arch["card_features"],
+                          holder_features=arch["holder_features"],
                           search_labels=str(labels), search_label_share=c.share,
                           time_budget_s=c.train_s, lr=c.lr, lr_final_fraction=1.0,
                           epsilon_start=0.01, epsilon_end=0.01, final_eval_deals=0,
@@ -200,11 +208,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--gate-deals", type=int, default=d.gate_deals)
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--rules", default=d.rules)
+    p.add_argument("--start", default=d.start, help="round 1's network (policy path)")
+    p.add_argument("--preset", default=d.preset, help="training preset of the fine-tunes")
     p.add_argument("--workers", type=int, default=1, help="processes (2 for both cores)")
     p.add_argument("--resume", action="store_true")
     args = p.parse_args(argv)
     recipe = Recipe(args.rounds, args.hands, args.search, args.share, args.train_s, args.lr,
-                    args.gate_deals, args.seed, args.rules)
+                    args.gate_deals, args.seed, args.rules, args.start, args.preset)
     try:
         ExpertIteration(args.out, recipe, args.workers).run(args.resume)
     except ValueError as e:

@@ -71,6 +71,8 @@ def train_dmc(cfg: DMCConfig, run: RunDir, resume: bool, quiet: bool = False, *,
                         metadata=meta(), mixed=mixed)
 
     def evaluate() -> None:
+        if cfg.eval_deals == 0:
+            return  # periodic evaluations off
         t0 = time.perf_counter()
         results = evaluate_policy(trainer.net, rules, cfg.eval_opponents, cfg.eval_deals,
                                   EVAL_SEED, mixed=mixed)

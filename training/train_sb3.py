@@ -314,6 +314,8 @@ def train_sb3(cfg: SB3Config, run: RunDir, resume: bool, quiet: bool = False) ->
             state_path.write_text(json.dumps(state), encoding="utf-8")
 
         def evaluate(self) -> None:
+            if cfg.eval_deals == 0:
+                return  # periodic evaluations off
             net = actor_network(model, cfg.hidden, rules)
             results = evaluate_policy(net, rules, cfg.eval_opponents, cfg.eval_deals, EVAL_SEED)
             log.evaluations(results, self.elapsed(), self.num_timesteps)

@@ -182,3 +182,40 @@ def test_the_command_refuses_a_spec_that_is_not_the_search(tmp_path, capsys):
     assert code == 2
     assert "labels come from the search agent" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
+
+
+def test_an_expert_iteration_round_labels_fine_tunes_gates_and_resumes(net_path, tmp_path):
+    """One round end to end at toy sizes: labels on disk, a fine-tuned policy, a gate result
+    in state.json; the best network is the run's policy.pt. Running again without --resume is
+    refused, and with it nothing is redone; another recipe is refused naming what differs."""
+    from training.expert_iteration import ExpertIteration, Recipe
+
+    recipe = Recipe(rounds=1, hands=1, search="search:worlds=2", share=0.5, train_s=2.0,
+                    gate_deals=2, start=net_path, preset="tiny")
+    out = tmp_path / "exit"
+    state = ExpertIteration(out, recipe, log=_quiet).run()
+    (record,) = state["rounds"]
+    assert load_labels(record["labels"], RULES)[0].shape[0] > 10
+    assert (out / "round-1" / "train" / "policy.pt").is_file()
+    assert record["gate"]["n"] == 2 and (out / "round-1" / "gate.jsonl").is_file()
+    best = state["current"]
+    assert best == (record["policy"] if record["accepted"] else str(out / "round-0" / "policy.pt"))
+    assert (out / "policy.pt").read_bytes() == open(best, "rb").read()
+    with pytest.raises(ValueError, match="pass --resume"):
+        ExpertIteration(out, recipe, log=_quiet).run()
+    again = ExpertIteration(out, recipe, log=_quiet).run(resume=True)
+    assert again["rounds"] == state["rounds"]
+    with pytest.raises(ValueError, match=r"other settings \(share differ"):
+        ExpertIteration(out, Recipe(**{**recipe.__dict__, "share": 0.25}), log=_quiet).run(
+            resume=True)
+
+
+def test_expert_iteration_settings_are_checked():
+    from training.expert_iteration import Recipe
+
+    with pytest.raises(ValueError, match="hands: must be a positive integer"):
+        Recipe(hands=0).check()
+    with pytest.raises(ValueError, match=r"share: must be in \(0, 1\]"):
+        Recipe(share=0.0).check()
+    with pytest.raises(ValueError, match="without net="):
+        Recipe(search="search:net=other.pt").check()

@@ -71,6 +71,15 @@ def test_dmc_with_an_actor_process_trains_and_resumes(tmp_path):
     assert net.card_features and data["architecture"]["card_features"] is True
 
 
+@pytest.mark.parametrize("trainer", ["dmc", "sb3"])
+def test_zero_evaluation_deals_train_without_periodic_evaluations(tmp_path, trainer):
+    out = tmp_path / trainer
+    assert train.main(["--trainer", trainer, "--preset", "tiny", "--out", str(out), "--quiet",
+                       "--set", "eval_deals=0", "--set", "final_eval_deals=0"]) == 0
+    assert (out / "policy.pt").is_file()
+    assert not (out / "evals.csv").exists()
+
+
 def test_resume_from_a_corrupt_checkpoint_fails_clearly(tmp_path, capsys):
     out = tmp_path / "run"
     assert train.main(["--preset", "tiny", "--out", str(out), "--quiet", "--time-budget",
