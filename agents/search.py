@@ -41,6 +41,11 @@ Options, in the spec: ``"search:worlds=16,depth=0,temperature=1,floor=0.1,time=0
              from the seed alone; without one (the default) it is.
 ``net``      the policy file (``policy:`` paths, ``pretrained`` by default)
 ``scale``    the network's unit in points (its trainer's ``reward_scale``, 400)
+``workers``  processes that share the worlds of a decision (1: this one; 2 uses both cores of
+             a two-core machine). World ``k`` of a decision is dealt from the decision's seed
+             and ``k`` alone, so the play is the same for any number of workers. The helper
+             processes start at the first search and load the network once; do not combine it
+             with an arena that already runs one process per core.
 
 Limits: one-deck tables only, and a network of kind ``q`` for single hands of the table's
 rules (``PolicyLoadError`` otherwise, naming the difference). Under ``hidden_exposure`` the
@@ -52,7 +57,10 @@ and the mean over worlds are taken as if this seat did).
 from __future__ import annotations
 
 import math
+import multiprocessing
 import time
+import weakref
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,7 +123,7 @@ class SearchAgent(Agent):
 
     def __init__(self, seed: int | None = None, worlds: int = 16, depth: int | str = 0,
                  temperature: float = 1.0, floor: float = 0.1, time: float = 0,
-                 net: str = "pretrained", scale: float = 400.0,
+                 net: str = "pretrained", scale: float = 400.0, workers: int = 1,
                  rules: Rules | None = None) -> None:
         super().__init__(seed)
         if type(worlds) is not int or worlds < 1:
@@ -137,6 +145,9 @@ class SearchAgent(Agent):
                              f"(0: no limit); got {time!r}")
         if not _number(scale) or not scale > 0:
             raise ValueError(f"search option scale must be a number > 0; got {scale!r}")
+        if type(workers) is not int or workers < 1:
+            raise ValueError(f"search option workers must be a positive integer (processes "
+                             f"that share the worlds); got {workers!r}")
         if not isinstance(net, str) or not net.strip():
             raise ValueError(f"search option net must be a policy path or 'pretrained'; "
                              f"got {net!r}")
@@ -146,6 +157,11 @@ class SearchAgent(Agent):
         self.time_limit = float(time) / 1000.0
         self.scale = float(scale)
         self.net_name = net.strip()
+        self.workers = workers
+        self._options = {"worlds": worlds, "depth": depth, "temperature": temperature,
+                         "floor": floor, "net": self.net_name, "scale": scale}
+        """What a helper process needs to build the same search (``workers``)."""
+        self._pool: ProcessPoolExecutor | None = None
         self.net, self.rules = _load_network(self.net_name, rules)
         self.shipped = is_shipped(resolve_policy_path(self.net_name, rules))
         self.name = (f"search:worlds={worlds},depth={depth},temperature={temperature:g},"
@@ -154,6 +170,8 @@ class SearchAgent(Agent):
             self.name += f",time={time:g}"
         if self.net_name != "pretrained":
             self.name += f",net={self.net_name}"
+        if workers > 1:
+            self.name += f",workers={workers}"
 
     def reset(self, seat: int, rules: Rules) -> None:
         """Refuse a table whose rules the network was not trained for."""
@@ -204,16 +222,15 @@ class SearchAgent(Agent):
         if len(cands) == 1:
             return cands[0]
         start = time.perf_counter()
-        chunk = CHUNK if self.time_limit > 0 else self.worlds
+        seed = int(self.rng.integers(2**63))
         logw: list[np.ndarray] = []
         values: list[np.ndarray] = []
         done = 0
-        while done < self.worlds:
-            n = min(chunk, self.worlds - done)
-            worlds = [replay_world(view, sample_hands(view, self.rng)) for _ in range(n)]
-            logw.append(self.log_likelihoods([trace for _, trace in worlds]))
-            values.append(self.values(view, [g for g, _ in worlds], cands, situation))
-            done += n
+        for wave in self._waves():
+            for lw, v in self._run_wave(view, cands, seed, wave, situation):
+                logw.append(lw)
+                values.append(v)
+            done += sum(len(part) for part in wave)
             if self.time_limit > 0 and time.perf_counter() - start >= self.time_limit:
                 break
         weights = normalised(np.concatenate(logw))
@@ -222,6 +239,56 @@ class SearchAgent(Agent):
         choice = default if totals[cands.index(default)] >= best - 1e-9 else \
             cands[int(np.argmax(totals))]
         return SearchResult(runs, cands, totals, choice, done)
+
+    def _waves(self) -> list[list[range]]:
+        """Split the worlds into waves of parts, one part per process.
+
+        Without a time limit: one wave, the worlds shared evenly by the processes. With one:
+        parts of ``CHUNK`` worlds, ``workers`` parts a wave, the limit checked between waves.
+        """
+        n, k = self.worlds, self.workers
+        if self.time_limit > 0:
+            parts = [range(i, min(i + CHUNK, n)) for i in range(0, n, CHUNK)]
+        else:
+            bounds = [round(i * n / k) for i in range(k + 1)]
+            parts = [range(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
+        return [parts[i:i + k] for i in range(0, len(parts), k)]
+
+    def _run_wave(self, view: PlayerView, cands: list[int], seed: int, wave: list[range],
+                  situation: Situation) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Search the worlds of one wave, in this process or in the helper processes."""
+        if self.workers == 1 or len(wave) == 1:
+            return [self.search_worlds(view, cands, seed, part, situation) for part in wave]
+        if self._pool is None:
+            self._pool = _start_pool(self.workers)
+            weakref.finalize(self, self._pool.shutdown, wait=False, cancel_futures=True)
+        jobs = [self._pool.submit(_search_part, self._options, self.rules, view, cands, seed,
+                                  part) for part in wave]
+        return [job.result() for job in jobs]
+
+    def search_worlds(self, view: PlayerView, cands: list[int], seed: int, part: range,
+                      situation: Situation) -> tuple[np.ndarray, np.ndarray]:
+        """Log-likelihoods and candidate values of worlds ``part`` of one decision.
+
+        World ``k`` is dealt from ``(seed, k)`` alone, so the decision does not depend on how
+        the worlds are shared among processes.
+        """
+        worlds = [replay_world(view, sample_hands(view, np.random.default_rng([seed, k])))
+                  for k in part]
+        return (self.log_likelihoods([trace for _, trace in worlds]),
+                self.values(view, [g for g, _ in worlds], cands, situation))
+
+    def close(self) -> None:
+        """Stop the helper processes (``workers``), if any were started."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle without the helper processes (a copy starts its own)."""
+        state = dict(self.__dict__)
+        state["_pool"] = None
+        return state
 
     def log_likelihoods(self, traces: list[list[tuple[np.ndarray, np.ndarray, int]]]
                         ) -> np.ndarray:
@@ -309,6 +376,30 @@ class SearchAgent(Agent):
                     games[i].step(int(best[r]))
                     pending.append(i)
         return out.reshape(len(worlds), len(cands))
+
+
+_HELPER_AGENTS: dict[str, SearchAgent] = {}
+
+
+def _helper_init() -> None:
+    """One torch thread per helper process: the processes are the parallelism."""
+    torch.set_num_threads(1)
+
+
+def _start_pool(workers: int) -> ProcessPoolExecutor:
+    """Start the helper processes (``spawn``: torch's threads do not survive a fork)."""
+    return ProcessPoolExecutor(max_workers=workers, initializer=_helper_init,
+                               mp_context=multiprocessing.get_context("spawn"))
+
+
+def _search_part(options: dict[str, Any], rules: Rules, view: PlayerView, cands: list[int],
+                 seed: int, part: range) -> tuple[np.ndarray, np.ndarray]:
+    """Run ``SearchAgent.search_worlds`` in a helper process (its agent is built once)."""
+    key = repr(sorted(options.items())) + repr(rules.to_dict())
+    agent = _HELPER_AGENTS.get(key)
+    if agent is None:
+        agent = _HELPER_AGENTS[key] = SearchAgent(rules=rules, **options)
+    return agent.search_worlds(view, cands, seed, part, Situation.from_view(view))
 
 
 def replay_world(view: PlayerView, hands: list[int]

@@ -15,7 +15,7 @@ from agents.base import AgentError  # noqa: E402
 from agents.knowledge import Situation, sample_hands  # noqa: E402
 from agents.pimc import build_world  # noqa: E402
 from agents.policy import PolicyLoadError, QNetwork, policy_dict, save_policy  # noqa: E402
-from agents.search import SearchAgent, normalised, replay_world  # noqa: E402
+from agents.search import SearchAgent, SearchResult, normalised, replay_world  # noqa: E402
 from gongzhu_env.cards import DONE, mask_of, parse_card, parse_cards  # noqa: E402
 from gongzhu_env.engine import Game  # noqa: E402
 from gongzhu_env.rules import Rules  # noqa: E402
@@ -209,11 +209,36 @@ def test_same_seed_same_hand_and_reseed_is_a_fresh_agent(tiny):
     assert used.act(view) == make_agent(f"search:worlds=4,net={tiny}", seed=5).act(view)
 
 
+def test_two_processes_find_what_one_finds(tiny):
+    """The worlds are dealt from the decision's seed and their index alone, so sharing them
+    between two processes gives the same values and moves as searching them in one."""
+    alone = make_agent(f"search:worlds=5,net={tiny}", seed=3)
+    shared = make_agent(f"search:worlds=5,net={tiny},workers=2", seed=3)
+    assert "workers=2" in shared.name
+    try:
+        searched = 0
+        for g in _positions(21, 8):
+            view = g.view(g.current_player)
+            a, b = alone.search(view), shared.search(view)
+            if not isinstance(a, SearchResult):  # one run of equivalent cards: no search
+                assert a == b
+                continue
+            searched += 1
+            assert a.worlds == b.worlds == 5
+            assert a.candidates == b.candidates and a.choice == b.choice
+            assert np.allclose(a.values, b.values, atol=1e-6)
+        assert searched >= 3 and shared._pool is not None
+    finally:
+        shared.close()
+    assert shared._pool is None
+
+
 # ------------------------------------------------------------------ refusals
 @pytest.mark.parametrize("option, named", [
     ("worlds=0", "worlds"), ("worlds=2.5", "worlds"), ("depth=-1", "depth"),
     ("depth=deep", "depth"), ("temperature=0", "temperature"), ("temperature=-1", "temperature"),
     ("floor=1", "floor"), ("floor=-0.1", "floor"), ("time=-5", "time"), ("scale=0", "scale"),
+    ("workers=0", "workers"), ("workers=1.5", "workers"),
 ])
 def test_out_of_range_options_are_refused_by_name(option, named):
     with pytest.raises(AgentError, match=f"search option {named} must"):
