@@ -53,7 +53,9 @@ class Recipe:
     """Seconds of fine-tuning per round."""
     lr: float = 1e-4
     """Learning rate of the fine-tune (constant: the start is already trained)."""
-    gate_deals: int = 1000
+    gate_deals: int = 4000
+    """Deals of the gate match (two networks this close differ by about 160 points a deal
+    from deal to deal: 4,000 deals give a 95 % CI of about ±5)."""
     seed: int = 0
     rules: str = "standard"
     start: str = "pretrained"
