@@ -100,6 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--candidate", help="agent spec of the candidate, e.g. expert")
     what.add_argument("--round-robin", action="append", metavar="SPECS",
                       help="comma-separated agent specs to rate against each other")
+    p.add_argument("--anchor", metavar="SPEC",
+                   help="--round-robin: the agent rated 0 (default the first listed; the order "
+                        "also decides who is the candidate, so list slow players first)")
     p.add_argument("--opponents", action="append", metavar="SPECS",
                    help="comma-separated opponent specs for --candidate (repeatable)")
     p.add_argument("--deals", type=int, default=2000, help="number of deals (default 2000)")
@@ -181,7 +184,12 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError(f"--round-robin needs two or more different agents, e.g. "
                                  f"random,greedy,expert; got {','.join(specs)!r} (to play "
                                  "an agent against itself use --candidate and --opponents)")
+            if args.anchor is not None and args.anchor.strip() not in specs:
+                raise ValueError(f"--anchor must be one of the --round-robin agents "
+                                 f"{specs}; got {args.anchor!r}")
         else:
+            if args.anchor is not None:
+                raise ValueError("--anchor goes with --round-robin")
             specs = [args.candidate.strip(), *split_specs(args.opponents)]
             if len(specs) < 2:
                 raise ValueError("--candidate needs --opponents, e.g. --opponents random,greedy")
@@ -240,7 +248,8 @@ def _run(args: argparse.Namespace, argv: list[str] | None, console: Any, specs: 
     try:
         if args.round_robin:
             rr = round_robin(specs, deals, journal_dir=journals, resume=args.resume,
-                             executor=pool, **common)
+                             executor=pool, anchor=args.anchor and args.anchor.strip(),
+                             **common)
             console.print(match_table(rr.matches, "Round-robin matches"))
             console.print(rating_table(rr))
             if out is not None:

@@ -69,11 +69,14 @@ def round_robin(agents: Sequence[AgentLike], deals: DealSet | int, *, mode: str 
                 prior_ties: float = 1.0, journal_dir: str | Path | None = None,
                 resume: bool = False,
                 on_game: Callable[[HandRecord], None] | None = None,
-                executor: Executor | None = None) -> RoundRobinResult:
+                executor: Executor | None = None, anchor: str | None = None
+                ) -> RoundRobinResult:
     """Play every pair once (the earlier-listed agent as candidate) and fit Bradley–Terry.
 
     Each pair's per-deal outcomes (positive, zero or negative paired difference) are the
-    Bradley–Terry games. Ratings are anchored at the first agent (list the baseline first).
+    Bradley–Terry games. Ratings are anchored at ``anchor`` (an agent's name; default the
+    first agent). The order still decides who is the candidate: listing a slow search player
+    first seats one copy of it, not three, in its matches.
     ``journal_dir`` keeps one journal per pair there (see ``duplicate_match``); ``on_game``
     receives every hand of every pair, as in ``duplicate_match``. ``executor`` (left open)
     runs every match's chunks instead of a pool of ``workers`` processes.
@@ -84,6 +87,9 @@ def round_robin(agents: Sequence[AgentLike], deals: DealSet | int, *, mode: str 
         raise ValueError(f"a round robin needs at least two agents; got {list(names)}")
     if len(set(names)) != len(names):
         raise ValueError(f"round-robin agents need distinct names; got {list(names)}")
+    if anchor is not None and anchor not in names:
+        raise ValueError(f"anchor: must be one of the round robin's agents {list(names)}; "
+                         f"got {anchor!r}")
     rules = Rules.coerce(rules)
     validate_agents(agents, rules)
     dealset = coerce_deals(deals, seed, rules)
@@ -105,5 +111,6 @@ def round_robin(agents: Sequence[AgentLike], deals: DealSet | int, *, mode: str 
     results = [(i, j, float(np.sum(m.diffs > 0) + 0.5 * np.sum(m.diffs == 0)),
                 float(np.sum(m.diffs < 0) + 0.5 * np.sum(m.diffs == 0)))
                for (i, j), m in zip(pairs, matches, strict=True)]
-    ratings = fit_bradley_terry(names, results, prior_ties=prior_ties)
+    ratings = fit_bradley_terry(names, results, prior_ties=prior_ties,
+                                anchor=0 if anchor is None else names.index(anchor))
     return RoundRobinResult(names, matches, ratings, pairs)

@@ -47,6 +47,19 @@ def test_cli_round_robin(tmp_path):
     assert (tmp_path / "round_robin.png").stat().st_size > 0
 
 
+def test_cli_round_robin_ratings_are_anchored_where_asked(tmp_path):
+    """The anchor shifts every rating by one constant: the same matches, the same gaps."""
+    main(["--round-robin", "greedy,random", "--deals", "4", "--workers", "1",
+          "--out", str(tmp_path / "first"), "--no-progress"])
+    main(["--round-robin", "greedy,random", "--anchor", "random", "--deals", "4",
+          "--workers", "1", "--out", str(tmp_path / "random"), "--no-progress"])
+    first, anchored = (json.loads((tmp_path / d / "round_robin.json").read_text())["ratings"]
+                       for d in ("first", "random"))
+    assert first["anchor"] == "greedy" and first["ratings"]["greedy"] == 0.0
+    assert anchored["anchor"] == "random" and anchored["ratings"]["random"] == 0.0
+    assert anchored["ratings"]["greedy"] == pytest.approx(-first["ratings"]["random"])
+
+
 def test_cli_bad_input_is_reported(tmp_path, capsys):
     assert main(["--candidate", "random", "--opponents", "nonsense", "--deals", "3",
                  "--no-progress"]) == 2
@@ -145,6 +158,10 @@ def test_round_robin_records_every_hand_of_every_pair(tmp_path):
      "--resamples must be at least 1; got 0"),
     (["--round-robin", "expert"], "--round-robin needs two or more different agents"),
     (["--round-robin", "expert,expert"], "--round-robin needs two or more different agents"),
+    (["--round-robin", "expert,greedy", "--anchor", "pimc"],
+     "--anchor must be one of the --round-robin agents"),
+    (["--candidate", "expert", "--opponents", "greedy", "--anchor", "greedy"],
+     "--anchor goes with --round-robin"),
 ])
 def test_bad_arena_values_are_refused_before_any_hand(extra, said, capsys):
     assert main([*extra, "--deals", "2", "--workers", "1"]) == 2
