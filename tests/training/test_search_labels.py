@@ -198,6 +198,9 @@ def test_an_expert_iteration_round_labels_fine_tunes_gates_and_resumes(net_path,
     assert load_labels(record["labels"], RULES)[0].shape[0] > 10
     assert (out / "round-1" / "train" / "policy.pt").is_file()
     assert record["gate"]["n"] == 2 and (out / "round-1" / "gate.jsonl").is_file()
+    assert record["against_baseline"]["n"] == 2
+    assert record["accepted"] == (record["gate"]["ci_low"] > 0
+                                  and record["against_baseline"]["ci_high"] > 0)
     best = state["current"]
     assert best == (record["policy"] if record["accepted"] else str(out / "round-0" / "policy.pt"))
     assert (out / "policy.pt").read_bytes() == open(best, "rb").read()
@@ -219,3 +222,30 @@ def test_expert_iteration_settings_are_checked():
         Recipe(share=0.0).check()
     with pytest.raises(ValueError, match="without net="):
         Recipe(search="search:net=other.pt").check()
+
+
+@pytest.mark.parametrize("head, baseline, kept", [
+    ((2.0, 9.0), (-3.0, 4.0), True),     # beats its start, no worse against expert
+    ((2.0, 9.0), (-12.0, -3.0), False),  # beats its start but loses ground to expert
+    ((-1.0, 9.0), (1.0, 8.0), False),    # not shown to beat its start
+])
+def test_a_round_is_kept_only_if_it_beats_its_start_and_holds_against_expert(
+        net_path, tmp_path, monkeypatch, head, baseline, kept):
+    from training.arena.stats import Stats
+    from training.expert_iteration import ExpertIteration, Recipe
+
+    def stats(low: float, high: float) -> Stats:
+        return Stats(4, (low + high) / 2, 1.0, low, high, 0.5, 0.0, 0.5, 0.95, 10, 0)
+
+    new = tmp_path / "new.pt"
+    new.write_bytes(b"the fine-tuned network")
+    monkeypatch.setattr(search_labels, "make_labels", lambda *a, **k: 0)
+    monkeypatch.setattr(ExpertIteration, "fine_tune", lambda self, *a: new)
+    monkeypatch.setattr(ExpertIteration, "gate",
+                        lambda self, *a: (stats(*head), stats(*baseline)))
+    out = tmp_path / "exit"
+    state = ExpertIteration(out, Recipe(rounds=1, start=net_path), log=_quiet).run()
+    assert state["rounds"][0]["accepted"] is kept
+    assert (state["current"] == str(new)) is kept
+    assert (out / "policy.pt").read_bytes() == (new.read_bytes() if kept else
+                                                open(net_path, "rb").read())
