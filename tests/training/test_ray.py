@@ -274,12 +274,14 @@ def test_dmc_on_ray_replaces_a_killed_actor_and_keeps_its_checkpoints(
 
     monkeypatch.setattr(dmc_ray.RayActors, "__init__", spy)
     killed: list[int] = []
+    at_kill: list[int] = []
 
     def kill_one_actor_mid_run():
         deadline = time.monotonic() + 120
         while not (made and made[0].batches >= 6) and time.monotonic() < deadline:
             time.sleep(0.05)  # until the run is well under way
         pid = ray.get(made[0].slots[0].pid.remote(), timeout=60)
+        at_kill.append(made[0].batches)
         os.kill(pid, signal.SIGKILL)
         killed.append(pid)
 
@@ -293,7 +295,8 @@ def test_dmc_on_ray_replaces_a_killed_actor_and_keeps_its_checkpoints(
     killer.join(timeout=10)
     assert killed, "the actor was not killed during the run"
     assert made[0].replaced >= 1
-    assert made[0].batches > 20  # and the run went on with the new actor
+    # The run went on after the kill (how far depends on the machine's load, not asserted).
+    assert made[0].batches > at_kill[0]
     first = torch.load(out / "checkpoints/latest.pt", weights_only=True)["trainer"]
     assert first["counters"]["elapsed_s"] >= 5 and first["counters"]["train_steps"] > 0
     for path in (out / "checkpoints").glob("policy_*.pt"):
