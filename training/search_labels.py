@@ -148,9 +148,9 @@ def label_hand(spec: str, rules: Rules, seed: int, hand: int
 
 def label_chunk(label_spec: LabelSpec, chunk: int) -> dict[str, np.ndarray]:
     """Label every hand of one chunk; return the arrays of its file."""
-    from training.arena.duplicate import _worker_init
+    from training.arena.duplicate import one_thread_per_process
 
-    _worker_init()
+    one_thread_per_process()
     s = label_spec
     width = obs_size(s.rules)
     obs: list[np.ndarray] = []

@@ -144,7 +144,7 @@ def _run_task(task: _Task) -> list[tuple[int, list[list[int]], list[tuple[int, .
     return out
 
 
-def _worker_init() -> None:
+def one_thread_per_process() -> None:
     """Keep each worker on one thread: the parallelism is across processes, not inside them."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     os.environ.setdefault("MKL_NUM_THREADS", "1")
@@ -161,7 +161,7 @@ def make_executor(workers: int) -> ProcessPoolExecutor:
     methods = multiprocessing.get_all_start_methods()
     method = "spawn" if "torch" in sys.modules or "fork" not in methods else "fork"
     return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
-                               initializer=_worker_init)
+                               initializer=one_thread_per_process)
 
 def coerce_deals(deals: DealSet | int, seed: int, rules: Rules | None = None) -> DealSet:
     """Return ``deals`` itself, or ``deals`` deals drawn with ``generate_deals(deals, seed)``.
