@@ -11,6 +11,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from agents import make_agent
+from agents.base import Agent
 from agents.policy import QNetwork
 from gongzhu_env.rules import Rules
 from training.config import DMCConfig
@@ -66,6 +68,29 @@ class ActingSide:
         if spec in ("self", "snapshot"):
             return "self", 0
         return spec, int(self.rng.integers(2**31))
+
+    def draw_seating(self, rules: Rules, native: tuple[str, ...] = ()
+                     ) -> dict[int, tuple[str, int | Agent]]:
+        """Draw one table's seating: the learner's own seat, then who sits in each other one.
+
+        Returns a map from each seat not played by the learner to
+        ``("snapshot", index)``, ``(spec, seed)`` for a spec in ``native`` (one the simulator
+        plays itself, e.g. the batch's compiled ``"random"``) or ``("agent", agent)``, an agent
+        built and reset for that seat. Seats the learner plays again (``"self"``) are left out.
+        """
+        me = int(self.rng.integers(rules.players))
+        others: dict[int, tuple[str, int | Agent]] = {}
+        for seat in range(rules.players):
+            if seat == me:
+                continue
+            spec, value = self.draw_seat()
+            if spec == "snapshot" or spec in native:
+                others[seat] = (spec, value)
+            elif spec != "self":
+                agent = make_agent(spec, seed=value)
+                agent.reset(seat, rules)
+                others[seat] = ("agent", agent)
+        return others
 
     @property
     def epsilon(self) -> float:

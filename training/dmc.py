@@ -50,8 +50,6 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents import make_agent
-from agents.base import Agent
 from agents.knowledge import Situation
 from agents.pimc import ROLLOUTS, card_runs, rollout
 from agents.policy import QNetwork
@@ -190,19 +188,10 @@ class TableSimulator(ActingSide):
         n = rules.players
         kinds = [_LEARNER] * n
         refs: list[Any] = [None] * n
-        me = int(self.rng.integers(n))
-        for seat in range(n):
-            if seat == me:
-                continue
-            spec, value = self.draw_seat()
-            if spec == "snapshot":
-                kinds[seat] = _SNAPSHOT
-                refs[seat] = value
-            elif spec != "self":
-                agent: Agent = make_agent(spec, seed=value)
-                agent.reset(seat, rules)
-                kinds[seat] = _AGENT
-                refs[seat] = agent
+        others = self.draw_seating(rules)
+        for seat, (kind, value) in others.items():
+            kinds[seat] = _SNAPSHOT if kind == "snapshot" else _AGENT
+            refs[seat] = value
         return _Table(game, match, kinds, refs, [[] for _ in range(n)], [[] for _ in range(n)],
                       [[] for _ in range(n)], [[] for _ in range(n)])
 

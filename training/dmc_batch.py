@@ -36,7 +36,6 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents import make_agent
 from agents.base import Agent
 from agents.policy import QNetwork
 from gongzhu_env.engine import Game
@@ -99,23 +98,18 @@ class BatchTableSimulator(ActingSide):
         kinds, refs, agents = self.kinds[t], self.refs[t], self._agents[t]
         kinds[:] = _LEARNER
         refs[:] = 0
-        me = int(self.rng.integers(self.rules.players))
+        agents[:] = [None] * len(agents)
+        others = self.draw_seating(self.rules, native=("random",))
         shadow = False
-        for seat in range(self.rules.players):
-            agents[seat] = None
-            if seat == me:
-                continue
-            spec, value = self.draw_seat()
-            if spec == "snapshot":
+        for seat, (kind, value) in others.items():
+            if kind == "snapshot":
                 kinds[seat] = _SNAPSHOT
                 refs[seat] = value
-            elif spec == "random":
+            elif kind == "random":
                 kinds[seat] = _RANDOM
-            elif spec != "self":
-                agent: Agent = make_agent(spec, seed=value)
-                agent.reset(seat, self.rules)
+            else:
                 kinds[seat] = _AGENT
-                agents[seat] = agent
+                agents[seat] = value  # type: ignore[assignment]
                 shadow = True
         self._shadows[t] = Game.from_hands(self.batch.deal_of(t), self.rules) if shadow else None
 
