@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.search import CLIP, SearchAgent, SearchResult
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
 from gongzhu_env.view import obs_size
@@ -44,8 +45,6 @@ from gongzhu_env.view import obs_size
 FORMAT = 1
 MANIFEST = "labels.json"
 DEFAULT_SPEC = "search"
-CLIP = 4.0
-"""Labels are values in the network's unit, clipped like the trainers' targets."""
 
 
 class LabelError(ValueError):
@@ -72,16 +71,8 @@ def network_digest(spec: str, rules: Rules) -> str:
     """SHA-256 of the network file a ``search`` spec loads (a retrained file is another set)."""
     from agents.policy import resolve_policy_path
 
-    net = _search_options(spec).get("net", "pretrained")
-    return hashlib.sha256(resolve_policy_path(net, rules).read_bytes()).hexdigest()
-
-
-def _search_options(spec: str) -> dict[str, str]:
-    name, _, args = spec.partition(":")
-    if name.strip() != "search":
-        raise LabelError(f"spec: labels come from the search agent; got {spec!r} "
-                         "(expected 'search' or 'search:option=value,...')")
-    return dict(part.split("=", 1) for part in args.split(",") if "=" in part)
+    path = resolve_policy_path(search_agent(spec, rules).net_name, rules)
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def chunk_path(out: Path, chunk: int) -> Path:
@@ -96,16 +87,27 @@ def hand_seeds(seed: int, hand: int) -> tuple[int, int]:
 
 
 # ---------------------------------------------------------------------------- labelling
-_AGENTS: dict[str, Any] = {}
+_AGENTS: dict[str, SearchAgent] = {}
 
 
-def _agent(spec: str, rules: Rules) -> Any:
-    """Return this process's search agent (built once: it loads a network)."""
+def search_agent(spec: str, rules: Rules) -> SearchAgent:
+    """Return this process's search agent of ``spec`` (built once: it loads a network).
+
+    A spec that is not a valid ``search`` spec is refused (``LabelError``).
+    """
     from agents import make_agent
+    from agents.base import AgentError
 
     key = f"{spec}|{rules.to_dict()}"
     if key not in _AGENTS:
-        _AGENTS[key] = make_agent(spec, rules=rules)
+        try:
+            agent = make_agent(spec, rules=rules)
+        except (AgentError, ValueError) as e:
+            raise LabelError(f"spec: {e}") from None
+        if not isinstance(agent, SearchAgent):
+            raise LabelError(f"spec: labels come from the search agent; got {spec!r} "
+                             "(expected 'search' or 'search:option=value,...')")
+        _AGENTS[key] = agent
     return _AGENTS[key]
 
 
@@ -117,10 +119,8 @@ def label_hand(spec: str, rules: Rules, seed: int, hand: int
     value of every legal card and NaN elsewhere. Declarations, forced cards and decisions whose
     legal cards are all equivalent are played but give no label (nothing to tell apart).
     """
-    from agents.search import SearchResult
-
     deal_seed, search_seed = hand_seeds(seed, hand)
-    agent = _agent(spec, rules)
+    agent = search_agent(spec, rules)
     agent.reseed(search_seed)
     game = Game(rules, seed=deal_seed)
     for seat in range(rules.players):
@@ -357,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
         rules = Rules.coerce(args.rules)
         if args.chunk_hands < 1:
             raise LabelError(f"--chunk-hands: must be a positive integer; got {args.chunk_hands}")
-        _search_options(args.spec)
+        search_agent(args.spec, rules)
         spec = LabelSpec(args.spec, rules, args.seed, args.chunk_hands)
         n = make_labels(args.out, spec, args.hands, workers=args.workers, resume=args.resume,
                         time_budget_s=args.time_budget)

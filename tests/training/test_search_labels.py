@@ -181,6 +181,9 @@ def test_the_command_refuses_a_spec_that_is_not_the_search(tmp_path, capsys):
     code = search_labels.main(["--out", str(tmp_path / "x"), "--hands", "1", "--spec", "pimc"])
     assert code == 2
     assert "labels come from the search agent" in capsys.readouterr().err
+    assert search_labels.main(["--out", str(tmp_path / "x"), "--hands", "1", "--spec",
+                               "search:worlds=0"]) == 2
+    assert "search option worlds must be a positive integer" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
 
 
