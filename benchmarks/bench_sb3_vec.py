@@ -70,7 +70,7 @@ def _opponents(kind: str, batched: bool, hidden: int) -> list:
     from agents.policy import PolicyAgent, QNetwork
 
     torch.manual_seed(0)
-    net = QNetwork(600, 53, (hidden, hidden)).eval()
+    net = QNetwork(hidden=(hidden, hidden)).eval()
     return [_NetPolicy(net)] if batched else [PolicyAgent(net)]
 
 

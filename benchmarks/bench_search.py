@@ -35,7 +35,8 @@ def positions(deals: int, seed: int) -> list[PlayerView]:
     views = []
     for d in range(deals):
         g = Game(rng=rng)
-        agents = [make_agent("expert", seed=d * 4 + k) for k in range(4)]
+        seats = g.rules.players
+        agents = [make_agent("expert", seed=d * seats + k) for k in range(seats)]
         while not g.is_over():
             view = g.view(g.current_player)
             views.append(view)

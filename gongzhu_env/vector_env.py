@@ -109,7 +109,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from gongzhu_env.cards import NUM_ACTIONS
-from gongzhu_env.engine import seat_index
+from gongzhu_env.engine import NUM_SEATS, seat_index
 from gongzhu_env.players import IllegalPlayerActionError, player_label
 from gongzhu_env.rules import Rules
 from gongzhu_env.vector import GameBatch
@@ -293,7 +293,7 @@ class SingleSeatVectorEnv(VectorEnv):
         self.reward_mode = reward_mode
         self.reward_scale = self.batch.reward_scale
         self.fixed_seat = None if seat is None else seat_index(
-            seat, 4, "seat (or None: drawn at every hand)")
+            seat, NUM_SEATS, "seat (or None: drawn at every hand)")
         self.render_mode = None
         self.single_observation_space = spaces.Box(0.0, 1.0, (self.batch.obs_size,),
                                                    dtype=np.float32)
@@ -305,7 +305,7 @@ class SingleSeatVectorEnv(VectorEnv):
         self._policies: list[PolicyLike] = []
         self._pool = np.zeros(0, dtype=np.int64)
         self._pool_p = np.zeros(0)
-        self.players = np.full((n, 4), -1, dtype=np.int64)
+        self.players = np.full((n, NUM_SEATS), -1, dtype=np.int64)
         self.seats = np.zeros(n, dtype=np.int64)
         """The learner's seat at each table, in the hand now in progress."""
         self.set_opponents(opponents, weights)
@@ -313,7 +313,7 @@ class SingleSeatVectorEnv(VectorEnv):
         self._rewards = np.zeros(n, dtype=np.float32)
         self._terminated = np.zeros(n, dtype=np.bool_)
         self._final_obs = np.zeros((n, self.batch.obs_size), dtype=np.float32)
-        self._final_scores = np.zeros((n, 4), dtype=np.int32)
+        self._final_scores = np.zeros((n, NUM_SEATS), dtype=np.int32)
         self._final_seats = np.zeros(n, dtype=np.int64)
         self._actions = np.zeros(n, dtype=np.int64)
         self._started = False
@@ -369,8 +369,8 @@ class SingleSeatVectorEnv(VectorEnv):
         k = len(tables)
         rng = self.np_random
         seats = np.full(k, self.fixed_seat, dtype=np.int64) if self.fixed_seat is not None \
-            else rng.integers(4, size=k)
-        draws = self._pool[np.minimum(np.searchsorted(self._pool_cdf, rng.random((k, 4)),
+            else rng.integers(NUM_SEATS, size=k)
+        draws = self._pool[np.minimum(np.searchsorted(self._pool_cdf, rng.random((k, NUM_SEATS)),
                                                       side="right"), len(self._pool) - 1)]
         draws[np.arange(k), seats] = -1
         self.seats[tables] = seats
@@ -478,7 +478,7 @@ class SingleSeatVectorEnv(VectorEnv):
             final_obs = np.full(n, None, dtype=object)
             for i in rows:
                 final_obs[i] = self._final_obs[i].copy()
-            scores = np.zeros((n, 4), dtype=np.int32)
+            scores = np.zeros((n, NUM_SEATS), dtype=np.int32)
             scores[rows] = self._final_scores[rows]
             seats = np.zeros(n, dtype=np.int64)
             seats[rows] = self._final_seats[rows]
@@ -582,19 +582,20 @@ class SelfPlayBatch:
         n = self.num_tables
         if assignment is None:
             if len(pool) == 1:
-                return np.zeros((n, 4), dtype=np.int64)
-            if len(pool) == 4:
-                return np.tile(np.arange(4, dtype=np.int64), (n, 1))
+                return np.zeros((n, NUM_SEATS), dtype=np.int64)
+            if len(pool) == NUM_SEATS:
+                return np.tile(np.arange(NUM_SEATS, dtype=np.int64), (n, 1))
+            shape = f"({NUM_SEATS},) or ({n}, {NUM_SEATS})"
             raise ValueError(f"{len(pool)} policies need an assignment (which policy plays "
-                             f"each seat): an int array of shape (4,) or ({n}, 4)")
+                             f"each seat): an int array of shape {shape}")
         a = np.asarray(assignment)
-        if a.dtype.kind not in "iu" or a.shape not in ((4,), (n, 4)):
-            raise ValueError(f"assignment must be integers of shape (4,) or ({n}, 4); got "
-                             f"{a.dtype} of shape {a.shape}")
+        if a.dtype.kind not in "iu" or a.shape not in ((NUM_SEATS,), (n, NUM_SEATS)):
+            raise ValueError(f"assignment must be integers of shape ({NUM_SEATS},) or "
+                             f"({n}, {NUM_SEATS}); got {a.dtype} of shape {a.shape}")
         if a.min() < 0 or a.max() >= len(pool):
             raise ValueError(f"assignment must index the {len(pool)} policies (0.."
                              f"{len(pool) - 1}); got values {a.min()}..{a.max()}")
-        return np.broadcast_to(a.astype(np.int64), (n, 4))
+        return np.broadcast_to(a.astype(np.int64), (n, NUM_SEATS))
 
     def _play(self, pool: list[PolicyLike], seating: np.ndarray, steps: int) -> SelfPlayRollout:
         b, n, rng = self.batch, self.num_tables, self.rng
@@ -631,12 +632,13 @@ class SelfPlayBatch:
             fresh = {k: np.concatenate([self._pending[k], fresh[k]]) for k in fresh}
         h_tables = np.concatenate(ended_tables) if ended_tables else np.zeros(0, np.int64)
         h_numbers = np.concatenate(ended_hands) if ended_hands else np.zeros(0, np.int64)
-        h_rewards = np.concatenate(ended_rewards) if ended_rewards else np.zeros((0, 4),
-                                                                                 np.float32)
-        h_scores = np.concatenate(ended_scores) if ended_scores else np.zeros((0, 4), np.int32)
+        h_rewards = np.concatenate(ended_rewards) if ended_rewards else \
+            np.zeros((0, NUM_SEATS), np.float32)
+        h_scores = np.concatenate(ended_scores) if ended_scores else \
+            np.zeros((0, NUM_SEATS), np.int32)
         # The result of each decision's hand, looked up by (table, hand since the start).
         span = int((self.hand_number - start).max()) + 1
-        results = np.full((n, span, 4), np.nan, dtype=np.float32)
+        results = np.full((n, span, NUM_SEATS), np.nan, dtype=np.float32)
         results[h_tables, h_numbers - start[h_tables]] = h_rewards
         returns = results[fresh["tables"], fresh["hands"] - start[fresh["tables"]],
                           fresh["seats"]]
