@@ -400,7 +400,7 @@ def mixed_input(cfg: DMCConfig) -> MixedInput | None:
     return MixedInput([Rules.coerce(r) for r in cfg.rules_mix])
 
 
-def _network(cfg: DMCConfig) -> QNetwork:
+def fresh_network(cfg: DMCConfig) -> QNetwork:
     """Build a fresh Q network of the config's architecture, reading its rules' observation."""
     rules = Rules.coerce(cfg.rules)
     mixed = mixed_input(cfg)
@@ -424,8 +424,9 @@ def _label_buffer(cfg: DMCConfig, rules: Rules, width: int) -> ReplayBuffer | No
     return buf
 
 
-def _frozen(state_dict: dict[str, torch.Tensor], cfg: DMCConfig) -> QNetwork:
-    net = _network(cfg)
+def frozen_network(state_dict: dict[str, torch.Tensor], cfg: DMCConfig) -> QNetwork:
+    """Build a network of ``cfg`` holding ``state_dict``, for inference only (snapshots)."""
+    net = fresh_network(cfg)
     net.load_state_dict(state_dict)
     net.eval()
     for p in net.parameters():
@@ -456,7 +457,7 @@ def _actor_main(cfg_dict: dict[str, Any], actor_id: int, samples: Any, commands:
         box_obs.append(obs)
         box_tgt.append(tgt)
 
-    net = _network(cfg).eval()
+    net = fresh_network(cfg).eval()
     sim = make_simulator(cfg, net, seed, sink)
     pending = 0
     last_dec = last_forced = last_games = 0
@@ -473,7 +474,7 @@ def _actor_main(cfg_dict: dict[str, Any], actor_id: int, samples: Any, commands:
                 sim.global_decisions = int(msg[2])
                 sim.progress = float(msg[3])
             elif msg[0] == "snapshots":
-                sim.set_snapshots([_frozen(sd, cfg) for sd in msg[1]])
+                sim.set_snapshots([frozen_network(sd, cfg) for sd in msg[1]])
         sim.step_tables()
         pending = sum(len(a) for a in box_tgt)
         if pending >= cfg.actor_chunk:
@@ -520,7 +521,7 @@ class DMCTrainer:
         self.rules = Rules.coerce(cfg.rules)
         seed_everything(cfg.seed)
         torch.set_num_threads(cfg.torch_threads)
-        self.net = _network(cfg)
+        self.net = fresh_network(cfg)
         self.dtype = resolve_precision(cfg.precision)
         """Format of the learner's products (``DMCConfig.precision``)."""
         if cfg.init_policy:
@@ -746,7 +747,7 @@ class DMCTrainer:
 
     def add_snapshot(self) -> None:
         """Freeze a copy of the current network into the opponent pool (oldest drops out)."""
-        self.snapshots.append(_frozen(self.net.state_dict(), self.cfg))
+        self.snapshots.append(frozen_network(self.net.state_dict(), self.cfg))
         del self.snapshots[:-self.cfg.snapshot_pool_size]
         self._broadcast_snapshots()
 
@@ -785,7 +786,7 @@ class DMCTrainer:
         """Restore from ``state_dict()`` output."""
         self.net.load_state_dict(state["net"])
         self.opt.load_state_dict(state["opt"])
-        self.snapshots = [_frozen(sd, self.cfg) for sd in state["snapshots"]]
+        self.snapshots = [frozen_network(sd, self.cfg) for sd in state["snapshots"]]
         c = state["counters"]
         self.decisions = int(c["decisions"])
         self.forced = int(c["forced"])

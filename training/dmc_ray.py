@@ -37,7 +37,7 @@ import torch
 
 from training.cluster import BackendError, WorkerLostError, cluster_cpus, connect
 from training.config import DMCConfig, config_from_dict
-from training.dmc import _frozen, _network, make_simulator
+from training.dmc import fresh_network, frozen_network, make_simulator
 from training.run import seed_everything
 
 INFLIGHT = 2
@@ -65,7 +65,7 @@ class DMCActor:
         seed_everything(seed)
         self._obs: list[np.ndarray] = []
         self._tgt: list[np.ndarray] = []
-        self.net = _network(self.cfg).eval()
+        self.net = fresh_network(self.cfg).eval()
         self.sim = make_simulator(self.cfg, self.net, seed, self._sink)
         self._last = (0, 0, 0)
 
@@ -86,7 +86,7 @@ class DMCActor:
 
     def set_snapshots(self, state_dicts: list[dict[str, torch.Tensor]]) -> None:
         """Take the learner's pool of frozen snapshots."""
-        self.sim.set_snapshots([_frozen(sd, self.cfg) for sd in state_dicts])
+        self.sim.set_snapshots([frozen_network(sd, self.cfg) for sd in state_dicts])
 
     def play(self) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
         """Step the tables until ``cfg.actor_chunk`` samples are ready; return them.
