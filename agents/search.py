@@ -302,15 +302,9 @@ class SearchAgent(Agent):
         rows = [(w, obs, mask, a) for w, trace in enumerate(traces) for obs, mask, a in trace]
         if not rows:
             return out
-        q = self._forward([r[1] for r in rows]).astype(np.float64) / self.temperature
-        mask = np.stack([r[2] for r in rows]).astype(bool)
-        taken = np.array([r[3] for r in rows])
-        q = np.where(mask, q, -np.inf)
-        top = q.max(axis=1, keepdims=True)
-        p = np.exp(q - top)
-        p /= p.sum(axis=1, keepdims=True)
-        chosen = p[np.arange(len(rows)), taken]
-        chosen = (1.0 - self.floor) * chosen + self.floor / mask.sum(axis=1)
+        q = self._forward([r[1] for r in rows])
+        chosen = play_probabilities(q, np.stack([r[2] for r in rows]),
+                                    np.array([r[3] for r in rows]), self.temperature, self.floor)
         np.add.at(out, np.array([r[0] for r in rows]), np.log(chosen))
         return out
 
@@ -432,6 +426,21 @@ def replay_world(view: PlayerView, hands: list[int]
         if game.current_player == me and game.legal_mask() == view.legal_mask:
             return game, trace
     raise AgentError(f"search: a sampled world does not reproduce the view ({error})")
+
+
+def play_probabilities(q: np.ndarray, mask: np.ndarray, taken: np.ndarray, temperature: float,
+                       floor: float) -> np.ndarray:
+    """Probability of each observed action under the player model, one row per decision.
+
+    ``q`` holds the network's scores (rows, actions), ``mask`` the legal actions, ``taken`` the
+    action each row took. The model is a softmax of the legal scores at ``temperature`` mixed
+    with a uniform choice among the legal actions in the share ``floor``.
+    """
+    z = np.where(mask.astype(bool), q.astype(np.float64) / temperature, -np.inf)
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    chosen = p[np.arange(len(taken)), taken]
+    return (1.0 - floor) * chosen + floor / mask.astype(bool).sum(axis=1)
 
 
 def normalised(logw: np.ndarray) -> np.ndarray:

@@ -321,3 +321,35 @@ def test_a_card_whose_sequel_is_forced_is_worth_its_real_result(tiny):
                     checked += 1
             g.step(experts[g.current_player].act(view))
     assert checked == 4
+
+
+def test_play_probabilities_are_a_distribution_over_the_legal_actions() -> None:
+    from agents.search import play_probabilities
+
+    q = np.array([[0.0, 1.0, 2.0, 5.0], [0.3, 0.1, 0.2, 0.0]])
+    mask = np.array([[1, 1, 1, 0], [1, 1, 0, 1]], dtype=np.int8)
+    for temperature, floor in ((1.0, 0.1), (0.05, 0.0), (10.0, 0.5)):
+        total = sum(play_probabilities(q, mask, np.array([a, b]), temperature, floor)
+                    for a, b in ((0, 0), (1, 1), (2, 3)))
+        assert np.allclose(total, 1.0)
+    # The illegal action scored 5 takes nothing; a cold model picks the best legal one...
+    cold = play_probabilities(q, mask, np.array([2, 0]), 0.01, 0.0)
+    assert cold[0] > 0.999 and cold[1] > 0.999
+    # ...and the floor keeps every legal action possible.
+    floor = play_probabilities(q, mask, np.array([0, 3]), 0.01, 0.3)
+    assert np.allclose(floor, [0.1, 0.1])
+
+
+def test_inference_benchmark_finds_the_cards_of_players_the_model_knows(ducker: str) -> None:
+    """Players who always duck (play their lowest legal card) give their hands away to a model
+    that knows it: the weighted worlds place the hidden cards better than the sampler alone."""
+    from benchmarks.bench_inference import measure, positions
+
+    views = positions(f"policy:{ducker}", 2, seed=3)[::4]
+    rows = {r["setting"]: r for r in measure(SearchAgent(net=ducker), views, 16, 0,
+                                             [(0.05, 0.01)])}
+    uniform, model = rows["uniform"], rows["temperature=0.05,floor=0.01"]
+    assert uniform["ess"] == pytest.approx(16.0)
+    assert model["ess"] < 16.0
+    assert 0.0 < uniform["p_true"] < model["p_true"] <= 1.0
+    assert uniform["p_true_pts"] < model["p_true_pts"] <= 1.0

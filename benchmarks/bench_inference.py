@@ -1,0 +1,148 @@
+"""How well the search's weighted worlds locate the hidden cards, per player-model setting.
+
+Run from the repository root::
+
+    python -m benchmarks.bench_inference --players pimc --hands 40 --worlds 64 --seed 0
+
+Hands are played by ``--players`` at every seat (seeded); at every play decision with more
+than one legal card (the decisions the ``search`` agent searches), the seat's view is kept with
+the true hands. For each such position ``--worlds`` worlds are sampled as the search samples
+them (``agents.knowledge.sample_hands``, world ``k`` from ``(seed, position, k)``) and replayed
+through the history (``agents.search.replay_world``); the network scores every observed
+decision of the other seats once, and each setting of the player model
+(``temperature``/``floor``, ``agents.search.play_probabilities``) weights the same worlds.
+
+Reported per setting, over every unseen card of every position:
+
+``p_true``      the weighted probability that the card is where it really is (mean);
+``log_true``    the mean log of that probability (a card no world places right counts as the
+                smallest weight a world can have, ``1 / worlds`` of a uniform weighting
+                times 0.1, so that one miss does not make the mean infinite);
+``p_true_pts``  ``p_true`` over the scoring cards only (hearts, SQ, DJ, C10);
+``ess``         the effective number of worlds, ``1 / sum(w^2)`` (mean over positions).
+
+``uniform`` is the sampler alone (every world weight equal): a setting beats it when the
+observed plays moved probability toward the truth. The numbers are about inference only, not
+about play strength; they choose the player model without the noise of whole games.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+
+from agents import make_agent
+from agents.knowledge import sample_hands
+from agents.search import SearchAgent, normalised, play_probabilities, replay_world
+from gongzhu_env.cards import SCORING_MASK
+from gongzhu_env.engine import Game
+from gongzhu_env.view import PlayerView
+
+
+def positions(players: str, hands: int, seed: int) -> list[tuple[PlayerView, tuple[int, ...]]]:
+    """Each searched decision of ``hands`` hands: the seat's view and the true hand masks."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for h in range(hands):
+        g = Game(rng=rng)
+        seats = g.rules.players
+        agents = [make_agent(players, seed=h * seats + k) for k in range(seats)]
+        while not g.is_over():
+            view = g.view(g.current_player)
+            if view.phase == "play" and len(view.legal_actions) > 1:
+                out.append((view, g.hand_masks))
+            g.step(agents[g.current_player].act(view))
+    return out
+
+
+def parse_settings(text: str) -> list[tuple[float, float]]:
+    """``"1:0.1,0.3:0.1"`` -> [(temperature, floor), ...]."""
+    out = []
+    for item in text.split(","):
+        t, _, f = item.partition(":")
+        try:
+            out.append((float(t), float(f or 0.1)))
+        except ValueError:
+            raise SystemExit(f"--settings: expected temperature:floor pairs such as "
+                             f"'0.3:0.1'; got {item!r}") from None
+    return out
+
+
+def measure(agent: SearchAgent, views: list[tuple[PlayerView, tuple[int, ...]]], worlds: int,
+            seed: int, settings: list[tuple[float, float]]) -> list[dict[str, float]]:
+    """Score the uniform weighting and every (temperature, floor) setting on the positions."""
+    names = ["uniform"] + [f"temperature={t:g},floor={f:g}" for t, f in settings]
+    sums = {n: {"p_true": [], "log_true": [], "p_true_pts": [], "ess": []} for n in names}
+    for i, (view, truth) in enumerate(views):
+        me = view.seat
+        built = [(hands, *replay_world(view, hands)) for hands in
+                 (sample_hands(view, np.random.default_rng([seed, i, k]))
+                  for k in range(worlds))]
+        rows = [(w, obs, mask, a) for w, (_, _, trace) in enumerate(built)
+                for obs, mask, a in trace]
+        unseen = [c for c in range(52) if any(truth[s] >> c & 1 for s in range(len(truth))
+                                              if s != me)]
+        # hit[w, j]: world w puts unseen card j with its true holder.
+        hit = np.array([[hands[s] >> c & 1 for c in unseen
+                         for s in [next(s for s in range(len(truth)) if truth[s] >> c & 1)]]
+                        for hands, _, _ in built], dtype=np.float64)
+        scoring = np.array([SCORING_MASK >> c & 1 for c in unseen], dtype=bool)
+        if rows:
+            q = agent._forward([r[1] for r in rows])
+            mask = np.stack([r[2] for r in rows])
+            taken = np.array([r[3] for r in rows])
+            at = np.array([r[0] for r in rows])
+        for n in names:
+            logw = np.zeros(worlds)
+            if rows and n != "uniform":
+                t, f = settings[names.index(n) - 1]
+                np.add.at(logw, at, np.log(play_probabilities(q, mask, taken, t, f)))
+            w = normalised(logw)
+            p = w @ hit
+            sums[n]["p_true"].append(p.mean())
+            sums[n]["log_true"].append(np.log(np.maximum(p, 0.1 / worlds)).mean())
+            if scoring.any():
+                sums[n]["p_true_pts"].append(p[scoring].mean())
+            sums[n]["ess"].append(1.0 / float(w @ w))
+    return [{"setting": n, **{k: round(float(np.mean(v)), 4) for k, v in sums[n].items()}}
+            for n in names]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--players", default="pimc", help="agent spec playing every seat")
+    p.add_argument("--hands", type=int, default=40)
+    p.add_argument("--worlds", type=int, default=64)
+    p.add_argument("--every", type=int, default=3, help="keep every k-th position")
+    p.add_argument("--settings", default="1:0.1,0.3:0.1,0.1:0.1,0.1:0.3,0.03:0.1",
+                   help="temperature:floor pairs of the player model")
+    p.add_argument("--net", default="pretrained", help="the search's network")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", help="also write the rows to this file")
+    args = p.parse_args(argv)
+    for name in ("hands", "worlds", "every"):
+        if getattr(args, name) < 1:
+            p.error(f"--{name} must be at least 1; got {getattr(args, name)}")
+    import torch
+
+    torch.set_num_threads(1)
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
+    views = positions(args.players, args.hands, args.seed)[::args.every]
+    agent = SearchAgent(net=args.net)
+    rows = measure(agent, views, args.worlds, args.seed, parse_settings(args.settings))
+    print(f"{len(views)} positions, {args.worlds} worlds each, players {args.players}")
+    for r in rows:
+        print(f"{r['setting']:>28}  p_true {r['p_true']:.4f}  log_true {r['log_true']:.4f}  "
+              f"p_true_pts {r['p_true_pts']:.4f}  ess {r['ess']:.1f}", flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
