@@ -1,0 +1,36 @@
+"""``benchmarks.bench_decisions``: choices judged in the real deal by a fixed continuation."""
+
+from __future__ import annotations
+
+from agents.expert import expert_play
+from agents.pimc import objective, rollout
+from benchmarks.bench_decisions import judge, positions, run
+
+
+def test_a_judged_card_is_worth_the_result_of_finishing_the_real_deal() -> None:
+    """The judge plays the card in the true deal and lets the expert finish every seat: the
+    same as the pimc rollout of that deal, an independent path through the engine."""
+    pos = positions("expert", 1, seed=5, every=7)
+    assert pos
+    for game, view in pos:
+        me = view.seat
+        for card in view.legal_actions:
+            g = game.clone()
+            g.step(card)
+            expected = objective(rollout(g, expert_play), me, (me,), True, 0)
+            assert judge(game, card, "expert", seed=0) == expected
+
+
+def test_regret_is_measured_against_the_best_card_and_the_reference_spec() -> None:
+    pos = positions("expert", 1, seed=6, every=5)
+    rows = run(["expert", "random"], ["expert"], pos, seed=0)
+    by_spec = {r["spec"]: r for r in rows}
+    # The expert judging its own choices: the first spec is its own reference.
+    assert by_spec["expert"]["first_minus_spec"] == 0.0
+    assert by_spec["expert"]["agreement"] == 1.0
+    assert by_spec["random"]["agreement"] < 1.0
+    for r in rows:
+        assert r["positions"] == len(pos) and r["regret"] >= 0.0
+    # The paired difference is the difference of the two mean regrets.
+    assert abs(by_spec["random"]["regret"] - by_spec["expert"]["regret"]
+               - by_spec["random"]["first_minus_spec"]) < 0.01
