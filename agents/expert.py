@@ -75,6 +75,8 @@ At four seats every threshold and weight is the one above and every decision is 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from agents.base import Agent
 from agents.expert_two_decks import expert_declare_two_decks, expert_play_two_decks
 from agents.knowledge import (
@@ -108,6 +110,9 @@ from gongzhu_env.cards import (
     cards_of,
 )
 from gongzhu_env.view import PlayerView
+
+if TYPE_CHECKING:
+    from gongzhu_env.state import GameState
 
 TUNING: dict[str, float] = {
     "sq_expose_len": 5,  # spades needed (with a cage) to expose the pig
@@ -491,6 +496,18 @@ def expert_play(s: Situation) -> int:
     if follow:
         return _follow(s, follow)
     return _discard(s, legal)
+
+
+def expert_action(game: GameState) -> int:
+    """Return the expert's action for the seat to move in a one-deck ``game`` (no view built).
+
+    What ``ExpertAgent.act`` plays from that seat's view, for search code that asks the expert
+    about many positions of sampled worlds (``agents.search``'s player model).
+    """
+    seat = game.current_player
+    if game.phase == "declare":
+        return expert_declare(game.hand_masks[seat], game.legal_mask(), game.rules.hand_size)
+    return expert_play(Situation.from_game(game))
 
 
 class ExpertAgent(Agent):

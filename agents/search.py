@@ -29,12 +29,19 @@ The card played has the highest likelihood-weighted mean value over the worlds (
 worlds for every card); equivalent cards (``agents.pimc.card_runs``) are searched once, and a
 tie goes to the network's own choice. Declarations are the network's (they are not searched).
 
-Options, in the spec: ``"search:worlds=16,depth=0,temperature=1,floor=0.1,time=0,net=pretrained"``
+Options, in the spec (the defaults):
+``"search:worlds=16,depth=0,model=net,temperature=1,floor=0.1,time=0,net=pretrained"``
 
 ``worlds``   sampled worlds per decision (positive integer)
 ``depth``    own decisions played by the network before the cut-off (0, 1, ...) or ``end``
-``temperature``  softmax temperature of the player model, in the network's unit (> 0)
-``floor``    share of a uniform choice mixed into the player model, in ``[0, 1)``
+``model``    the player model of the world weighting: ``net`` (the network, as above) or
+             ``expert``: each seat plays what the ``expert`` would play in its place in that
+             world, with probability ``1 - floor``. The expert is cheaper to ask than the
+             network and a much better model of rule-based and search players, and even of the
+             network's own play (``benchmarks/bench_inference.py``).
+``temperature``  softmax temperature of the network player model, in the network's unit (> 0)
+``floor``    share of a uniform choice mixed into the player model, in ``[0, 1)`` (above 0 for
+             the expert model); by default 0.1 for ``net`` and 0.3 for ``expert``
 ``time``     per-decision time limit in milliseconds, 0 for none: the worlds are searched in
              chunks of ``CHUNK`` and no chunk starts after the limit (at least one always runs).
              With a limit the play depends on the machine's speed, so it is not reproducible
@@ -62,12 +69,13 @@ import time
 import weakref
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
 
 from agents.base import Agent, AgentError
+from agents.expert import expert_action
 from agents.knowledge import Situation, sample_hands
 from agents.pimc import card_runs, objective, world_deal
 from agents.policy import (
@@ -90,6 +98,9 @@ CHUNK = 8
 
 CLIP = 4.0
 """The trainers clip their targets to this many units; real results are clipped alike."""
+
+MODELS = {"net": 0.1, "expert": 0.3}
+"""The player models of the world weighting, each with its default ``floor``."""
 
 
 @dataclass
@@ -122,9 +133,9 @@ class SearchAgent(Agent):
     name = "search"
 
     def __init__(self, seed: int | None = None, worlds: int = 16, depth: int | str = 0,
-                 temperature: float = 1.0, floor: float = 0.1, time: float = 0,
+                 temperature: float = 1.0, floor: float | None = None, time: float = 0,
                  net: str = "pretrained", scale: float = 400.0, workers: int = 1,
-                 rules: Rules | None = None) -> None:
+                 model: str = "net", rules: Rules | None = None) -> None:
         super().__init__(seed)
         if type(worlds) is not int or worlds < 1:
             raise ValueError(f"search option worlds must be a positive integer; got {worlds!r}")
@@ -138,8 +149,16 @@ class SearchAgent(Agent):
         if not _number(temperature) or not temperature > 0:
             raise ValueError(f"search option temperature must be a number > 0; "
                              f"got {temperature!r}")
+        if model not in MODELS:
+            raise ValueError(f"search option model must be one of {', '.join(MODELS)}; "
+                             f"got {model!r}")
+        if floor is None:
+            floor = MODELS[model]
         if not _number(floor) or not 0 <= floor < 1:
             raise ValueError(f"search option floor must be a number in [0, 1); got {floor!r}")
+        if model == "expert" and floor == 0:
+            raise ValueError("search option floor must be above 0 with model=expert (a play "
+                             "the expert would not make must not rule a world out); got 0")
         if not _number(time) or not time >= 0:
             raise ValueError(f"search option time must be a number of milliseconds >= 0 "
                              f"(0: no limit); got {time!r}")
@@ -158,14 +177,17 @@ class SearchAgent(Agent):
         self.scale = float(scale)
         self.net_name = net.strip()
         self.workers = workers
+        self.model = model
         self._options = {"worlds": worlds, "depth": depth, "temperature": temperature,
-                         "floor": floor, "net": self.net_name, "scale": scale}
+                         "floor": floor, "net": self.net_name, "scale": scale, "model": model}
         """What a helper process needs to build the same search (``workers``)."""
         self._pool: ProcessPoolExecutor | None = None
         self.net, self.rules = _load_network(self.net_name, rules)
         self.shipped = is_shipped(resolve_policy_path(self.net_name, rules))
         self.name = (f"search:worlds={worlds},depth={depth},temperature={temperature:g},"
                      f"floor={floor:g}")
+        if model != "net":
+            self.name += f",model={model}"
         if time:
             self.name += f",time={time:g}"
         if self.net_name != "pretrained":
@@ -273,8 +295,8 @@ class SearchAgent(Agent):
         World ``k`` is dealt from ``(seed, k)`` alone, so the decision does not depend on how
         the worlds are shared among processes.
         """
-        worlds = [replay_world(view, sample_hands(view, np.random.default_rng([seed, k])))
-                  for k in part]
+        worlds = [replay_world(view, sample_hands(view, np.random.default_rng([seed, k])),
+                               self.model) for k in part]
         return (self.log_likelihoods([trace for _, trace in worlds]),
                 self.values(view, [g for g, _ in worlds], cands, situation))
 
@@ -290,22 +312,27 @@ class SearchAgent(Agent):
         state["_pool"] = None
         return state
 
-    def log_likelihoods(self, traces: list[list[tuple[np.ndarray, np.ndarray, int]]]
-                        ) -> np.ndarray:
+    def log_likelihoods(self, traces: list[list[Observed]]) -> np.ndarray:
         """Log-probability of each world's history of other seats' decisions under the model.
 
-        ``traces[w]`` lists, for every decision another seat took with a choice, its
-        observation in world ``w``, its action mask and the action taken. All the decisions of
-        all the worlds are scored in one forward pass.
+        ``traces[w]`` lists every decision another seat took with a choice in world ``w``
+        (``Observed``). Under ``model=net`` all the decisions of all the worlds are scored in
+        one forward pass (``play_probabilities``); under ``model=expert`` the expert's action
+        is taken with probability ``1 - floor`` (``expert_probabilities``).
         """
         out = np.zeros(len(traces))
-        rows = [(w, obs, mask, a) for w, trace in enumerate(traces) for obs, mask, a in trace]
+        rows = [(w, d) for w, trace in enumerate(traces) for d in trace]
         if not rows:
             return out
-        q = self._forward([r[1] for r in rows])
-        chosen = play_probabilities(q, np.stack([r[2] for r in rows]),
-                                    np.array([r[3] for r in rows]), self.temperature, self.floor)
-        np.add.at(out, np.array([r[0] for r in rows]), np.log(chosen))
+        taken = np.array([d.action for _, d in rows])
+        if self.model == "expert":
+            chosen = expert_probabilities(np.array([d.expert for _, d in rows]), taken,
+                                          np.array([d.legal for _, d in rows]), self.floor)
+        else:
+            q = self._forward([d.obs for _, d in rows])
+            chosen = play_probabilities(q, np.stack([d.mask for _, d in rows]), taken,
+                                        self.temperature, self.floor)
+        np.add.at(out, np.array([w for w, _ in rows]), np.log(chosen))
         return out
 
     def values(self, view: PlayerView, worlds: list[Game], cands: list[int],
@@ -396,29 +423,49 @@ def _search_part(options: dict[str, Any], rules: Rules, view: PlayerView, cands:
     return agent.search_worlds(view, cands, seed, part, Situation.from_view(view))
 
 
-def replay_world(view: PlayerView, hands: list[int]
-                 ) -> tuple[Game, list[tuple[np.ndarray, np.ndarray, int]]]:
+class Observed(NamedTuple):
+    """One decision another seat took with a choice, as it looks in one sampled world."""
+
+    obs: np.ndarray | None
+    """That seat's observation in the world (``model=net``; ``None`` otherwise)."""
+    mask: np.ndarray | None
+    """Its action mask (``model=net``; ``None`` otherwise)."""
+    action: int
+    """The action it took (the same in every world)."""
+    legal: int
+    """How many legal actions it had in the world."""
+    expert: int
+    """The expert's action in its place in the world (``model=expert``; -1 otherwise)."""
+
+
+def replay_world(view: PlayerView, hands: list[int], model: str = "net"
+                 ) -> tuple[Game, list[Observed]]:
     """Build one sampled world with the engine and trace the other seats' decisions in it.
 
     Like ``agents.pimc.build_world``, the world's deal is replayed through the view's public
     history (each action checked by the engine); on the way, every decision of another seat
-    that had more than one legal action is recorded as (its observation in this world, its
-    action mask, the action it took). Returns the world at the present and the trace.
+    that had more than one legal action is recorded (``Observed``) with what the player
+    ``model`` needs to score it. Returns the world at the present and the trace.
     """
     me = view.seat
     deal, leaders = world_deal(view, hands)
     error: Exception | None = None
+    expert = model == "expert"
     for leader in leaders:
         game = Game.from_hands(deal, view.rules, leader=leader)
-        trace: list[tuple[np.ndarray, np.ndarray, int]] = []
+        trace: list[Observed] = []
         try:
             for a in view.actions:
                 p = game.current_player
                 if p != me:
                     legal = game.legal_mask()
                     if legal & (legal - 1):
-                        obs, mask = game.observation(p)
-                        trace.append((obs, mask, a))
+                        if expert:
+                            trace.append(Observed(None, None, a, legal.bit_count(),
+                                                  expert_action(game)))
+                        else:
+                            obs, mask = game.observation(p)
+                            trace.append(Observed(obs, mask, a, legal.bit_count(), -1))
                 game.step(a)
         except IllegalActionError as e:
             error = e
@@ -426,6 +473,17 @@ def replay_world(view: PlayerView, hands: list[int]
         if game.current_player == me and game.legal_mask() == view.legal_mask:
             return game, trace
     raise AgentError(f"search: a sampled world does not reproduce the view ({error})")
+
+
+def expert_probabilities(expert: np.ndarray, taken: np.ndarray, legal: np.ndarray,
+                         floor: float) -> np.ndarray:
+    """Probability of each observed action when players play like the expert.
+
+    The expert's action with probability ``1 - floor`` and a uniform choice among the
+    ``legal`` actions with ``floor``: a play the expert would not make lowers a world's weight
+    by that factor without ruling it out (the players are not the expert either).
+    """
+    return (1.0 - floor) * (expert == taken) + floor / legal
 
 
 def play_probabilities(q: np.ndarray, mask: np.ndarray, taken: np.ndarray, temperature: float,

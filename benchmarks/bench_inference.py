@@ -9,8 +9,9 @@ than one legal card (the decisions the ``search`` agent searches), the seat's vi
 the true hands. For each such position ``--worlds`` worlds are sampled as the search samples
 them (``agents.knowledge.sample_hands``, world ``k`` from ``(seed, position, k)``) and replayed
 through the history (``agents.search.replay_world``); the network scores every observed
-decision of the other seats once, and each setting of the player model
-(``temperature``/``floor``, ``agents.search.play_probabilities``) weights the same worlds.
+decision of the other seats once, and each setting of the player model weights the same
+worlds: the network at a ``temperature`` with a ``floor`` (``agents.search.play_probabilities``)
+or the expert with a ``floor`` (``agents.search.expert_probabilities``).
 
 Reported per setting, over every unseen card of every position:
 
@@ -37,7 +38,14 @@ import numpy as np
 
 from agents import make_agent
 from agents.knowledge import sample_hands
-from agents.search import SearchAgent, normalised, play_probabilities, replay_world
+from agents.search import (
+    MODELS,
+    SearchAgent,
+    expert_probabilities,
+    normalised,
+    play_probabilities,
+    replay_world,
+)
 from gongzhu_env.cards import SCORING_MASK
 from gongzhu_env.engine import Game
 from gongzhu_env.view import PlayerView
@@ -59,48 +67,67 @@ def positions(players: str, hands: int, seed: int) -> list[tuple[PlayerView, tup
     return out
 
 
-def parse_settings(text: str) -> list[tuple[float, float]]:
-    """``"1:0.1,0.3:0.1"`` -> [(temperature, floor), ...]."""
+def parse_settings(text: str) -> list[tuple[str, float, float]]:
+    """``"1:0.1,expert:0.3"`` -> [(model, temperature, floor), ...].
+
+    ``T:F`` is the network model at temperature ``T`` with floor ``F``; ``expert:F`` the
+    expert model with floor ``F`` (its temperature is unused).
+    """
     out = []
     for item in text.split(","):
-        t, _, f = item.partition(":")
+        a, _, f = item.partition(":")
         try:
-            out.append((float(t), float(f or 0.1)))
+            if a == "expert":
+                out.append(("expert", 1.0, float(f or MODELS["expert"])))
+            else:
+                out.append(("net", float(a), float(f or MODELS["net"])))
         except ValueError:
-            raise SystemExit(f"--settings: expected temperature:floor pairs such as "
-                             f"'0.3:0.1'; got {item!r}") from None
+            raise SystemExit(f"--settings: expected temperature:floor or expert:floor items "
+                             f"such as '0.3:0.1' or 'expert:0.3'; got {item!r}") from None
     return out
 
 
+def setting_name(model: str, temperature: float, floor: float) -> str:
+    if model == "expert":
+        return f"model=expert,floor={floor:g}"
+    return f"temperature={temperature:g},floor={floor:g}"
+
+
 def measure(agent: SearchAgent, views: list[tuple[PlayerView, tuple[int, ...]]], worlds: int,
-            seed: int, settings: list[tuple[float, float]]) -> list[dict[str, float]]:
-    """Score the uniform weighting and every (temperature, floor) setting on the positions."""
-    names = ["uniform"] + [f"temperature={t:g},floor={f:g}" for t, f in settings]
+            seed: int, settings: list[tuple[str, float, float]]) -> list[dict[str, float]]:
+    """Score the uniform weighting and every player-model setting on the positions."""
+    names = ["uniform"] + [setting_name(*st) for st in settings]
+    kinds = sorted({m for m, _, _ in settings})
     sums = {n: {"p_true": [], "log_true": [], "p_true_pts": [], "ess": []} for n in names}
     for i, (view, truth) in enumerate(views):
         me = view.seat
-        built = [(hands, *replay_world(view, hands)) for hands in
-                 (sample_hands(view, np.random.default_rng([seed, i, k]))
-                  for k in range(worlds))]
-        rows = [(w, obs, mask, a) for w, (_, _, trace) in enumerate(built)
-                for obs, mask, a in trace]
+        dealt = [sample_hands(view, np.random.default_rng([seed, i, k])) for k in range(worlds)]
+        # Every model's trace of the same worlds, flattened to rows tagged with their world.
+        rows = {m: [(w, d) for w, hands in enumerate(dealt)
+                    for d in replay_world(view, hands, m)[1]] for m in kinds}
         unseen = [c for c in range(52) if any(truth[s] >> c & 1 for s in range(len(truth))
                                               if s != me)]
+        holder = {c: next(s for s in range(len(truth)) if truth[s] >> c & 1) for c in unseen}
         # hit[w, j]: world w puts unseen card j with its true holder.
-        hit = np.array([[hands[s] >> c & 1 for c in unseen
-                         for s in [next(s for s in range(len(truth)) if truth[s] >> c & 1)]]
-                        for hands, _, _ in built], dtype=np.float64)
+        hit = np.array([[hands[holder[c]] >> c & 1 for c in unseen] for hands in dealt],
+                       dtype=np.float64)
         scoring = np.array([SCORING_MASK >> c & 1 for c in unseen], dtype=bool)
-        if rows:
-            q = agent._forward([r[1] for r in rows])
-            mask = np.stack([r[2] for r in rows])
-            taken = np.array([r[3] for r in rows])
-            at = np.array([r[0] for r in rows])
+        q = None
+        if rows.get("net"):
+            q = agent._forward([d.obs for _, d in rows["net"]])
         for n in names:
             logw = np.zeros(worlds)
-            if rows and n != "uniform":
-                t, f = settings[names.index(n) - 1]
-                np.add.at(logw, at, np.log(play_probabilities(q, mask, taken, t, f)))
+            if n != "uniform":
+                model, t, f = settings[names.index(n) - 1]
+                r = rows[model]
+                if r:
+                    taken = np.array([d.action for _, d in r])
+                    if model == "expert":
+                        p = expert_probabilities(np.array([d.expert for _, d in r]), taken,
+                                                 np.array([d.legal for _, d in r]), f)
+                    else:
+                        p = play_probabilities(q, np.stack([d.mask for _, d in r]), taken, t, f)
+                    np.add.at(logw, np.array([w for w, _ in r]), np.log(p))
             w = normalised(logw)
             p = w @ hit
             sums[n]["p_true"].append(p.mean())
@@ -118,8 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hands", type=int, default=40)
     p.add_argument("--worlds", type=int, default=64)
     p.add_argument("--every", type=int, default=3, help="keep every k-th position")
-    p.add_argument("--settings", default="1:0.1,0.3:0.1,0.1:0.1,0.1:0.3,0.03:0.1",
-                   help="temperature:floor pairs of the player model")
+    p.add_argument("--settings", default="1:0.1,0.3:0.1,0.1:0.5,expert:0.1,expert:0.3",
+                   help="player models: temperature:floor (the network) or expert:floor")
     p.add_argument("--net", default="pretrained", help="the search's network")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", help="also write the rows to this file")

@@ -67,6 +67,7 @@ def _positions(seed: int, count: int) -> list[Game]:
 # ------------------------------------------------------------------ worlds and inference
 def test_replayed_worlds_reproduce_the_view_and_trace_only_other_seats_choices():
     rng = np.random.default_rng(0)
+    expert = make_agent("expert")
     for g in _positions(4, 6):
         me = g.current_player
         view = g.view(me)
@@ -82,13 +83,19 @@ def test_replayed_worlds_reproduce_the_view_and_trace_only_other_seats_choices()
         for a in view.actions:
             p = replay.current_player
             if p != me and len(replay.legal_actions()) > 1:
-                expected.append((replay.observation(p), a))
+                expected.append((replay.observation(p), replay.view(p), a))
             replay.step(a)
-        assert [a for _, _, a in trace] == [a for _, a in expected]
-        for (obs, mask, a), ((obs_p, mask_p), _) in zip(trace, expected, strict=True):
+        assert [d.action for d in trace] == [a for _, _, a in expected]
+        for d, ((obs_p, mask_p), _, _) in zip(trace, expected, strict=True):
             # The seat's own observation in that world, not the observer's.
-            assert obs.tolist() == obs_p.tolist() and mask.tolist() == mask_p.tolist()
-            assert mask[a] == 1 and mask.sum() > 1
+            assert d.obs.tolist() == obs_p.tolist() and d.mask.tolist() == mask_p.tolist()
+            assert d.mask[d.action] == 1 and d.legal == d.mask.sum() > 1
+        # The expert model's trace: the same decisions, each with what the expert plays from
+        # that seat's own view of the world.
+        _, expert_trace = replay_world(view, hands, "expert")
+        assert [(d.action, d.legal) for d in expert_trace] == [(d.action, d.legal) for d in trace]
+        for d, (_, view_p, _) in zip(expert_trace, expected, strict=True):
+            assert d.obs is None and d.expert == expert.act(view_p)
 
 
 def test_worlds_where_a_high_card_was_forced_outweigh_worlds_where_it_was_not(ducker):
@@ -347,9 +354,46 @@ def test_inference_benchmark_finds_the_cards_of_players_the_model_knows(ducker: 
 
     views = positions(f"policy:{ducker}", 2, seed=3)[::4]
     rows = {r["setting"]: r for r in measure(SearchAgent(net=ducker), views, 16, 0,
-                                             [(0.05, 0.01)])}
+                                             [("net", 0.05, 0.01)])}
     uniform, model = rows["uniform"], rows["temperature=0.05,floor=0.01"]
     assert uniform["ess"] == pytest.approx(16.0)
     assert model["ess"] < 16.0
     assert 0.0 < uniform["p_true"] < model["p_true"] <= 1.0
     assert uniform["p_true_pts"] < model["p_true_pts"] <= 1.0
+
+
+def test_the_expert_model_weighs_worlds_by_whether_the_expert_would_have_played_so() -> None:
+    from agents.search import expert_probabilities
+
+    # Seat 1 played SK on a spade lead. Where it still holds S2 S3 the expert would have
+    # ducked; where the king was its only spade it was forced (no evidence either way).
+    hands = make_deal("S5 S4 C2", "SK S2 S3 D3 D4", "", "D5 D6")
+    g = Game.from_hands(hands, leader=0)
+    while g.phase == "declare":
+        g.step(DONE)
+    g.step(parse_card("S5"))
+    g.step(parse_card("SK"))
+    view = g.view(2)
+    world_a = list(g.hand_masks)
+    spades, others = mask_of(parse_cards("S2 S3")), mask_of(parse_cards("D5 D6"))
+    world_b = world_a[:]
+    world_b[1] = world_a[1] & ~spades | others
+    world_b[3] = world_a[3] & ~others | spades
+    traces = [replay_world(view, w, "expert")[1] for w in (world_a, world_b)]
+    king = [d for d in traces[0] if d.action == parse_card("SK")]
+    assert len(king) == 1 and king[0].expert != king[0].action and king[0].legal == 3
+    for floor in (0.1, 0.3):
+        agent = SearchAgent(seed=0, model="expert", floor=floor)
+        logw = agent.log_likelihoods(traces)
+        # The decisions both worlds share are scored alike, so the gap is the king's weight.
+        assert logw[1] - logw[0] == pytest.approx(-np.log(floor / 3))
+    assert expert_probabilities(np.array([4, 4]), np.array([4, 5]), np.array([2, 2]), 0.3
+                                ).tolist() == pytest.approx([0.85, 0.15])
+
+
+def test_the_expert_model_plays_legally_and_the_same_for_a_seed(tiny: str) -> None:
+    plays = []
+    for _ in range(2):
+        agent = make_agent(f"search:model=expert,worlds=4,net={tiny}", seed=11)
+        plays.append(play_hand(Game(seed=2), [agent] + [make_agent("expert") for _ in range(3)]))
+    assert plays[0] == plays[1]
