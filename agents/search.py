@@ -30,7 +30,7 @@ worlds for every card); equivalent cards (``agents.pimc.card_runs``) are searche
 tie goes to the network's own choice. Declarations are the network's (they are not searched).
 
 Options, in the spec (the defaults):
-``"search:worlds=16,depth=0,model=net,temperature=1,floor=0.1,time=0,net=pretrained"``
+``"search:worlds=16,depth=0,model=net,value=net,temperature=1,floor=0.1,time=0,net=pretrained"``
 
 ``worlds``   sampled worlds per decision (positive integer)
 ``depth``    own decisions played by the network before the cut-off (0, 1, ...) or ``end``
@@ -39,6 +39,10 @@ Options, in the spec (the defaults):
              world, with probability ``1 - floor``. The expert is cheaper to ask than the
              network and a much better model of rule-based and search players, and even of the
              network's own play (``benchmarks/bench_inference.py``).
+``value``    how a (world, card) pair is valued: ``net`` (the network's play and cut-off, as
+             above), ``rollout`` (the expert plays the hand out at every seat, each from its
+             own view of that world, as ``pimc`` values it) or ``mix`` (the mean of the two:
+             two evaluators whose errors differ)
 ``temperature``  softmax temperature of the network player model, in the network's unit (> 0)
 ``floor``    share of a uniform choice mixed into the player model, in ``[0, 1)`` (above 0 for
              the expert model); by default 0.1 for ``net`` and 0.3 for ``expert``
@@ -75,9 +79,9 @@ import numpy as np
 import torch
 
 from agents.base import Agent, AgentError
-from agents.expert import expert_action
+from agents.expert import expert_action, expert_play
 from agents.knowledge import Situation, sample_hands
-from agents.pimc import card_runs, objective, world_deal
+from agents.pimc import card_runs, objective, rollout, world_deal
 from agents.policy import (
     PolicyLoadError,
     QNetwork,
@@ -101,6 +105,10 @@ CLIP = 4.0
 
 MODELS = {"net": 0.1, "expert": 0.3}
 """The player models of the world weighting, each with its default ``floor``."""
+
+VALUES = ("net", "rollout", "mix")
+"""How a (world, card) pair is valued: the network's play and cut-off, the expert playing the
+hand out at every seat (as ``pimc`` values it), or the mean of the two."""
 
 
 @dataclass
@@ -135,7 +143,7 @@ class SearchAgent(Agent):
     def __init__(self, seed: int | None = None, worlds: int = 16, depth: int | str = 0,
                  temperature: float = 1.0, floor: float | None = None, time: float = 0,
                  net: str = "pretrained", scale: float = 400.0, workers: int = 1,
-                 model: str = "net", rules: Rules | None = None) -> None:
+                 model: str = "net", value: str = "net", rules: Rules | None = None) -> None:
         super().__init__(seed)
         if type(worlds) is not int or worlds < 1:
             raise ValueError(f"search option worlds must be a positive integer; got {worlds!r}")
@@ -152,6 +160,9 @@ class SearchAgent(Agent):
         if model not in MODELS:
             raise ValueError(f"search option model must be one of {', '.join(MODELS)}; "
                              f"got {model!r}")
+        if value not in VALUES:
+            raise ValueError(f"search option value must be one of {', '.join(VALUES)}; "
+                             f"got {value!r}")
         if floor is None:
             floor = MODELS[model]
         if not _number(floor) or not 0 <= floor < 1:
@@ -178,8 +189,10 @@ class SearchAgent(Agent):
         self.net_name = net.strip()
         self.workers = workers
         self.model = model
+        self.value = value
         self._options = {"worlds": worlds, "depth": depth, "temperature": temperature,
-                         "floor": floor, "net": self.net_name, "scale": scale, "model": model}
+                         "floor": floor, "net": self.net_name, "scale": scale, "model": model,
+                         "value": value}
         """What a helper process needs to build the same search (``workers``)."""
         self._pool: ProcessPoolExecutor | None = None
         self.net, self.rules = _load_network(self.net_name, rules)
@@ -188,6 +201,8 @@ class SearchAgent(Agent):
                      f"floor={floor:g}")
         if model != "net":
             self.name += f",model={model}"
+        if value != "net":
+            self.name += f",value={value}"
         if time:
             self.name += f",time={time:g}"
         if self.net_name != "pretrained":
@@ -354,6 +369,12 @@ class SearchAgent(Agent):
                 g = world.clone()
                 g.step(c)
                 games.append(g)
+        if self.value != "net":
+            played_out = np.array([
+                min(CLIP, max(-CLIP, objective(rollout(g.clone(), expert_play), me, team, True,
+                                               teams) / self.scale)) for g in games])
+            if self.value == "rollout":
+                return played_out.reshape(len(worlds), len(cands))
         out = np.zeros(len(games))
         turns = [0] * len(games)
         depth = self.depth
@@ -396,6 +417,8 @@ class SearchAgent(Agent):
                 else:
                     games[i].step(int(best[r]))
                     pending.append(i)
+        if self.value == "mix":
+            out = (out + played_out) / 2.0
         return out.reshape(len(worlds), len(cands))
 
 

@@ -152,7 +152,9 @@ def test_the_search_acts_the_same_whatever_the_hidden_hands(tiny):
 
 # ------------------------------------------------------------------ play
 @pytest.mark.parametrize("options", ["worlds=3", "worlds=2,depth=1", "worlds=2,depth=end",
-                                     "worlds=3,temperature=0.25,floor=0", "worlds=20,time=0.01"])
+                                     "worlds=3,temperature=0.25,floor=0", "worlds=20,time=0.01",
+                                     "worlds=3,model=expert,value=mix",
+                                     "worlds=2,value=rollout,depth=end"])
 def test_search_plays_legal_actions(options, tiny):
     rng = np.random.default_rng(2)
     agents = [make_agent(f"search:{options},net={tiny}", seed=k) if k % 2 == 0
@@ -245,7 +247,8 @@ def test_two_processes_find_what_one_finds(tiny):
     ("worlds=0", "worlds"), ("worlds=2.5", "worlds"), ("depth=-1", "depth"),
     ("depth=deep", "depth"), ("temperature=0", "temperature"), ("temperature=-1", "temperature"),
     ("floor=1", "floor"), ("floor=-0.1", "floor"), ("time=-5", "time"), ("scale=0", "scale"),
-    ("workers=0", "workers"), ("workers=1.5", "workers"),
+    ("workers=0", "workers"), ("workers=1.5", "workers"), ("model=pimc", "model"),
+    ("model=expert,floor=0", "floor"), ("value=deep", "value"),
 ])
 def test_out_of_range_options_are_refused_by_name(option, named):
     with pytest.raises(AgentError, match=f"search option {named} must"):
@@ -328,6 +331,33 @@ def test_a_card_whose_sequel_is_forced_is_worth_its_real_result(tiny):
                     checked += 1
             g.step(experts[g.current_player].act(view))
     assert checked == 4
+
+
+def test_rollout_values_are_the_expert_playing_the_world_out_and_mix_is_their_mean(tiny):
+    """``value=rollout`` is what ``pimc`` computes in one world (the expert at every seat to the
+    end, the zero-sum result over the scale); ``value=mix`` averages it with the network's."""
+    from agents.expert import expert_play
+    from agents.pimc import rollout
+
+    g = _positions(7, 3)[-1]
+    view = g.view(g.current_player)
+    sit = Situation.from_view(view)
+    cands = view.legal_actions
+    worlds = [replay_world(view, sample_hands(view, np.random.default_rng(k)))[0]
+              for k in range(3)]
+    expected = np.array([[min(4.0, max(-4.0, zero_sum(rollout(_after(w, c), expert_play))
+                                       [view.seat] / 400)) for c in cands] for w in worlds])
+    by_value = {v: SearchAgent(seed=0, net=tiny, value=v).values(view, worlds, cands, sit)
+                for v in ("net", "rollout", "mix")}
+    assert by_value["rollout"] == pytest.approx(expected)
+    assert by_value["mix"] == pytest.approx((by_value["net"] + expected) / 2)
+    assert not np.allclose(by_value["net"], expected)
+
+
+def _after(world: Game, card: int) -> Game:
+    g = world.clone()
+    g.step(card)
+    return g
 
 
 def test_play_probabilities_are_a_distribution_over_the_legal_actions() -> None:
