@@ -27,10 +27,12 @@ each card by expert rollouts. Two things it leaves on the table are what this ag
 
 The card played has the highest likelihood-weighted mean value over the worlds (common
 worlds for every card); equivalent cards (``agents.pimc.card_runs``) are searched once, and a
-tie goes to the network's own choice. Declarations are the network's (they are not searched).
+tie goes to the network's own choice. Declarations are the network's, or the expert's with
+``declare=expert`` (they are not searched).
 
 Options, in the spec (the defaults):
-``"search:worlds=16,depth=0,model=net,value=net,temperature=1,floor=0.1,time=0,net=pretrained"``
+``"search:worlds=16,depth=0,model=net,value=net,declare=net,temperature=1,floor=0.1,time=0,``
+``net=pretrained"``
 
 ``worlds``   sampled worlds per decision (positive integer)
 ``depth``    own decisions played by the network before the cut-off (0, 1, ...) or ``end``
@@ -43,6 +45,8 @@ Options, in the spec (the defaults):
              above), ``rollout`` (the expert plays the hand out at every seat, each from its
              own view of that world, as ``pimc`` values it) or ``mix`` (the mean of the two:
              two evaluators whose errors differ)
+``declare``  who makes the declarations (they are not searched): ``net`` or ``expert`` (its
+             hand-shape rule, as ``pimc`` declares)
 ``temperature``  softmax temperature of the network player model, in the network's unit (> 0)
 ``floor``    share of a uniform choice mixed into the player model, in ``[0, 1)`` (above 0 for
              the expert model); by default 0.1 for ``net`` and 0.3 for ``expert``
@@ -79,7 +83,7 @@ import numpy as np
 import torch
 
 from agents.base import Agent, AgentError
-from agents.expert import expert_action, expert_play
+from agents.expert import expert_action, expert_declare, expert_play
 from agents.knowledge import Situation, sample_hands
 from agents.pimc import card_runs, objective, rollout, world_deal
 from agents.policy import (
@@ -143,7 +147,8 @@ class SearchAgent(Agent):
     def __init__(self, seed: int | None = None, worlds: int = 16, depth: int | str = 0,
                  temperature: float = 1.0, floor: float | None = None, time: float = 0,
                  net: str = "pretrained", scale: float = 400.0, workers: int = 1,
-                 model: str = "net", value: str = "net", rules: Rules | None = None) -> None:
+                 model: str = "net", value: str = "net", declare: str = "net",
+                 rules: Rules | None = None) -> None:
         super().__init__(seed)
         if type(worlds) is not int or worlds < 1:
             raise ValueError(f"search option worlds must be a positive integer; got {worlds!r}")
@@ -163,6 +168,8 @@ class SearchAgent(Agent):
         if value not in VALUES:
             raise ValueError(f"search option value must be one of {', '.join(VALUES)}; "
                              f"got {value!r}")
+        if declare not in ("net", "expert"):
+            raise ValueError(f"search option declare must be net or expert; got {declare!r}")
         if floor is None:
             floor = MODELS[model]
         if not _number(floor) or not 0 <= floor < 1:
@@ -190,9 +197,10 @@ class SearchAgent(Agent):
         self.workers = workers
         self.model = model
         self.value = value
+        self.declare = declare
         self._options = {"worlds": worlds, "depth": depth, "temperature": temperature,
                          "floor": floor, "net": self.net_name, "scale": scale, "model": model,
-                         "value": value}
+                         "value": value, "declare": declare}
         """What a helper process needs to build the same search (``workers``)."""
         self._pool: ProcessPoolExecutor | None = None
         self.net, self.rules = _load_network(self.net_name, rules)
@@ -203,6 +211,8 @@ class SearchAgent(Agent):
             self.name += f",model={model}"
         if value != "net":
             self.name += f",value={value}"
+        if declare != "net":
+            self.name += f",declare={declare}"
         if time:
             self.name += f",time={time:g}"
         if self.net_name != "pretrained":
@@ -230,7 +240,7 @@ class SearchAgent(Agent):
 
     # ------------------------------------------------------------------ decision
     def act(self, view: PlayerView) -> int:
-        """Declare like the network; play the card with the best weighted search value."""
+        """Declare like the network (or the expert); play the card with the best search value."""
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
@@ -249,6 +259,8 @@ class SearchAgent(Agent):
             raise AgentError("the search agent plays one-deck tables only; got decks="
                              f"{view.rules.decks}")
         legal = view.legal_actions
+        if view.phase == "declare" and self.declare == "expert":
+            return expert_declare(view.hand_mask, view.legal_mask, view.rules.hand_size)
         default = self._net_choice(view)
         if view.phase == "declare" or any(a < 0 for a in view.actions):
             # Declarations are not searched; hidden exposures cannot be replayed.

@@ -153,7 +153,7 @@ def test_the_search_acts_the_same_whatever_the_hidden_hands(tiny):
 # ------------------------------------------------------------------ play
 @pytest.mark.parametrize("options", ["worlds=3", "worlds=2,depth=1", "worlds=2,depth=end",
                                      "worlds=3,temperature=0.25,floor=0", "worlds=20,time=0.01",
-                                     "worlds=3,model=expert,value=mix",
+                                     "worlds=3,model=expert,value=mix,declare=expert",
                                      "worlds=2,value=rollout,depth=end"])
 def test_search_plays_legal_actions(options, tiny):
     rng = np.random.default_rng(2)
@@ -248,7 +248,7 @@ def test_two_processes_find_what_one_finds(tiny):
     ("depth=deep", "depth"), ("temperature=0", "temperature"), ("temperature=-1", "temperature"),
     ("floor=1", "floor"), ("floor=-0.1", "floor"), ("time=-5", "time"), ("scale=0", "scale"),
     ("workers=0", "workers"), ("workers=1.5", "workers"), ("model=pimc", "model"),
-    ("model=expert,floor=0", "floor"), ("value=deep", "value"),
+    ("model=expert,floor=0", "floor"), ("value=deep", "value"), ("declare=pimc", "declare"),
 ])
 def test_out_of_range_options_are_refused_by_name(option, named):
     with pytest.raises(AgentError, match=f"search option {named} must"):
@@ -427,3 +427,21 @@ def test_the_expert_model_plays_legally_and_the_same_for_a_seed(tiny: str) -> No
         agent = make_agent(f"search:model=expert,worlds=4,net={tiny}", seed=11)
         plays.append(play_hand(Game(seed=2), [agent] + [make_agent("expert") for _ in range(3)]))
     assert plays[0] == plays[1]
+
+
+def test_declare_expert_declares_by_the_experts_rule_and_net_by_the_network() -> None:
+    by_expert = SearchAgent(seed=0, declare="expert")
+    by_net = SearchAgent(seed=0)
+    expert = make_agent("expert")
+    differ = checked = 0
+    for seed in range(30):
+        g = Game(seed=seed)
+        while g.phase == "declare":
+            view = g.view(g.current_player)
+            if len(view.legal_actions) > 1:
+                assert by_expert.act(view) == expert.act(view)
+                assert by_net.act(view) == by_net._net_choice(view)
+                differ += by_net.act(view) != expert.act(view)
+                checked += 1
+            g.step(expert.act(view))
+    assert checked > 20 and differ > 0
