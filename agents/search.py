@@ -162,14 +162,11 @@ class SearchAgent(Agent):
         if not _number(temperature) or not temperature > 0:
             raise ValueError(f"search option temperature must be a number > 0; "
                              f"got {temperature!r}")
-        if model not in MODELS:
-            raise ValueError(f"search option model must be one of {', '.join(MODELS)}; "
-                             f"got {model!r}")
-        if value not in VALUES:
-            raise ValueError(f"search option value must be one of {', '.join(VALUES)}; "
-                             f"got {value!r}")
-        if declare not in ("net", "expert"):
-            raise ValueError(f"search option declare must be net or expert; got {declare!r}")
+        for option, given, allowed in (("model", model, MODELS), ("value", value, VALUES),
+                                       ("declare", declare, ("net", "expert"))):
+            if given not in allowed:
+                raise ValueError(f"search option {option} must be one of "
+                                 f"{', '.join(allowed)}; got {given!r}")
         if floor is None:
             floor = MODELS[model]
         if not _number(floor) or not 0 <= floor < 1:

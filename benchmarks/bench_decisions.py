@@ -28,8 +28,6 @@ compare settings of one search cheaply, then confirm in the arena
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
 
 import numpy as np
@@ -37,6 +35,8 @@ import numpy as np
 from agents import make_agent
 from agents.knowledge import Situation
 from agents.pimc import card_runs, objective
+from benchmarks.positions import played_positions
+from benchmarks.report import save_rows, start_one_thread
 from gongzhu_env.engine import Game
 from gongzhu_env.view import PlayerView
 from training.arena.cli import split_specs
@@ -44,20 +44,8 @@ from training.arena.cli import split_specs
 
 def positions(players: str, hands: int, seed: int, every: int) -> list[tuple[Game, PlayerView]]:
     """Every ``every``-th play decision with a choice in ``hands`` hands of ``players``."""
-    rng = np.random.default_rng(seed)
-    out, k = [], 0
-    for h in range(hands):
-        g = Game(rng=rng)
-        seats = g.rules.players
-        agents = [make_agent(players, seed=h * seats + s) for s in range(seats)]
-        while not g.is_over():
-            view = g.view(g.current_player)
-            if view.phase == "play" and len(view.legal_actions) > 1:
-                if k % every == 0:
-                    out.append((g.clone(), view))
-                k += 1
-            g.step(agents[g.current_player].act(view))
-    return out
+    return [(g, g.view(g.current_player))
+            for g in played_positions(players, hands, seed)[::every]]
 
 
 def judge(game: Game, card: int, spec: str, seed: int) -> float:
@@ -130,19 +118,14 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("hands", "every"):
         if getattr(args, name) < 1:
             p.error(f"--{name} must be at least 1; got {getattr(args, name)}")
-    import torch
-
-    torch.set_num_threads(1)
-    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
+    start_one_thread()
     pos = positions(args.players, args.hands, args.seed, args.every)
     rows = run(split_specs([args.specs]), split_specs([args.judges]), pos, args.seed)
     for r in rows:
         print(f"{r['spec']:>36}  judge {r['judge']:>18}  {r['positions']} positions  regret "
               f"{r['regret']:7.2f}  first-spec {r['first_minus_spec']:+7.2f} ± {r['se']:.2f}  "
               f"agreement {r['agreement']:.3f}", flush=True)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    save_rows(rows, args.json)
     return 0
 
 

@@ -30,13 +30,10 @@ about play strength; they choose the player model without the noise of whole gam
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
 
 import numpy as np
 
-from agents import make_agent
 from agents.knowledge import sample_hands
 from agents.search import (
     MODELS,
@@ -46,25 +43,16 @@ from agents.search import (
     play_probabilities,
     replay_world,
 )
+from benchmarks.positions import played_positions
+from benchmarks.report import save_rows, start_one_thread
 from gongzhu_env.cards import SCORING_MASK
-from gongzhu_env.engine import Game
 from gongzhu_env.view import PlayerView
 
 
 def positions(players: str, hands: int, seed: int) -> list[tuple[PlayerView, tuple[int, ...]]]:
     """Each searched decision of ``hands`` hands: the seat's view and the true hand masks."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for h in range(hands):
-        g = Game(rng=rng)
-        seats = g.rules.players
-        agents = [make_agent(players, seed=h * seats + k) for k in range(seats)]
-        while not g.is_over():
-            view = g.view(g.current_player)
-            if view.phase == "play" and len(view.legal_actions) > 1:
-                out.append((view, g.hand_masks))
-            g.step(agents[g.current_player].act(view))
-    return out
+    return [(g.view(g.current_player), g.hand_masks)
+            for g in played_positions(players, hands, seed)]
 
 
 def parse_settings(text: str) -> list[tuple[str, float, float]]:
@@ -154,10 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in ("hands", "worlds", "every"):
         if getattr(args, name) < 1:
             p.error(f"--{name} must be at least 1; got {getattr(args, name)}")
-    import torch
-
-    torch.set_num_threads(1)
-    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
+    start_one_thread()
     views = positions(args.players, args.hands, args.seed)[::args.every]
     agent = SearchAgent(net=args.net)
     rows = measure(agent, views, args.worlds, args.seed, parse_settings(args.settings))
@@ -165,9 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows:
         print(f"{r['setting']:>28}  p_true {r['p_true']:.4f}  log_true {r['log_true']:.4f}  "
               f"p_true_pts {r['p_true_pts']:.4f}  ess {r['ess']:.1f}", flush=True)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    save_rows(rows, args.json)
     return 0
 
 

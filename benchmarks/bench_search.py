@@ -16,32 +16,22 @@ read the load average printed first.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
 import time
 
 import numpy as np
 
 from agents import make_agent
-from gongzhu_env.engine import Game
+from benchmarks.positions import played_positions
+from benchmarks.report import save_rows, start_one_thread
 from gongzhu_env.view import PlayerView
 from training.arena.cli import split_specs
 
 
 def positions(deals: int, seed: int) -> list[PlayerView]:
     """Every decision's view in ``deals`` hands of expert play, dealt from ``seed``."""
-    rng = np.random.default_rng(seed)
-    views = []
-    for d in range(deals):
-        g = Game(rng=rng)
-        seats = g.rules.players
-        agents = [make_agent("expert", seed=d * seats + k) for k in range(seats)]
-        while not g.is_over():
-            view = g.view(g.current_player)
-            views.append(view)
-            g.step(agents[g.current_player].act(view))
-    return views
+    return [g.view(g.current_player)
+            for g in played_positions("expert", deals, seed, searched_only=False)]
 
 
 def summary(ms: list[float]) -> dict[str, float]:
@@ -84,14 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.deals < 1:
         p.error(f"--deals must be at least 1; got {args.deals}")
-    import torch
-
-    torch.set_num_threads(1)
-    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
+    start_one_thread()
     rows = run(split_specs([args.specs]), args.deals, args.seed)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    save_rows(rows, args.json)
     return 0
 
 

@@ -20,7 +20,7 @@ from gongzhu_env.cards import DONE, mask_of, parse_card, parse_cards  # noqa: E4
 from gongzhu_env.engine import Game  # noqa: E402
 from gongzhu_env.rules import Rules  # noqa: E402
 from gongzhu_env.scoring import zero_sum  # noqa: E402
-from gongzhu_env.view import obs_size  # noqa: E402
+from gongzhu_env.view import PlayerView, obs_size  # noqa: E402
 from tests.agents.helpers import play_hand  # noqa: E402
 from tests.helpers import make_deal, tiny_q_network  # noqa: E402
 
@@ -98,24 +98,31 @@ def test_replayed_worlds_reproduce_the_view_and_trace_only_other_seats_choices()
             assert d.obs is None and d.expert == expert.act(view_p)
 
 
+def _king_worlds() -> tuple[PlayerView, list[int], list[int]]:
+    """Seat 0 leads S5 and seat 1 plays SK; seat 2's view, and two worlds that explain it.
+
+    World A: seat 1 still holds S2 S3 (it chose the king). World B: those two spades are seat
+    3's, so the king was seat 1's only spade (forced).
+    """
+    g = Game.from_hands(make_deal("S5 S4 C2", "SK S2 S3 D3 D4", "", "D5 D6"), leader=0)
+    while g.phase == "declare":
+        g.step(DONE)
+    g.step(parse_card("S5"))
+    g.step(parse_card("SK"))
+    world_a = list(g.hand_masks)
+    spades, others = mask_of(parse_cards("S2 S3")), mask_of(parse_cards("D5 D6"))
+    world_b = world_a[:]
+    world_b[1] = world_a[1] & ~spades | others
+    world_b[3] = world_a[3] & ~others | spades
+    return g.view(2), world_a, world_b
+
+
 def test_worlds_where_a_high_card_was_forced_outweigh_worlds_where_it_was_not(ducker):
     # Seat 0 leads S5, seat 1 plays SK. Seat 2 (the observer) cannot tell whether seat 1 could
     # have ducked. In world A seat 1 still holds S2 S3 (it chose the king); in world B those
     # two spades are seat 3's and the king was seat 1's only spade (forced). Under a model of
     # players who play low, B explains the king better.
-    hands = make_deal("S5 S4 C2", "SK S2 S3 D3 D4", "", "D5 D6")
-    g = Game.from_hands(hands, leader=0)
-    while g.phase == "declare":
-        g.step(DONE)
-    g.step(parse_card("S5"))
-    g.step(parse_card("SK"))
-    view = g.view(2)
-    world_a = list(g.hand_masks)
-    spades = mask_of(parse_cards("S2 S3"))
-    others = mask_of(parse_cards("D5 D6"))
-    world_b = world_a[:]
-    world_b[1] = world_a[1] & ~spades | others
-    world_b[3] = world_a[3] & ~others | spades
+    view, world_a, world_b = _king_worlds()
     agent = SearchAgent(seed=0, net=ducker, floor=0.0)
     traces = [replay_world(view, w)[1] for w in (world_a, world_b)]
     logw = agent.log_likelihoods(traces)
@@ -397,18 +404,7 @@ def test_the_expert_model_weighs_worlds_by_whether_the_expert_would_have_played_
 
     # Seat 1 played SK on a spade lead. Where it still holds S2 S3 the expert would have
     # ducked; where the king was its only spade it was forced (no evidence either way).
-    hands = make_deal("S5 S4 C2", "SK S2 S3 D3 D4", "", "D5 D6")
-    g = Game.from_hands(hands, leader=0)
-    while g.phase == "declare":
-        g.step(DONE)
-    g.step(parse_card("S5"))
-    g.step(parse_card("SK"))
-    view = g.view(2)
-    world_a = list(g.hand_masks)
-    spades, others = mask_of(parse_cards("S2 S3")), mask_of(parse_cards("D5 D6"))
-    world_b = world_a[:]
-    world_b[1] = world_a[1] & ~spades | others
-    world_b[3] = world_a[3] & ~others | spades
+    view, world_a, world_b = _king_worlds()
     traces = [replay_world(view, w, "expert")[1] for w in (world_a, world_b)]
     king = [d for d in traces[0] if d.action == parse_card("SK")]
     assert len(king) == 1 and king[0].expert != king[0].action and king[0].legal == 3
