@@ -3,7 +3,8 @@
 One round, from the current network ``N`` (round 1: the shipped ``policy:pretrained``):
 
 1. **Labels** (``training.search_labels``): ``--hands`` hands played by ``search:net=N`` at
-   every seat, each searched decision stored with the search's value of every legal card.
+   every seat (or, with ``--others SPEC``, at one seat of a table of ``SPEC`` players), each
+   searched decision stored with the search's value of every legal card.
 2. **Fine-tune** (``training.dmc`` through ``training.train``): the ``full`` preset's
    self-play, started from ``N``'s weights, with ``--share`` of every minibatch drawn from the
    labels, for ``--train-s`` seconds at learning rate ``--lr``.
@@ -69,6 +70,9 @@ class Recipe:
     """The network of round 1's search and fine-tune (a policy path or ``pretrained``)."""
     preset: str = "full"
     """Training preset of the fine-tunes (its network shape is the start's)."""
+    others: str = ""
+    """The players beside the search in the label hands ("": the search at every seat; else
+    a mixed table, ``training.search_labels``)."""
 
     def check(self) -> None:
         """Refuse settings that cannot make a run, naming the setting."""
@@ -107,7 +111,9 @@ class ExpertIteration:
                 raise ValueError(f"{self.out}: an expert-iteration run is already here; pass "
                                  "--resume to carry it on or choose another --out")
             state = json.loads(self.state_path.read_text(encoding="utf-8"))
-            had = {k: v for k, v in state["recipe"].items() if k != "rounds"}
+            # A field added after a run was written reads as its default there.
+            had = {**asdict(Recipe()), **state["recipe"]}
+            had = {k: v for k, v in had.items() if k != "rounds"}
             now = {k: v for k, v in asdict(self.recipe).items() if k != "rounds"}
             if had != now:
                 diff = sorted(k for k in now if had.get(k) != now[k])
@@ -153,7 +159,7 @@ class ExpertIteration:
         t0 = time.perf_counter()
         spec = f"{c.search}{',' if ':' in c.search else ':'}net={current}"
         labels = where / "labels"
-        make_labels(labels, LabelSpec(spec, self.rules, c.seed * 1000 + r, 10), c.hands,
+        make_labels(labels, LabelSpec(spec, self.rules, c.seed * 1000 + r, 10, c.others), c.hands,
                     workers=self.workers, resume=True, log=self.log)
         t1 = time.perf_counter()
         policy = self.fine_tune(where / "train", current, labels, c.seed * 1000 + r)
@@ -233,11 +239,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rules", default=d.rules)
     p.add_argument("--start", default=d.start, help="round 1's network (policy path)")
     p.add_argument("--preset", default=d.preset, help="training preset of the fine-tunes")
+    p.add_argument("--others", default=d.others,
+                   help="players beside the search in the label hands (default: the search)")
     p.add_argument("--workers", type=int, default=1, help="processes (2 for both cores)")
     p.add_argument("--resume", action="store_true")
     args = p.parse_args(argv)
     recipe = Recipe(args.rounds, args.hands, args.search, args.share, args.train_s, args.lr,
-                    args.gate_deals, args.seed, args.rules, args.start, args.preset)
+                    args.gate_deals, args.seed, args.rules, args.start, args.preset,
+                    args.others)
     try:
         ExpertIteration(args.out, recipe, args.workers).run(args.resume)
     except ValueError as e:

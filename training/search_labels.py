@@ -17,8 +17,14 @@ the rules, the seed, the chunk size and the SHA-256 of the search's network file
 loaded set is checked against it, and every chunk is checked (identity, shapes, types, ranges)
 before its numbers are used.
 
+A **mixed table** (``--others SPEC``): the search sits at one seat (seat ``h mod players`` in
+hand ``h``) and ``SPEC`` plays the others (``expert``, ``pimc``, a policy...); only the search
+seat's decisions are labelled. The values are then those of a table of such players rather
+than of a table of copies of the search, whose players are the network it is teaching.
+
     python -m training.search_labels --out runs/labels --hands 2000 --workers 2
     python -m training.search_labels --out runs/labels --hands 4000 --workers 2 --resume
+    python -m training.search_labels --out runs/mixed --hands 4000 --workers 2 --others pimc
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import Agent
 from agents.search import CLIP, SearchAgent, SearchResult
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
@@ -59,12 +66,17 @@ class LabelSpec:
     rules: Rules
     seed: int
     chunk_hands: int
+    others: str = ""
+    """The spec that plays the seats beside the search ("": the search at every seat)."""
 
     def identity(self) -> dict[str, Any]:
         """Return the manifest's content: all that decides the labels besides the hand."""
-        return {"format": FORMAT, "spec": self.spec, "rules": self.rules.to_dict(),
-                "seed": self.seed, "chunk_hands": self.chunk_hands,
-                "network_sha256": network_digest(self.spec, self.rules)}
+        out = {"format": FORMAT, "spec": self.spec, "rules": self.rules.to_dict(),
+               "seed": self.seed, "chunk_hands": self.chunk_hands,
+               "network_sha256": network_digest(self.spec, self.rules)}
+        if self.others:
+            out["others"] = self.others
+        return out
 
 
 def network_digest(spec: str, rules: Rules) -> str:
@@ -87,34 +99,46 @@ def hand_seeds(seed: int, hand: int) -> tuple[int, int]:
 
 
 # ---------------------------------------------------------------------------- labelling
-_AGENTS: dict[str, SearchAgent] = {}
+_AGENTS: dict[str, Agent] = {}
 
 
-def search_agent(spec: str, rules: Rules) -> SearchAgent:
-    """Return this process's search agent of ``spec`` (built once: it loads a network).
+def _built(spec: str, rules: Rules, slot: str, option: str) -> Agent:
+    """Return the agent of ``spec`` in ``slot``, built once per process (it may load a network).
 
-    A spec that is not a valid ``search`` spec is refused (``LabelError``).
+    A spec that cannot be built is refused (``LabelError`` naming ``option``).
     """
     from agents import make_agent
     from agents.base import AgentError
 
-    key = f"{spec}|{rules.to_dict()}"
+    key = f"{spec}|{slot}|{rules.to_dict()}"
     if key not in _AGENTS:
         try:
-            agent = make_agent(spec, rules=rules)
+            _AGENTS[key] = make_agent(spec, rules=rules)
         except (AgentError, ValueError) as e:
-            raise LabelError(f"spec: {e}") from None
-        if not isinstance(agent, SearchAgent):
-            raise LabelError(f"spec: labels come from the search agent; got {spec!r} "
-                             "(expected 'search' or 'search:option=value,...')")
-        _AGENTS[key] = agent
+            raise LabelError(f"{option}: {e}") from None
     return _AGENTS[key]
 
 
-def label_hand(spec: str, rules: Rules, seed: int, hand: int
-               ) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Play hand ``hand`` with the search at every seat; return its observations and targets.
+def search_agent(spec: str, rules: Rules) -> SearchAgent:
+    """Return this process's search agent of ``spec``; refuse a spec that is not a search."""
+    agent = _built(spec, rules, "search", "spec")
+    if not isinstance(agent, SearchAgent):
+        raise LabelError(f"spec: labels come from the search agent; got {spec!r} "
+                         "(expected 'search' or 'search:option=value,...')")
+    return agent
 
+
+def table_agent(spec: str, rules: Rules, seat: int) -> Agent:
+    """Return this process's ``others`` player for one seat beside the search."""
+    return _built(spec, rules, f"seat {seat}", "others")
+
+
+def label_hand(spec: str, rules: Rules, seed: int, hand: int, others: str = ""
+               ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Play hand ``hand`` and return the search's observations and targets.
+
+    The search plays every seat, or with ``others`` seat ``hand mod players`` only (``others``
+    plays the rest, seeded from the hand's seeds) and only that seat is labelled.
     Observations are ``uint8`` (x255, as the replay buffer stores them); a target row holds the
     value of every legal card and NaN elsewhere. Declarations, forced cards and decisions whose
     legal cards are all equivalent are played but give no label (nothing to tell apart).
@@ -123,8 +147,16 @@ def label_hand(spec: str, rules: Rules, seed: int, hand: int
     agent = search_agent(spec, rules)
     agent.reseed(search_seed)
     game = Game(rules, seed=deal_seed)
-    for seat in range(rules.players):
-        agent.reset(seat, rules)
+    seats = rules.players
+    players = [agent] * seats
+    if others:
+        searcher = hand % seats
+        for seat in range(seats):
+            if seat != searcher:
+                players[seat] = table_agent(others, rules, seat)
+                players[seat].reseed((search_seed + 1 + seat) % 2**63)
+    for seat, player in enumerate(players):
+        player.reset(seat, rules)
     obs: list[np.ndarray] = []
     tgt: list[np.ndarray] = []
     while not game.is_over():
@@ -133,6 +165,9 @@ def label_hand(spec: str, rules: Rules, seed: int, hand: int
             game.step(legal[0])
             continue
         view = game.view(game.current_player)
+        if players[game.current_player] is not agent:
+            game.step(players[game.current_player].act(view))
+            continue
         result = agent.search(view)
         if isinstance(result, SearchResult):
             row = np.full(rules.num_actions, np.nan, dtype=np.float32)
@@ -157,7 +192,7 @@ def label_chunk(label_spec: LabelSpec, chunk: int) -> dict[str, np.ndarray]:
     tgt: list[np.ndarray] = []
     hands: list[int] = []
     for hand in range(chunk * s.chunk_hands, (chunk + 1) * s.chunk_hands):
-        o, t = label_hand(s.spec, s.rules, s.seed, hand)
+        o, t = label_hand(s.spec, s.rules, s.seed, hand, s.others)
         obs += o
         tgt += t
         hands += [hand] * len(o)
@@ -262,7 +297,7 @@ def open_set(out: Path, label_spec: LabelSpec, resume: bool) -> set[int]:
                              "or choose another --out")
         doc = read_manifest(out)
         if doc != identity:
-            diff = sorted(k for k in identity if doc.get(k) != identity[k])
+            diff = sorted(k for k in {*identity, *doc} if doc.get(k) != identity.get(k))
             raise LabelError(f"{out}: the label set here was made with other settings "
                              f"({', '.join(diff)} differ); use another --out")
     else:
@@ -351,6 +386,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=1, help="processes (2 for both cores)")
     p.add_argument("--time-budget", type=float, default=0.0,
                    help="seconds after which no chunk starts (0: none)")
+    p.add_argument("--others", default="",
+                   help="spec of the other seats (a mixed table; default: the search everywhere)")
     p.add_argument("--resume", action="store_true", help="add to the set already at --out")
     args = p.parse_args(argv)
     try:
@@ -358,7 +395,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.chunk_hands < 1:
             raise LabelError(f"--chunk-hands: must be a positive integer; got {args.chunk_hands}")
         search_agent(args.spec, rules)
-        spec = LabelSpec(args.spec, rules, args.seed, args.chunk_hands)
+        if args.others:
+            table_agent(args.others, rules, 0)
+        spec = LabelSpec(args.spec, rules, args.seed, args.chunk_hands, args.others)
         n = make_labels(args.out, spec, args.hands, workers=args.workers, resume=args.resume,
                         time_budget_s=args.time_budget)
     except (LabelError, ValueError) as e:

@@ -252,3 +252,67 @@ def test_a_round_is_kept_only_if_it_beats_its_start_and_holds_against_expert(
     assert (state["current"] == str(new)) is kept
     assert (out / "policy.pt").read_bytes() == (new.read_bytes() if kept else
                                                 open(net_path, "rb").read())
+
+
+def test_a_mixed_table_labels_only_the_search_seat_which_moves_round_the_table(spec, monkeypatch):
+    """With ``others`` the search plays seat ``hand mod 4`` only; every label is its decision,
+    the other seats' choices come from the ``others`` agent, and a seed gives the same rows."""
+    seats: list[int] = []
+    original = SearchAgent.search
+
+    def spy(self, view):
+        seats.append(view.seat)
+        return original(self, view)
+
+    monkeypatch.setattr(SearchAgent, "search", spy)
+    for hand in (0, 1, 6):
+        seats.clear()
+        obs, tgt = label_hand(spec, RULES, seed=4, hand=hand, others="expert")
+        assert set(seats) == {hand % 4}
+        assert 0 < len(obs) == len(tgt) <= 12  # one seat's decisions with a choice
+        again = label_hand(spec, RULES, seed=4, hand=hand, others="expert")
+        assert all(np.array_equal(a, b) for a, b in zip(obs, again[0], strict=True))
+    everyone, _ = label_hand(spec, RULES, seed=4, hand=0)
+    assert len(everyone) > 12
+
+
+def test_a_mixed_table_is_part_of_the_sets_identity(spec, tmp_path):
+    out = tmp_path / "mixed"
+    make_labels(out, LabelSpec(spec, RULES, seed=1, chunk_hands=1, others="expert"), 1,
+                log=_quiet)
+    assert json.loads((out / "labels.json").read_text())["others"] == "expert"
+    with pytest.raises(LabelError, match="others"):
+        make_labels(out, LabelSpec(spec, RULES, seed=1, chunk_hands=1), 2, resume=True,
+                    log=_quiet)
+
+
+
+def test_an_unknown_others_spec_is_refused_by_name(spec, tmp_path, capsys):
+    code = search_labels.main(["--out", str(tmp_path / "x"), "--spec", spec, "--hands", "1",
+                               "--others", "nobody"])
+    assert code == 2
+    assert "others:" in capsys.readouterr().err and not (tmp_path / "x").exists()
+
+
+def test_a_recipe_with_a_mixed_table_labels_there_and_older_runs_still_resume(
+        net_path, tmp_path, monkeypatch):
+    from training.arena.stats import Stats
+    from training.expert_iteration import ExpertIteration, Recipe
+
+    asked: list[LabelSpec] = []
+    monkeypatch.setattr(search_labels, "make_labels",
+                        lambda out, spec, *a, **k: asked.append(spec) or 0)
+    monkeypatch.setattr(ExpertIteration, "fine_tune", lambda self, *a: a[1])
+    low = Stats(4, -1.0, 1.0, -2.0, 0.0, 0.5, 0.0, 0.5, 0.95, 10, 0)
+    monkeypatch.setattr(ExpertIteration, "gate", lambda self, *a: (low, low))
+    out = tmp_path / "exit"
+    ExpertIteration(out, Recipe(rounds=1, start=net_path, others="pimc"), log=_quiet).run()
+    assert [s.others for s in asked] == ["pimc"]
+    # A run written before the field existed reads as the default (the search everywhere).
+    old = tmp_path / "old"
+    ExpertIteration(old, Recipe(rounds=1, start=net_path), log=_quiet).run()
+    state = json.loads((old / "state.json").read_text())
+    del state["recipe"]["others"]
+    (old / "state.json").write_text(json.dumps(state))
+    resumed = ExpertIteration(old, Recipe(rounds=2, start=net_path), log=_quiet).run(resume=True)
+    assert len(resumed["rounds"]) == 2 and asked[-1].others == ""
