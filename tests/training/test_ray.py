@@ -278,8 +278,8 @@ def test_dmc_on_ray_replaces_a_killed_actor_and_keeps_its_checkpoints(
 
     def kill_one_actor_mid_run():
         deadline = time.monotonic() + 120
-        while not (made and made[0].batches >= 6) and time.monotonic() < deadline:
-            time.sleep(0.05)  # until the run is well under way
+        while not (made and made[0].batches >= 2) and time.monotonic() < deadline:
+            time.sleep(0.05)  # until the run is under way (early: a loaded machine is slow)
         pid = ray.get(made[0].slots[0].pid.remote(), timeout=60)
         at_kill.append(made[0].batches)
         os.kill(pid, signal.SIGKILL)
@@ -291,14 +291,14 @@ def test_dmc_on_ray_replaces_a_killed_actor_and_keeps_its_checkpoints(
     where = ["--backend", "ray", "--address", cluster.address]
     assert train.main(["--preset", "tiny", "--out", str(out), "--quiet",
                        "--final-eval-deals", "0", "--actors", "2", *where,
-                       "--time-budget", "5"]) == 0
+                       "--time-budget", "8"]) == 0
     killer.join(timeout=10)
     assert killed, "the actor was not killed during the run"
     assert made[0].replaced >= 1
     # The run went on after the kill (how far depends on the machine's load, not asserted).
     assert made[0].batches > at_kill[0]
     first = torch.load(out / "checkpoints/latest.pt", weights_only=True)["trainer"]
-    assert first["counters"]["elapsed_s"] >= 5 and first["counters"]["train_steps"] > 0
+    assert first["counters"]["elapsed_s"] >= 8 and first["counters"]["train_steps"] > 0
     for path in (out / "checkpoints").glob("policy_*.pt"):
         load_policy_file(path)  # every periodic policy is whole
     load_policy_file(out / "policy.pt")
@@ -306,9 +306,10 @@ def test_dmc_on_ray_replaces_a_killed_actor_and_keeps_its_checkpoints(
         decisions = [int(r["decisions"]) for r in csv.DictReader(f)]
     assert decisions == sorted(decisions) and decisions[-1] > decisions[len(decisions) // 2]
     assert json.loads((out / "config.json").read_text())["num_actors"] == 2
-    # The same run resumes on the cluster from its checkpoint.
+    # The same run resumes on the cluster from its checkpoint (the budget is the whole run's:
+    # three seconds more than the first leg's).
     assert train.main(["--out", str(out), "--resume", "--quiet", *where,
-                       "--time-budget", "6"]) == 0
+                       "--time-budget", "11"]) == 0
     second = torch.load(out / "checkpoints/latest.pt", weights_only=True)["trainer"]
     assert second["counters"]["decisions"] > first["counters"]["decisions"]
     assert second["counters"]["train_steps"] > first["counters"]["train_steps"]
