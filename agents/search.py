@@ -227,14 +227,14 @@ class SearchAgent(Agent):
                                  self.shipped)
 
     # ------------------------------------------------------------------ network
-    def _forward(self, obs: list[np.ndarray]) -> np.ndarray:
-        """Scores of a batch of observations, one forward pass."""
+    def scores(self, obs: list[np.ndarray]) -> np.ndarray:
+        """Return the network's scores of a batch of observations (one forward pass)."""
         with torch.inference_mode():
             return self.net(torch.from_numpy(np.stack(obs))).numpy()
 
     def _net_choice(self, view: PlayerView) -> int:
         """Return the network's own choice (a hand of a match is seen without its blocks)."""
-        q = self._forward([_in_episode(view, False).encode()])[0]
+        q = self.scores([_in_episode(view, False).encode()])[0]
         legal = view.legal_actions
         return legal[int(np.argmax(q[legal]))]
 
@@ -356,7 +356,7 @@ class SearchAgent(Agent):
             chosen = expert_probabilities(np.array([d.expert for _, d in rows]), taken,
                                           np.array([d.legal for _, d in rows]), self.floor)
         else:
-            q = self._forward([d.obs for _, d in rows])
+            q = self.scores([d.obs for _, d in rows])
             chosen = play_probabilities(q, np.stack([d.mask for _, d in rows]), taken,
                                         self.temperature, self.floor)
         np.add.at(out, np.array([w for w, _ in rows]), np.log(chosen))
@@ -419,7 +419,7 @@ class SearchAgent(Agent):
                         turns[i] += 1
             if not rows:
                 break
-            q = self._forward(rows)
+            q = self.scores(rows)
             q = np.where(np.stack(masks).astype(bool), q, -np.inf)
             best = q.argmax(axis=1)
             pending = []

@@ -45,7 +45,7 @@ from agents.search import (
 )
 from benchmarks.positions import played_positions
 from benchmarks.report import save_rows, start_one_thread
-from gongzhu_env.cards import SCORING_MASK
+from gongzhu_env.cards import NUM_CARDS, SCORING_MASK
 from gongzhu_env.view import PlayerView
 
 
@@ -93,7 +93,7 @@ def measure(agent: SearchAgent, views: list[tuple[PlayerView, tuple[int, ...]]],
         # Every model's trace of the same worlds, flattened to rows tagged with their world.
         rows = {m: [(w, d) for w, hands in enumerate(dealt)
                     for d in replay_world(view, hands, m)[1]] for m in kinds}
-        unseen = [c for c in range(52) if any(truth[s] >> c & 1 for s in range(len(truth))
+        unseen = [c for c in range(NUM_CARDS) if any(truth[s] >> c & 1 for s in range(len(truth))
                                               if s != me)]
         holder = {c: next(s for s in range(len(truth)) if truth[s] >> c & 1) for c in unseen}
         # hit[w, j]: world w puts unseen card j with its true holder.
@@ -102,7 +102,7 @@ def measure(agent: SearchAgent, views: list[tuple[PlayerView, tuple[int, ...]]],
         scoring = np.array([SCORING_MASK >> c & 1 for c in unseen], dtype=bool)
         q = None
         if rows.get("net"):
-            q = agent._forward([d.obs for _, d in rows["net"]])
+            q = agent.scores([d.obs for _, d in rows["net"]])
         for n in names:
             logw = np.zeros(worlds)
             if n != "uniform":
