@@ -4,7 +4,7 @@
 ``"random"``, ``"greedy"``, ``"expert"``, ``"pimc"`` (options: ``"pimc:worlds=32,rollout=expert"``);
 ``"policy:PATH"`` loads a trained network (``agents.policy``, needs the training extra), and
 ``"search"`` searches sampled worlds with one (``agents.search``, options such as
-``"search:worlds=16,depth=0"``).
+``"search:worlds=32,depth=0"``).
 """
 
 from agents.base import Agent, AgentError
