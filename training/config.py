@@ -182,7 +182,8 @@ class DMCConfig:
 
     search_labels: str = ""
     """Directory of a label set of ``training.search_labels`` (the search agent's value of
-    every legal card at its decisions): expert iteration. A share ``search_label_share`` of
+    every legal card at its decisions), or several joined with ``os.pathsep`` (``:`` on
+    Linux and macOS), whose labels are pooled: expert iteration. A share ``search_label_share`` of
     every minibatch is drawn from these labels, the rest from self-play, and the labels' rows
     count in the loss like rollout labels (``rollout_level_weight``). Empty: none."""
 

@@ -413,10 +413,10 @@ def _label_buffer(cfg: DMCConfig, rules: Rules, width: int) -> ReplayBuffer | No
     """Load ``cfg.search_labels`` into a buffer to sample from (None without labels)."""
     if not cfg.search_labels:
         return None
-    from training.search_labels import LabelError, load_labels
+    from training.search_labels import LabelError, load_label_sets
 
     try:
-        obs, tgt = load_labels(cfg.search_labels, rules, width)
+        obs, tgt = load_label_sets(cfg.search_labels, rules, width)
     except LabelError as e:
         raise ConfigError(f"search_labels: {e}") from None
     buf = ReplayBuffer(len(obs), np.random.default_rng(cfg.seed + 2), width, rules.num_actions)

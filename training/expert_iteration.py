@@ -7,7 +7,10 @@ One round, from the current network ``N`` (round 1: the shipped ``policy:pretrai
    searched decision stored with the search's value of every legal card.
 2. **Fine-tune** (``training.dmc`` through ``training.train``): the ``full`` preset's
    self-play, started from ``N``'s weights, with ``--share`` of every minibatch drawn from the
-   labels, for ``--train-s`` seconds at learning rate ``--lr``.
+   labels, for ``--train-s`` seconds at learning rate ``--lr``. The labels are the round's
+   own; with ``--keep-labels`` those of every round so far, and ``--extra-labels`` adds sets
+   made before the run (a mixed table yields about nine labels a hand, so sets grown over
+   several runs are what give a fine-tune enough of them).
 3. **Gate**: ``policy:NEW`` against ``policy:N`` in the duplicate arena (``--gate-deals`` deals,
    deal seed ``GATE_SEED``, not used in training), and each of them against ``expert`` on the
    same deals. The new network is kept only when it beats ``N`` (the 95 % CI's lower bound
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 import time
@@ -73,6 +77,13 @@ class Recipe:
     others: str = ""
     """The players beside the search in the label hands ("": the search at every seat; else
     a mixed table, ``training.search_labels``)."""
+    keep_labels: bool = False
+    """Fine-tune each round on the labels of every round so far, not only its own: the label
+    set grows with the run (labels from a mixed table come at about nine a hand, so one
+    round's set is small)."""
+    extra_labels: str = ""
+    """Label sets made before this run (directories joined with ``os.pathsep``), added to
+    every round's fine-tune: labels grown over several runs or sessions train together."""
 
     def check(self) -> None:
         """Refuse settings that cannot make a run, naming the setting."""
@@ -140,6 +151,7 @@ class ExpertIteration:
     # ------------------------------------------------------------------ a round
     def run(self, resume: bool = False) -> dict[str, Any]:
         """Play every round not yet finished; return the state."""
+        self.check_extra_labels()
         state = self.load_state(resume)
         for r in range(len(state["rounds"]) + 1, self.recipe.rounds + 1):
             state["rounds"].append(self.round(r, Path(state["current"])))
@@ -149,6 +161,27 @@ class ExpertIteration:
         shutil.copyfile(state["current"], self.out / "policy.pt")
         self.log(f"expert iteration: best network {state['current']} -> {self.out / 'policy.pt'}")
         return state
+
+    def check_extra_labels(self) -> None:
+        """Refuse a wrong ``extra_labels`` set before the run writes anything.
+
+        Checked first, not when the first fine-tune loads it after an hour of labelling.
+        """
+        from training.search_labels import LabelError, load_label_sets
+
+        if self.recipe.extra_labels:
+            try:
+                load_label_sets(self.recipe.extra_labels, self.rules)
+            except LabelError as e:
+                raise ValueError(f"extra_labels: {e}") from None
+
+    def training_labels(self, r: int) -> str:
+        """Return the label sets round ``r`` fine-tunes on, joined with ``os.pathsep``."""
+        from training.search_labels import label_dirs
+
+        rounds = range(1, r + 1) if self.recipe.keep_labels else [r]
+        own = [str(self.out / f"round-{k}" / "labels") for k in rounds]
+        return os.pathsep.join(label_dirs(self.recipe.extra_labels) + own)
 
     def round(self, r: int, current: Path) -> dict[str, Any]:
         """Labels, fine-tune and gate of round ``r`` from the network at ``current``."""
@@ -162,12 +195,14 @@ class ExpertIteration:
         make_labels(labels, LabelSpec(spec, self.rules, c.seed * 1000 + r, 10, c.others), c.hands,
                     workers=self.workers, resume=True, log=self.log)
         t1 = time.perf_counter()
-        policy = self.fine_tune(where / "train", current, labels, c.seed * 1000 + r)
+        policy = self.fine_tune(where / "train", current, self.training_labels(r),
+                                c.seed * 1000 + r)
         t2 = time.perf_counter()
         head, baseline = self.gate(where, policy, current)
         t3 = time.perf_counter()
         accepted = head.ci_low > 0 and baseline.ci_high > 0
-        record = {"round": r, "search": spec, "labels": str(labels), "policy": str(policy),
+        record = {"round": r, "search": spec, "labels": str(labels),
+                  "trained_on": self.training_labels(r), "policy": str(policy),
                   "gate": head.to_dict(), "against_baseline": baseline.to_dict(),
                   "accepted": accepted,
                   "seconds": {"labels": round(t1 - t0, 1), "train": round(t2 - t1, 1),
@@ -178,8 +213,11 @@ class ExpertIteration:
                  f"{head.n} deals: {'kept' if accepted else 'not kept'}")
         return record
 
-    def fine_tune(self, run_dir: Path, start: Path, labels: Path, seed: int) -> Path:
-        """Fine-tune ``start`` on self-play plus labels; resume a run that was stopped."""
+    def fine_tune(self, run_dir: Path, start: Path, labels: str, seed: int) -> Path:
+        """Fine-tune ``start`` on self-play plus labels; resume a run that was stopped.
+
+        ``labels`` names one label set or several joined with ``os.pathsep``.
+        """
         from agents.policy import load_policy_file
         from training.config import make_config
         from training.run import RunDir
@@ -193,7 +231,7 @@ class ExpertIteration:
         cfg = make_config(c.preset, "dmc", rules=c.rules, seed=seed, init_policy=str(start),
                           hidden=tuple(arch["hidden"]), card_features=arch["card_features"],
                           holder_features=arch["holder_features"],
-                          search_labels=str(labels), search_label_share=c.share,
+                          search_labels=labels, search_label_share=c.share,
                           time_budget_s=c.train_s, lr=c.lr, lr_final_fraction=1.0,
                           epsilon_start=0.01, epsilon_end=0.01, final_eval_deals=0,
                           eval_deals=0)
@@ -241,12 +279,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--preset", default=d.preset, help="training preset of the fine-tunes")
     p.add_argument("--others", default=d.others,
                    help="players beside the search in the label hands (default: the search)")
+    p.add_argument("--keep-labels", action="store_true",
+                   help="fine-tune each round on the labels of every round so far")
+    p.add_argument("--extra-labels", default=d.extra_labels,
+                   help=f"label sets made before this run, joined with {os.pathsep!r}, added "
+                        "to every fine-tune")
     p.add_argument("--workers", type=int, default=1, help="processes (2 for both cores)")
     p.add_argument("--resume", action="store_true")
     args = p.parse_args(argv)
     recipe = Recipe(args.rounds, args.hands, args.search, args.share, args.train_s, args.lr,
                     args.gate_deals, args.seed, args.rules, args.start, args.preset,
-                    args.others)
+                    args.others, args.keep_labels, args.extra_labels)
     try:
         ExpertIteration(args.out, recipe, args.workers).run(args.resume)
     except ValueError as e:

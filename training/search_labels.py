@@ -286,6 +286,29 @@ def load_labels(out: str | os.PathLike[str], rules: Rules, width: int | None = N
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
+def label_dirs(joined: str) -> list[str]:
+    """Split a ``search_labels`` setting into its label directories.
+
+    One directory, or several joined with ``os.pathsep`` (as in ``PATH``), so that sets made
+    in other runs or sessions train together.
+    """
+    return [part for part in joined.split(os.pathsep) if part]
+
+
+def load_label_sets(joined: str, rules: Rules, width: int | None = None
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Every label of the sets named by ``joined`` (``label_dirs``), one after another.
+
+    Each set is checked as ``load_labels`` checks it; a set with no finished chunk is refused
+    rather than skipped, since a mistyped directory would otherwise shrink the data unseen.
+    """
+    dirs = label_dirs(joined)
+    if not dirs:
+        raise LabelError("no label directory given")
+    parts = [load_labels(d, rules, width) for d in dirs]
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
 # ---------------------------------------------------------------------------- running
 def open_set(out: Path, label_spec: LabelSpec, resume: bool) -> set[int]:
     """Create the set's directory, or check it on ``resume``; return the finished chunks."""

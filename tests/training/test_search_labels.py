@@ -22,6 +22,7 @@ from training.search_labels import (  # noqa: E402
     LabelError,
     LabelSpec,
     label_hand,
+    load_label_sets,
     load_labels,
     make_labels,
 )
@@ -165,6 +166,28 @@ def test_the_learner_mixes_labels_into_its_minibatches(spec, tmp_path):
     assert np.isfinite(trainer.train_step())
 
 
+def test_several_label_sets_pool_in_order_and_each_is_checked(spec, tmp_path):
+    """Sets joined with os.pathsep load one after another; the learner takes the pool; an
+    empty or missing member is refused by name rather than skipped."""
+    import os
+
+    one, two = tmp_path / "one", tmp_path / "two"
+    make_labels(one, LabelSpec(spec, RULES, seed=1, chunk_hands=1), 1, log=_quiet)
+    make_labels(two, LabelSpec(spec, RULES, seed=2, chunk_hands=1), 1, log=_quiet)
+    a, b = load_labels(one, RULES), load_labels(two, RULES)
+    obs, tgt = load_label_sets(os.pathsep.join([str(one), str(two)]), RULES)
+    assert np.array_equal(obs, np.concatenate([a[0], b[0]]))
+    assert np.array_equal(tgt, np.concatenate([a[1], b[1]]), equal_nan=True)
+    assert np.array_equal(load_label_sets(str(one), RULES)[0], a[0])
+    cfg = make_config("tiny", "dmc", search_labels=os.pathsep.join([str(one), str(two)]),
+                      search_label_share=0.5)
+    assert DMCTrainer(cfg).labels.size == len(a[0]) + len(b[0])
+    with pytest.raises(LabelError, match="no label directory"):
+        load_label_sets(os.pathsep, RULES)
+    with pytest.raises(LabelError, match="nowhere.*not a label set"):
+        load_label_sets(os.pathsep.join([str(one), str(tmp_path / "nowhere")]), RULES)
+
+
 def test_label_settings_are_checked_together():
     with pytest.raises(ConfigError, match="go together"):
         make_config("tiny", "dmc", search_label_share=0.5)
@@ -252,6 +275,43 @@ def test_a_round_is_kept_only_if_it_beats_its_start_and_holds_against_expert(
     assert (state["current"] == str(new)) is kept
     assert (out / "policy.pt").read_bytes() == (new.read_bytes() if kept else
                                                 open(net_path, "rb").read())
+
+
+def test_rounds_fine_tune_on_kept_and_extra_label_sets(net_path, spec, tmp_path, monkeypatch):
+    """With keep_labels round r trains on rounds 1..r's labels after the extra sets; without
+    it on its own only. A wrong extra set is refused before the run writes anything."""
+    import os
+
+    from training.arena.stats import Stats
+    from training.expert_iteration import ExpertIteration, Recipe
+
+    extra = tmp_path / "extra"
+    make_labels(extra, LabelSpec(spec, RULES, seed=1, chunk_hands=1), 1, log=_quiet)
+    labelled: list[str] = []
+    trained: list[str] = []
+    monkeypatch.setattr(search_labels, "make_labels",
+                        lambda out, *a, **k: labelled.append(str(out)))
+
+    def fine_tune(self, run_dir, start, labels, seed):
+        trained.append(labels)
+        return start
+
+    ok = Stats(4, 1.0, 1.0, 0.5, 2.0, 0.5, 0.0, 0.5, 0.95, 10, 0)
+    monkeypatch.setattr(ExpertIteration, "fine_tune", fine_tune)
+    monkeypatch.setattr(ExpertIteration, "gate", lambda self, *a: (ok, ok))
+    for keep in (True, False):
+        out = tmp_path / f"exit-{keep}"
+        recipe = Recipe(rounds=2, start=net_path, keep_labels=keep, extra_labels=str(extra))
+        state = ExpertIteration(out, recipe, log=_quiet).run()
+        own = [str(out / f"round-{r}" / "labels") for r in (1, 2)]
+        assert trained[-2:] == [os.pathsep.join([str(extra), own[0]]),
+                                os.pathsep.join([str(extra)] + (own if keep else own[1:]))]
+        assert [r["trained_on"] for r in state["rounds"]] == trained[-2:]
+    count = len(labelled)
+    bad = Recipe(rounds=1, start=net_path, extra_labels=str(tmp_path / "nowhere"))
+    with pytest.raises(ValueError, match="extra_labels: .*nowhere"):
+        ExpertIteration(tmp_path / "bad", bad, log=_quiet).run()
+    assert len(labelled) == count and not (tmp_path / "bad").exists()
 
 
 def test_a_mixed_table_labels_only_the_search_seat_which_moves_round_the_table(spec, monkeypatch):
