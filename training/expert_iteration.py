@@ -195,14 +195,14 @@ class ExpertIteration:
         make_labels(labels, LabelSpec(spec, self.rules, c.seed * 1000 + r, 10, c.others), c.hands,
                     workers=self.workers, resume=True, log=self.log)
         t1 = time.perf_counter()
-        policy = self.fine_tune(where / "train", current, self.training_labels(r),
-                                c.seed * 1000 + r)
+        trained_on = self.training_labels(r)
+        policy = self.fine_tune(where / "train", current, trained_on, c.seed * 1000 + r)
         t2 = time.perf_counter()
         head, baseline = self.gate(where, policy, current)
         t3 = time.perf_counter()
         accepted = head.ci_low > 0 and baseline.ci_high > 0
         record = {"round": r, "search": spec, "labels": str(labels),
-                  "trained_on": self.training_labels(r), "policy": str(policy),
+                  "trained_on": trained_on, "policy": str(policy),
                   "gate": head.to_dict(), "against_baseline": baseline.to_dict(),
                   "accepted": accepted,
                   "seconds": {"labels": round(t1 - t0, 1), "train": round(t2 - t1, 1),

@@ -283,6 +283,11 @@ def load_labels(out: str | os.PathLike[str], rules: Rules, width: int | None = N
              for path in sorted(out.glob("chunk-[0-9][0-9][0-9][0-9][0-9].npz"))]
     if not parts or sum(len(p[0]) for p in parts) == 0:
         raise LabelError(f"{out}: the label set has no finished chunk yet")
+    return _pooled(parts)
+
+
+def _pooled(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Join ``(obs, tgt)`` parts row-wise, in order."""
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
@@ -304,9 +309,10 @@ def load_label_sets(joined: str, rules: Rules, width: int | None = None
     """
     dirs = label_dirs(joined)
     if not dirs:
-        raise LabelError("no label directory given")
+        raise LabelError(f"no label directory given in {joined!r}: expected one directory, "
+                         f"or several joined with {os.pathsep!r}")
     parts = [load_labels(d, rules, width) for d in dirs]
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    return _pooled(parts)
 
 
 # ---------------------------------------------------------------------------- running

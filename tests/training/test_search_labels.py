@@ -4,6 +4,7 @@ and mixed into the DMC learner's minibatches."""
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -169,8 +170,6 @@ def test_the_learner_mixes_labels_into_its_minibatches(spec, tmp_path):
 def test_several_label_sets_pool_in_order_and_each_is_checked(spec, tmp_path):
     """Sets joined with os.pathsep load one after another; the learner takes the pool; an
     empty or missing member is refused by name rather than skipped."""
-    import os
-
     one, two = tmp_path / "one", tmp_path / "two"
     make_labels(one, LabelSpec(spec, RULES, seed=1, chunk_hands=1), 1, log=_quiet)
     make_labels(two, LabelSpec(spec, RULES, seed=2, chunk_hands=1), 1, log=_quiet)
@@ -280,8 +279,6 @@ def test_a_round_is_kept_only_if_it_beats_its_start_and_holds_against_expert(
 def test_rounds_fine_tune_on_kept_and_extra_label_sets(net_path, spec, tmp_path, monkeypatch):
     """With keep_labels round r trains on rounds 1..r's labels after the extra sets; without
     it on its own only. A wrong extra set is refused before the run writes anything."""
-    import os
-
     from training.arena.stats import Stats
     from training.expert_iteration import ExpertIteration, Recipe
 
