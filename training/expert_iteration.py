@@ -13,7 +13,8 @@ One round, from the current network ``N`` (round 1: the shipped ``policy:pretrai
    several runs are what give a fine-tune enough of them).
 3. **Gate**: ``policy:NEW`` against ``policy:N`` in the duplicate arena (``--gate-deals`` deals,
    deal seed ``GATE_SEED``, not used in training), and each of them against ``expert`` on the
-   same deals. The new network is kept only when it beats ``N`` (the 95 % CI's lower bound
+   same deals; when the head-to-head is undecided, all three play on to ``--gate-extend``
+   times as many deals. The new network is kept only when it beats ``N`` (the 95 % CI's lower bound
    above 0) *and* does not do worse than ``N`` against ``expert`` (the CI of the per-deal
    difference of their two results reaches above 0). Beating the previous network alone is
    not enough: labels whose search models every other seat as the network teach play that
@@ -68,6 +69,11 @@ class Recipe:
     gate_deals: int = 4000
     """Deals of the gate match (two networks this close differ by about 160 points a deal
     from deal to deal: 4,000 deals give a 95 % CI of about ±5)."""
+    gate_extend: int = 2
+    """An undecided gate (the head-to-head CI holds 0) plays on to ``gate_extend`` times
+    ``gate_deals`` deals of the same seed and decides on all of them (1: never). Rounds gain
+    about as much as the 4,000-deal CI is wide, so a gain of four points is often undecided
+    at 4,000 deals and decided at 8,000 (CI about ±3.5)."""
     seed: int = 0
     rules: str = "standard"
     start: str = "pretrained"
@@ -87,7 +93,7 @@ class Recipe:
 
     def check(self) -> None:
         """Refuse settings that cannot make a run, naming the setting."""
-        for name in ("rounds", "hands", "gate_deals"):
+        for name in ("rounds", "hands", "gate_deals", "gate_extend"):
             v = getattr(self, name)
             if type(v) is not int or v < 1:
                 raise ValueError(f"{name}: must be a positive integer; got {v!r}")
@@ -198,7 +204,12 @@ class ExpertIteration:
         trained_on = self.training_labels(r)
         policy = self.fine_tune(where / "train", current, trained_on, c.seed * 1000 + r)
         t2 = time.perf_counter()
-        head, baseline = self.gate(where, policy, current)
+        head, baseline = self.gate(where, policy, current, c.gate_deals)
+        if head.ci_low <= 0 < head.ci_high and c.gate_extend > 1:
+            self.log(f"round {r}: new vs previous {head.mean:+.1f} [{head.ci_low:+.1f}, "
+                     f"{head.ci_high:+.1f}] over {head.n} deals is undecided; playing on to "
+                     f"{c.gate_deals * c.gate_extend} deals")
+            head, baseline = self.gate(where, policy, current, c.gate_deals * c.gate_extend)
         t3 = time.perf_counter()
         accepted = head.ci_low > 0 and baseline.ci_high > 0
         record = {"round": r, "search": spec, "labels": str(labels),
@@ -238,18 +249,19 @@ class ExpertIteration:
         run_training(cfg, run_dir, resume=run.latest.exists(), quiet=True)
         return run.policy
 
-    def gate(self, where: Path, new: Path, old: Path) -> tuple[Any, Any]:
+    def gate(self, where: Path, new: Path, old: Path, deals: int) -> tuple[Any, Any]:
         """Play the new network against the previous one, and both against ``GATE_BASELINE``.
 
         Returns the head-to-head statistics and those of the per-deal difference between the
-        two networks' results against the baseline (new minus previous). Every match is
-        journalled, so a stopped gate resumes.
+        two networks' results against the baseline (new minus previous), over ``deals`` deals.
+        Every match is journalled, so a stopped gate resumes, and a longer gate plays only the
+        deals past the ones already journalled (deal sets of one seed share their prefix).
         """
         from training.arena.duplicate import duplicate_match
         from training.arena.stats import summarize
 
         def match(candidate: str, opponent: str, name: str) -> Any:
-            return duplicate_match(candidate, opponent, self.recipe.gate_deals,
+            return duplicate_match(candidate, opponent, deals,
                                    rules=self.rules, seed=GATE_SEED, workers=self.workers,
                                    journal=where / name, resume=True)
 
@@ -273,6 +285,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="seconds of fine-tuning per round")
     p.add_argument("--lr", type=float, default=d.lr)
     p.add_argument("--gate-deals", type=int, default=d.gate_deals)
+    p.add_argument("--gate-extend", type=int, default=d.gate_extend,
+                   help="an undecided gate plays on to this multiple of --gate-deals")
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--rules", default=d.rules)
     p.add_argument("--start", default=d.start, help="round 1's network (policy path)")
@@ -288,8 +302,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--resume", action="store_true")
     args = p.parse_args(argv)
     recipe = Recipe(args.rounds, args.hands, args.search, args.share, args.train_s, args.lr,
-                    args.gate_deals, args.seed, args.rules, args.start, args.preset,
-                    args.others, args.keep_labels, args.extra_labels)
+                    args.gate_deals, args.gate_extend, args.seed, args.rules, args.start,
+                    args.preset, args.others, args.keep_labels, args.extra_labels)
     try:
         ExpertIteration(args.out, recipe, args.workers).run(args.resume)
     except ValueError as e:

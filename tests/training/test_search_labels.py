@@ -216,7 +216,7 @@ def test_an_expert_iteration_round_labels_fine_tunes_gates_and_resumes(net_path,
     from training.expert_iteration import ExpertIteration, Recipe
 
     recipe = Recipe(rounds=1, hands=1, search="search:worlds=2", share=0.5, train_s=2.0,
-                    gate_deals=2, start=net_path, preset="tiny")
+                    gate_deals=2, gate_extend=1, start=net_path, preset="tiny")
     out = tmp_path / "exit"
     state = ExpertIteration(out, recipe, log=_quiet).run()
     (record,) = state["rounds"]
@@ -247,6 +247,8 @@ def test_expert_iteration_settings_are_checked():
         Recipe(share=0.0).check()
     with pytest.raises(ValueError, match="without net="):
         Recipe(search="search:net=other.pt").check()
+    with pytest.raises(ValueError, match="gate_extend: must be a positive integer"):
+        Recipe(gate_extend=0).check()
 
 
 @pytest.mark.parametrize("head, baseline, kept", [
@@ -274,6 +276,39 @@ def test_a_round_is_kept_only_if_it_beats_its_start_and_holds_against_expert(
     assert (state["current"] == str(new)) is kept
     assert (out / "policy.pt").read_bytes() == (new.read_bytes() if kept else
                                                 open(net_path, "rb").read())
+
+
+@pytest.mark.parametrize("first, second, extend, deals, kept", [
+    ((-2.0, 9.0), (1.0, 8.0), 2, [4000, 8000], True),   # undecided, decided on more deals
+    ((-2.0, 9.0), (-1.0, 7.0), 2, [4000, 8000], False),  # still undecided: not kept
+    ((-2.0, 9.0), (1.0, 8.0), 1, [4000], False),         # no extension asked for
+    ((1.0, 9.0), (1.0, 8.0), 2, [4000], True),           # decided at once
+    ((-9.0, -1.0), (1.0, 8.0), 2, [4000], False),        # clearly worse: no more deals
+])
+def test_an_undecided_gate_plays_on_and_decides_on_all_its_deals(
+        net_path, tmp_path, monkeypatch, first, second, extend, deals, kept):
+    from training.arena.stats import Stats
+    from training.expert_iteration import ExpertIteration, Recipe
+
+    def stats(n: int, low: float, high: float) -> Stats:
+        return Stats(n, (low + high) / 2, 1.0, low, high, 0.5, 0.0, 0.5, 0.95, 10, 0)
+
+    played: list[int] = []
+
+    def gate(self, where, new, old, n):
+        played.append(n)
+        return stats(n, *(first if len(played) == 1 else second)), stats(n, 0.0, 5.0)
+
+    new = tmp_path / "new.pt"
+    new.write_bytes(b"the fine-tuned network")
+    monkeypatch.setattr(search_labels, "make_labels", lambda *a, **k: 0)
+    monkeypatch.setattr(ExpertIteration, "fine_tune", lambda self, *a: new)
+    monkeypatch.setattr(ExpertIteration, "gate", gate)
+    recipe = Recipe(rounds=1, start=net_path, gate_extend=extend)
+    state = ExpertIteration(tmp_path / "exit", recipe, log=_quiet).run()
+    assert played == deals
+    assert state["rounds"][0]["accepted"] is kept
+    assert state["rounds"][0]["gate"]["n"] == deals[-1]
 
 
 def test_rounds_fine_tune_on_kept_and_extra_label_sets(net_path, spec, tmp_path, monkeypatch):
