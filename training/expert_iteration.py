@@ -150,9 +150,9 @@ class ExpertIteration:
 
     def save_state(self, state: dict[str, Any]) -> None:
         """Write ``state.json`` whole (temporary file, then renamed)."""
-        tmp = self.state_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(state, indent=1) + "\n", encoding="utf-8")
-        tmp.replace(self.state_path)
+        from training.arena.reports import write_json
+
+        write_json(state, self.state_path)
 
     # ------------------------------------------------------------------ a round
     def run(self, resume: bool = False) -> dict[str, Any]:

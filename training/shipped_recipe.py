@@ -180,9 +180,9 @@ class ShippedRecipe:
 
     def save_report(self, report: dict[str, Any]) -> None:
         """Write ``recipe.json`` whole (temporary file, then renamed)."""
-        tmp = self.report_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-        tmp.replace(self.report_path)
+        from training.arena.reports import write_json
+
+        write_json(report, self.report_path)
 
 
 def first_beat(evals_csv: Path, opponent: str = "expert") -> dict[str, float] | None:

@@ -74,8 +74,14 @@ def markdown_table(results: Sequence[MatchResult]) -> str:
 
 
 def write_json(doc: dict[str, Any], path: str | Path) -> Path:
-    """Write a JSON document (creating the directory)."""
+    """Write a JSON document whole (creating the directory).
+
+    It goes to a temporary name first and is then renamed, so a run stopped mid-write leaves
+    the previous document, never half of one: run records are read back to resume.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(path)
     return path
