@@ -11,7 +11,7 @@ leg's best network. This module runs that chain with the settings each leg was r
 (docs/search.md, the mixed-table rounds), so one command repeats it: the recipe that ships
 with that network when it replaces ``policy:pretrained``.
 
-    python -m training.shipped_recipe --out runs/shipped            # about 5.5 hours, 2 cores
+    python -m training.shipped_recipe --out runs/shipped            # about 5.6 hours, 2 cores
     python -m training.shipped_recipe --out runs/shipped --resume   # carry on after a stop
 
 Every stage resumes from its own files (checkpoints, label chunks, arena journals), so a stop
@@ -53,8 +53,8 @@ class Leg:
 FULL_SEED = 0
 """Seed of the ``full`` preset's run, the start of the chain."""
 LEGS: tuple[Leg, ...] = (Leg(0, 0.25), Leg(1, 0.3), Leg(2, 0.3))
-"""The legs as the shipped network was made: the first drew a quarter of each minibatch from
-its labels, the later ones 30 % once earlier legs' labels were pooled with their own."""
+"""The legs as rounds 1 to 3 of docs/search.md were run: the first drew a quarter of each
+minibatch from its labels, the later ones 30 % once earlier legs' labels were pooled."""
 LEG_RECIPE = Recipe(rounds=1, hands=2000, search="search", train_s=1200.0, lr=1e-4,
                     gate_deals=4000, rules="standard", preset="full", others="pimc")
 """The settings every leg shares (``start``, ``seed``, ``share`` and ``extra_labels`` are
