@@ -71,15 +71,21 @@ FORMAT_VERSION = 1
 KINDS = ("q", "logits")
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 PRETRAINED_FILE = "gongzhu_dmc_full.pt"
+SELF_PLAY_FILE = "gongzhu_dmc_full_selfplay.pt"
+"""The standard ``full`` run alone (seed 0, 90 minutes of self-play), before expert iteration:
+``policy:pretrained`` until the expert-iteration network replaced it, kept so that the
+measurements made with it can be repeated (``policy:gongzhu_dmc_full_selfplay.pt``)."""
 SHIPPED: dict[str, str] = {
     "standard": PRETRAINED_FILE,
     "scrofazero": "gongzhu_dmc_full_scrofazero.pt",
     "huapai": "gongzhu_dmc_full_huapai.pt",
     "two_decks": "gongzhu_dmc_full_two_decks.pt",
 }
-"""Rules preset -> the policy shipped for it (``full`` preset, seed 0; the huapai one trained
-for the two hours the preset may use, the two-deck one for the preset's 90 minutes;
-docs/training.md).
+"""Rules preset -> the policy shipped for it. The standard one is the ``full`` preset's run
+(seed 0) followed by three rounds of expert iteration at a mixed table
+(``python -m training.shipped_recipe``; docs/search.md); the others are ``full`` runs, seed 0
+(the huapai one trained for the two hours the preset may use, the two-deck one for the
+preset's 90 minutes; docs/training.md).
 
 ``policy:pretrained`` picks the one trained for the table's rules."""
 

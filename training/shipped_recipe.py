@@ -1,15 +1,15 @@
-"""The standard network of expert iteration in one command: the ``full`` preset, then legs.
+"""The shipped standard network in one command: the ``full`` preset, then expert iteration.
 
-The strongest standard network so far was not made by one training run. It is the ``full``
-preset's self-play (seed 0, 90 minutes; that alone is today's ``policy:pretrained``), followed
-by ``LEGS`` rounds of expert iteration at a mixed table (``training.expert_iteration``): the
-network-guided search at one seat beside three ``pimc`` players labels 2,000 hands, the
-network is fine-tuned for 20 minutes on self-play with part of every minibatch drawn from
-those labels and from every earlier leg's labels, and a gate keeps the new network only if it
-beats the previous one without losing ground to ``expert``. Each leg starts from the previous
-leg's best network. This module runs that chain with the settings each leg was run with
-(docs/search.md, the mixed-table rounds), so one command repeats it: the recipe that ships
-with that network when it replaces ``policy:pretrained``.
+``policy:pretrained`` at a standard table was not made by one training run. It is the ``full``
+preset's self-play (seed 0, 90 minutes; shipped alone as ``gongzhu_dmc_full_selfplay.pt``),
+followed by ``LEGS`` rounds of expert iteration at a mixed table
+(``training.expert_iteration``): the network-guided search at one seat beside three ``pimc``
+players labels 2,000 hands, the network is fine-tuned for 20 minutes on self-play with part of
+every minibatch drawn from those labels and from every earlier leg's labels, and a gate keeps
+the new network only if it beats the previous one without losing ground to ``expert``. Each
+leg starts from the previous leg's best network. This module runs that chain with the
+settings each leg was run with (docs/search.md, the mixed-table rounds), so one command
+repeats the recipe of the shipped network.
 
     python -m training.shipped_recipe --out runs/shipped            # about 5.6 hours, 2 cores
     python -m training.shipped_recipe --out runs/shipped --resume   # carry on after a stop

@@ -8,6 +8,7 @@ import torch
 
 from agents import make_agent
 from agents.policy import (
+    SELF_PLAY_FILE,
     SHIPPED,
     PolicyAgent,
     PolicyLoadError,
@@ -125,6 +126,16 @@ def test_pretrained_picks_the_shipped_policy_for_the_table():
             game.step(agent.act(view))
     # Without the table's rules it is the standard policy.
     assert make_agent("policy:pretrained").rules == Rules()
+
+
+def test_the_self_play_network_is_kept_beside_the_shipped_one():
+    # The network that was ``policy:pretrained`` before expert iteration still loads by its
+    # file name, for the standard rules, and it is a different network from today's.
+    old = make_agent(f"policy:{SELF_PLAY_FILE}", seed=0)
+    new = make_agent("policy:pretrained", seed=0)
+    assert old.rules == new.rules == Rules()
+    views = [v for v in random_views(2, 9) if len(v.legal_actions) > 1]
+    assert any(not np.array_equal(old.scores(v), new.scores(v)) for v in views)
 
 
 def test_pretrained_at_a_table_without_a_shipped_policy_says_what_is_shipped():
