@@ -3,7 +3,10 @@ r"""The arena's command line: ``python -m training.evaluate`` (also ``gongzhu ev
 One candidate against one or more opponents, or a round robin with ratings; the table is
 printed, and with ``--out`` the JSON results and a plot are written there. ``--resume``
 continues an interrupted run from the journals it keeps in ``OUT/journal/`` until the results
-are written.
+are written. ``--keep-journals`` keeps them after that too, so that a later run into the same
+``--out`` with ``--resume`` reuses every deal of a match it shares: a longer run of the match
+plays only the deals beyond it, a shorter one (a round robin's 300 deals of a pair that was
+played to 2,000) plays none.
 
     python -m training.evaluate --candidate expert --opponents random,greedy \
         --deals 2000 --seed 0 --workers 2 --out runs/eval
@@ -133,6 +136,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="continue an interrupted run into the same --out: deals it finished "
                         "(kept in OUT/journal/ until the results are written) are not played "
                         "again")
+    p.add_argument("--keep-journals", action="store_true",
+                   help="keep OUT/journal/ after the results are written, so a later --resume "
+                        "run into the same --out (a longer match, a round robin holding the "
+                        "pair) reuses the deals already played")
     add_backend_arguments(p)
     return p
 
@@ -169,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         check_backend(args.backend, args.address)
         if args.resume and not args.out:
             raise ValueError("--resume continues a run written to --out; give the same --out")
+        if args.keep_journals and not args.out:
+            raise ValueError("--keep-journals keeps the journals of --out; give an --out")
         if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
             raise ValueError(f"--out {args.out!r} is a file; give a directory for the results")
         if args.resamples < 1:
@@ -280,7 +289,8 @@ def _run(args: argparse.Namespace, argv: list[str] | None, console: Any, specs: 
                  "--resume to play only the rest" if journals is not None else "")
         print(f"error: {e}{again}", file=sys.stderr)
         return 1
-    if journals is not None:  # the results file now holds every deal; the journals served
+    if journals is not None and not args.keep_journals:
+        # The results file now holds every deal; the journals served.
         shutil.rmtree(journals, ignore_errors=True)
     return 0
 

@@ -152,3 +152,31 @@ def test_cli_resume_continues_and_cleans_up(tmp_path, monkeypatch, capsys):
     assert main(["--candidate", "greedy", "--opponents", "random", "--deals", "2",
                  "--resume"]) == 2
     assert "--out" in capsys.readouterr().err
+
+
+def test_kept_journals_serve_a_later_round_robin_and_a_longer_match(tmp_path, monkeypatch,
+                                                                      capsys):
+    out = tmp_path / "run"
+    base = ["--seed", "3", "--workers", "1", "--no-progress", "--no-plot"]
+    pair = ["--candidate", "greedy", "--opponents", "random"]
+    assert main([*pair, "--deals", "6", *base, "--out", str(out), "--keep-journals"]) == 0
+    assert (out / "journal" / "greedy__vs__random__1v3.jsonl").exists()
+    # A shorter round robin holding the pair replays none of its deals, and its numbers are
+    # those of a round robin played from scratch.
+    played = count_played(monkeypatch)
+    rr = ["--round-robin", "expert,greedy,random", "--deals", "4", *base]
+    assert main([*rr, "--out", str(out), "--resume", "--keep-journals"]) == 0
+    assert len(played) == 2 * 4  # expert-greedy and expert-random only
+    fresh = tmp_path / "fresh"
+    assert main([*rr, "--out", str(fresh)]) == 0
+    reused, expected = (json.loads((d / "round_robin.json").read_text())["matches"]
+                        for d in (out, fresh))
+    assert [m["diffs"] for m in reused] == [m["diffs"] for m in expected]
+    assert not (fresh / "journal").exists()  # removed once the results are written
+    # A longer match plays only the deals beyond its journal.
+    played.clear()
+    assert main([*pair, "--deals", "9", *base, "--out", str(out), "--resume"]) == 0
+    assert sorted(played) == [6, 7, 8]
+    assert not (out / "journal").exists()
+    assert main([*pair, "--deals", "2", *base, "--keep-journals"]) == 2
+    assert "--keep-journals" in capsys.readouterr().err
