@@ -61,15 +61,20 @@ OBJECTIVES = ("zero_sum", "raw")
 
 
 def rollout(game: Game, policy: Callable[[Situation], int]) -> list[int]:
-    """Finish ``game`` in place with ``policy`` playing every seat; return the raw scores."""
+    """Play ``game`` on in place with ``policy`` at every seat; return the final raw scores.
+
+    The play-out stops as soon as no card left can change a score (``Game.scores_settled``):
+    the scores are then final, and the remaining tricks would only cost time.
+    """
     step = game.step
-    while not game.is_over():
+    settled = game.scores_settled
+    while not settled():
         legal = game.legal_mask()
         if legal & (legal - 1) == 0:
             step(legal.bit_length() - 1)  # a forced card needs no decision
         else:
             step(policy(Situation.from_game(game)))
-    return game.scores()
+    return game.provisional_scores()
 
 
 def build_world(view: PlayerView, hands: list[int]) -> Game:

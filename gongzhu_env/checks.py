@@ -63,10 +63,20 @@ def random_rules(rng: np.random.Generator, decks: int | None = None,
 
 
 def play_checked(game: Game, rng: np.random.Generator) -> None:
-    """Play random legal actions, checking each observation and mask against the engine."""
+    """Play random legal actions, checking each observation and mask against the engine.
+
+    It also holds ``Game.scores_settled`` to its promise: once it says the scores are settled
+    it keeps saying so, and the provisional scores of that moment are the hand's final scores.
+    """
     size = obs_size(game.rules)
     n_actions = game.rules.num_actions
+    settled_at: list[int] | None = None
     while not game.is_over():
+        if game.scores_settled():
+            if settled_at is None:
+                settled_at = game.provisional_scores()
+        elif settled_at is not None:
+            raise AssertionError("scores_settled() turned false again")
         seat = game.current_player
         legal = game.legal_actions()
         if not legal:
@@ -79,6 +89,10 @@ def play_checked(game: Game, rng: np.random.Generator) -> None:
         if list(np.flatnonzero(mask)) != legal:
             raise AssertionError("action mask differs from the legal actions")
         game.step(legal[int(rng.integers(len(legal)))])
+    if not game.scores_settled():
+        raise AssertionError("scores_settled() is false once the hand is over")
+    if settled_at is not None and settled_at != game.scores():
+        raise AssertionError(f"the scores settled at {settled_at} but ended {game.scores()}")
 
 
 def check_hand(g: Game) -> None:

@@ -551,6 +551,14 @@ class TwoDeckGame(Game):
         return rule
 
     # ------------------------------------------------------------------ copies and views
+    def scores_settled(self) -> bool:
+        """Whether nothing still to be played can change a score: here, only once it is over.
+
+        A two-deck hand's second copies and pair plays are not worth a cheaper test: its
+        play-outs run to the end.
+        """
+        return self.is_over()
+
     def clone(self) -> TwoDeckGame:
         """Return an independent copy of this game (for search)."""
         g = object.__new__(TwoDeckGame)

@@ -11,6 +11,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from gongzhu_env import Game, Rules, env
+from gongzhu_env.cards import SCORING_MASK
 from gongzhu_env.checks import check_hand, check_rules, play_checked, random_rules
 from gongzhu_env.match import Match
 from gongzhu_env.rules import PRESETS
@@ -74,3 +75,32 @@ def test_checker_catches_a_broken_restriction() -> None:
         except AssertionError:
             caught += 1
     assert caught > 0
+
+
+def test_checker_catches_scores_settled_too_early(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``scores_settled`` that looks only at the table, not at the hands, is caught."""
+    def table_only(self: Game) -> bool:
+        on_table = sum(1 << c for c in self.current_trick[1])
+        return self.is_over() or (self.phase == "play" and not on_table & SCORING_MASK)
+
+    monkeypatch.setattr(Game, "scores_settled", table_only)
+    with pytest.raises(AssertionError, match="settled"):
+        check_rules(Rules(), 5, seed=0)
+
+
+@pytest.mark.parametrize("name", ["standard", "scrofazero", "huapai"])
+def test_scores_settle_before_the_end_of_some_one_deck_hands(name: str) -> None:
+    """Once the last scoring card is taken the scores are final, in random play about one hand in
+    five before its last trick (not only once the hand is over)."""
+    rng = np.random.default_rng(3)
+    early = 0
+    for _ in range(40):
+        g = Game(Rules.preset(name), rng=rng)
+        assert not g.scores_settled(), "nothing is settled before the first card"
+        while not g.scores_settled():
+            legal = g.legal_actions()
+            g.step(legal[int(rng.integers(len(legal)))])
+        early += not g.is_over()
+        left = sum(1 << c for h in g.hands for c in h) | sum(1 << c for c in g.current_trick[1])
+        assert not left & SCORING_MASK
+    assert early >= 4
