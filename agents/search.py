@@ -224,8 +224,8 @@ class SearchAgent(Agent):
     def reset(self, seat: int, rules: Rules) -> None:
         """Refuse a table whose rules the network was not trained for."""
         if rules != self.rules:
-            raise rules_mismatch(f"search option net={self.net_name}", self.rules, rules,
-                                 self.shipped)
+            reason = rules_mismatch(self.net_name, self.rules, rules, self.shipped)
+            raise PolicyLoadError(f"search option net={self.net_name}: {reason}")
 
     # ------------------------------------------------------------------ network
     def scores(self, obs: list[np.ndarray]) -> np.ndarray:
