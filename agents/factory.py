@@ -2,6 +2,9 @@
 
 A spec is a registered name, optionally followed by ``:`` and either ``key=value`` options
 separated by commas or (for ``policy``) a path. Each builder is registered once in ``BUILDERS``.
+A key may be given once; ``seed`` and ``rules`` are not options (``make_agent`` passes them),
+and each agent bounds its own numeric options (``pimc:worlds`` at most ``MAX_WORLDS``...), so a
+spec either builds an agent whose decisions end or is refused with the reason.
 """
 
 from __future__ import annotations
@@ -71,21 +74,46 @@ NEEDS_RULES = frozenset({"search"})
 """Builders that take the table's rules (their network is checked against them at once)."""
 
 
+RESERVED = {
+    "seed": "each seat's seed is passed to make_agent(..., seed=...) (a command's --seed)",
+    "rules": "the table's rules are passed to make_agent(..., rules=...) (a command's --rules)",
+}
+"""Keys a spec may not set, with where their value comes from instead. ``make_agent`` passes
+them itself, so a spec's own value would clash with it, or quietly give every copy of the
+agent at a table the same seed."""
+
+
 def _parse_options(name: str, text: str) -> dict[str, object]:
+    """Read ``key=value`` options separated by commas; a number is read as int, else float.
+
+    A key given twice is refused rather than letting the last one win: ``worlds=2,worlds=3``
+    is a typo or a pasting accident, and playing either value would hide it.
+    """
     opts: dict[str, object] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         if "=" not in part:
             raise AgentError(f"agent spec {name!r}: option {part!r} must look like key=value")
         key, value = (s.strip() for s in part.split("=", 1))
-        for cast in (int, float):
-            try:
-                opts[key] = cast(value)
-                break
-            except ValueError:
-                continue
-        else:
-            opts[key] = value
+        if not key:
+            raise AgentError(f"agent spec {name!r}: option {part!r} has no name before '='")
+        if key in opts:
+            raise AgentError(f"agent spec {name!r}: option {key!r} is given twice; give it "
+                             "once")
+        if key in RESERVED:
+            raise AgentError(f"agent spec {name!r}: {key!r} is not an option; "
+                             f"{RESERVED[key]}")
+        opts[key] = _option_value(value)
     return opts
+
+
+def _option_value(text: str) -> object:
+    """Read one option's value: an int, else a float, else the text itself."""
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            continue
+    return text
 
 
 def make_agent(spec: str, seed: int | None = None, rules: Rules | None = None) -> Agent:
@@ -109,9 +137,6 @@ def make_agent(spec: str, seed: int | None = None, rules: Rules | None = None) -
         return BUILDERS[name](rest, seed=seed, rules=rules)
     opts = _parse_options(name, rest)
     if name in NEEDS_RULES:
-        if "rules" in opts:
-            raise AgentError(f"agent spec {spec!r}: 'rules' is not an option; the table's "
-                             "rules are passed to make_agent(..., rules=...)")
         opts["rules"] = rules
     try:
         return BUILDERS[name](seed=seed, **opts)

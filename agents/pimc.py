@@ -38,7 +38,8 @@ that only work when guessing right.
 
 Spec options: ``"pimc:worlds=32,rollout=expert,objective=zero_sum"`` (the defaults: about
 15 ms of CPU a decision on average, under 0.1 s at worst; 32 worlds beat 16 by about 37
-points/hand against the expert on the same 150 duplicate deals).
+points/hand against the expert on the same 150 duplicate deals); ``worlds`` is 1 to
+``MAX_WORLDS``).
 """
 
 from __future__ import annotations
@@ -58,6 +59,9 @@ from gongzhu_env.view import PlayerView
 
 ROLLOUTS: dict[str, Callable[[Situation], int]] = {"expert": expert_play, "greedy": greedy_play}
 OBJECTIVES = ("zero_sum", "raw")
+MAX_WORLDS = 4096
+"""The most worlds a decision may sample (``pimc`` and ``search``): 128 times the default, some
+seconds a decision; a larger count is a typo whose decisions would not end in a session."""
 
 
 def rollout(game: Game, policy: Callable[[Situation], int]) -> list[int]:
@@ -157,8 +161,9 @@ class PimcAgent(Agent):
     def __init__(self, seed: int | None = None, worlds: int = 32, rollout: str = "expert",
                  objective: str = "zero_sum") -> None:
         super().__init__(seed)
-        if type(worlds) is not int or worlds < 1:
-            raise ValueError(f"pimc option worlds must be a positive integer; got {worlds!r}")
+        if type(worlds) is not int or not 1 <= worlds <= MAX_WORLDS:
+            raise ValueError(f"pimc option worlds must be a positive integer of at most "
+                             f"{MAX_WORLDS}; got {worlds!r}")
         if rollout not in ROLLOUTS:
             raise ValueError(f"pimc option rollout must be one of {sorted(ROLLOUTS)}; "
                              f"got {rollout!r}")

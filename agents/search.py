@@ -36,9 +36,10 @@ Options, in the spec (the defaults):
 ``"search:worlds=32,depth=0,model=net,value=mix,declare=net,temperature=1,floor=0.1,time=0,``
 ``net=pretrained"``
 
-``worlds``   sampled worlds per decision (positive integer; 32, as ``pimc``, beat 16 by +9.1
+``worlds``   sampled worlds per decision (1 to ``MAX_WORLDS``; 32, as ``pimc``, beat 16 by +9.1
              points/hand against ``pimc`` on the same 2,000 deals, docs/search.md)
-``depth``    own decisions played by the network before the cut-off (0, 1, ...) or ``end``
+``depth``    own decisions played by the network before the cut-off (0 to ``MAX_DEPTH``) or
+             ``end``
 ``model``    the player model of the world weighting: ``net`` (the network, as above) or
              ``expert``: each seat plays what the ``expert`` would play in its place in that
              world, with probability ``1 - floor``. The expert is cheaper to ask than the
@@ -51,20 +52,26 @@ Options, in the spec (the defaults):
              the same 416 deals, docs/search.md)
 ``declare``  who makes the declarations (they are not searched): ``net`` or ``expert`` (its
              hand-shape rule, as ``pimc`` declares)
-``temperature``  softmax temperature of the network player model, in the network's unit (> 0)
+``temperature``  softmax temperature of the network player model, in the network's unit
+                 (``TEMPERATURES``: 0.001 to 1000)
 ``floor``    share of a uniform choice mixed into the player model, in ``[0, 1)`` (above 0 for
              the expert model); by default 0.1 for ``net`` and 0.3 for ``expert``
-``time``     per-decision time limit in milliseconds, 0 for none: the worlds are searched in
-             chunks of ``CHUNK`` and no chunk starts after the limit (at least one always runs).
-             With a limit the play depends on the machine's speed, so it is not reproducible
-             from the seed alone; without one (the default) it is.
+``time``     per-decision time limit in milliseconds (at most an hour), 0 for none: the
+             worlds are searched in chunks of ``CHUNK`` and no chunk starts after the limit
+             (at least one always runs). With a limit the play depends on the machine's
+             speed, so it is not reproducible from the seed alone; without one (the default)
+             it is.
 ``net``      the policy file (``policy:`` paths, ``pretrained`` by default)
-``scale``    the network's unit in points (its trainer's ``reward_scale``, 400)
-``workers``  processes that share the worlds of a decision (1: this one; 2 uses both cores of
-             a two-core machine). World ``k`` of a decision is dealt from the decision's seed
-             and ``k`` alone, so the play is the same for any number of workers. The helper
-             processes start at the first search and load the network once; do not combine it
-             with an arena that already runs one process per core.
+``scale``    the network's unit in points (its trainer's ``reward_scale``, 400; 1 to 10**6)
+``workers``  processes that share the worlds of a decision (1 to ``MAX_WORKERS``; 1: this
+             one; 2 uses both cores of a two-core machine). World ``k`` of a decision is
+             dealt from the decision's seed and ``k`` alone, so the play is the same for any
+             number of workers. The helper processes start at the first search and load the
+             network once; do not combine it with an arena that already runs one process per
+             core.
+
+Every option is given at most once; ``seed`` and ``rules`` are not options (``make_agent``
+passes the seat's seed and the table's rules).
 
 Limits: one-deck tables only, and a network of kind ``q`` for single hands of the table's
 rules (``PolicyLoadError`` otherwise, naming the difference). Under ``hidden_exposure`` the
@@ -89,7 +96,7 @@ import torch
 from agents.base import Agent, AgentError
 from agents.expert import expert_action, expert_declare, expert_play
 from agents.knowledge import Situation, sample_hands
-from agents.pimc import card_runs, objective, rollout, world_deal
+from agents.pimc import MAX_WORLDS, card_runs, objective, rollout, world_deal
 from agents.policy import (
     PolicyLoadError,
     QNetwork,
@@ -113,6 +120,23 @@ CLIP = 4.0
 
 MODELS = {"net": 0.1, "expert": 0.3}
 """The player models of the world weighting, each with its default ``floor``."""
+
+MAX_DEPTH = 52
+"""The deepest cut-off in own decisions; no hand gives a seat more (``depth=end`` plays out)."""
+
+TEMPERATURES = (1e-3, 1e3)
+"""The player model's temperature range, in the network's unit: below it the softmax is the
+network's choice alone (and overflows on the way), above it a uniform choice (``floor``)."""
+
+MAX_TIME = 3_600_000
+"""The longest per-decision time limit, in milliseconds (an hour)."""
+
+SCALES = (1.0, 1e6)
+"""The network's unit in points: 400 for the shipped trainers, anything in this range."""
+
+MAX_WORKERS = 64
+"""The most helper processes a search may start. Fixed, not the machine's cores, so that a
+spec valid on one machine is valid on every other; beyond the cores more only cost memory."""
 
 VALUES = ("net", "rollout", "mix")
 """How a (world, card) pair is valued: the network's play and cut-off, the expert playing the
@@ -154,18 +178,19 @@ class SearchAgent(Agent):
                  model: str = "net", value: str = "mix", declare: str = "net",
                  rules: Rules | None = None) -> None:
         super().__init__(seed)
-        if type(worlds) is not int or worlds < 1:
-            raise ValueError(f"search option worlds must be a positive integer; got {worlds!r}")
+        if type(worlds) is not int or not 1 <= worlds <= MAX_WORLDS:
+            raise ValueError(f"search option worlds must be a positive integer of at most "
+                             f"{MAX_WORLDS}; got {worlds!r}")
         if depth == "end":
             self.depth = math.inf
-        elif type(depth) is int and depth >= 0:
+        elif type(depth) is int and 0 <= depth <= MAX_DEPTH:
             self.depth = depth
         else:
-            raise ValueError(f"search option depth must be a non-negative integer or 'end'; "
+            raise ValueError(f"search option depth must be an integer 0..{MAX_DEPTH} or 'end'; "
                              f"got {depth!r}")
-        if not _number(temperature) or not temperature > 0:
-            raise ValueError(f"search option temperature must be a number > 0; "
-                             f"got {temperature!r}")
+        if not _number(temperature) or not TEMPERATURES[0] <= temperature <= TEMPERATURES[1]:
+            raise ValueError(f"search option temperature must be a number in "
+                             f"[{TEMPERATURES[0]:g}, {TEMPERATURES[1]:g}]; got {temperature!r}")
         for option, given, allowed in (("model", model, MODELS), ("value", value, VALUES),
                                        ("declare", declare, ("net", "expert"))):
             if given not in allowed:
@@ -178,14 +203,15 @@ class SearchAgent(Agent):
         if model == "expert" and floor == 0:
             raise ValueError("search option floor must be above 0 with model=expert (a play "
                              "the expert would not make must not rule a world out); got 0")
-        if not _number(time) or not time >= 0:
-            raise ValueError(f"search option time must be a number of milliseconds >= 0 "
-                             f"(0: no limit); got {time!r}")
-        if not _number(scale) or not scale > 0:
-            raise ValueError(f"search option scale must be a number > 0; got {scale!r}")
-        if type(workers) is not int or workers < 1:
-            raise ValueError(f"search option workers must be a positive integer (processes "
-                             f"that share the worlds); got {workers!r}")
+        if not _number(time) or not 0 <= time <= MAX_TIME:
+            raise ValueError(f"search option time must be a number of milliseconds 0..{MAX_TIME}"
+                             f" (0: no limit); got {time!r}")
+        if not _number(scale) or not SCALES[0] <= scale <= SCALES[1]:
+            raise ValueError(f"search option scale must be a number of points in "
+                             f"[{SCALES[0]:g}, {SCALES[1]:g}]; got {scale!r}")
+        if type(workers) is not int or not 1 <= workers <= MAX_WORKERS:
+            raise ValueError(f"search option workers must be an integer 1..{MAX_WORKERS} "
+                             f"(processes that share the worlds); got {workers!r}")
         if not isinstance(net, str) or not net.strip():
             raise ValueError(f"search option net must be a policy path or 'pretrained'; "
                              f"got {net!r}")

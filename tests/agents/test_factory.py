@@ -33,6 +33,12 @@ def test_make_agent_parses_specs():
     ("pimc:worlds", ["key=value"]),
     ("greedy:level=2", ["bad option", "level"]),
     ("policy:", ["checkpoint path"]),
+    ("pimc:worlds=1000000000", ["worlds", "at most 4096", "1000000000"]),
+    ("pimc:worlds=2,worlds=3", ["'worlds'", "given twice"]),
+    ("pimc:=3", ["no name"]),
+    ("pimc:seed=5", ["'seed' is not an option", "--seed"]),
+    ("greedy:seed=5", ["'seed' is not an option"]),
+    ("random:rules=huapai", ["'rules' is not an option", "--rules"]),
 ])
 def test_make_agent_rejects_bad_specs(spec, words):
     with pytest.raises(AgentError) as e:

@@ -256,6 +256,11 @@ def test_two_processes_find_what_one_finds(tiny):
     ("floor=1", "floor"), ("floor=-0.1", "floor"), ("time=-5", "time"), ("scale=0", "scale"),
     ("workers=0", "workers"), ("workers=1.5", "workers"), ("model=pimc", "model"),
     ("model=expert,floor=0", "floor"), ("value=deep", "value"), ("declare=pimc", "declare"),
+    # Every number is bounded, so that no spec builds an agent whose decisions never end.
+    ("worlds=1000000000", "worlds"), ("depth=1000", "depth"), ("temperature=1e-300", "temperature"),
+    ("temperature=1e9", "temperature"), ("time=1e12", "time"), ("scale=1e300", "scale"),
+    ("scale=1e-9", "scale"), ("workers=100000", "workers"), ("temperature=nan", "temperature"),
+    ("time=inf", "time"),
 ])
 def test_out_of_range_options_are_refused_by_name(option, named):
     with pytest.raises(AgentError, match=f"search option {named} must"):
@@ -267,6 +272,16 @@ def test_unknown_options_and_rules_are_refused():
         make_agent("search:wrolds=3")
     with pytest.raises(AgentError, match="'rules' is not an option"):
         make_agent("search:rules=huapai")
+
+
+@pytest.mark.parametrize("spec, said", [
+    ("search:worlds=2,worlds=3", "option 'worlds' is given twice"),
+    ("search:seed=5", "'seed' is not an option; each seat's seed"),
+])
+def test_repeated_options_and_a_seed_in_the_spec_are_refused(spec, said):
+    # Before: the last 'worlds' won silently, and 'seed' clashed with make_agent's own.
+    with pytest.raises(AgentError, match=said):
+        make_agent(spec, seed=1)
 
 
 def test_a_network_for_other_rules_is_refused_naming_the_option_and_the_rule():
