@@ -49,6 +49,7 @@ the match blocks (it was never shown them), so either can sit at either kind of 
 from __future__ import annotations
 
 import copy
+import numbers
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -90,8 +91,92 @@ preset's 90 minutes; docs/training.md).
 ``policy:pretrained`` picks the one trained for the table's rules."""
 
 
+MAX_HIDDEN_LAYERS = 16
+"""Most hidden layers a network may have. The trained networks have two or three; the bound
+stops a list of thousands of widths (in a config or a policy file) from building thousands of
+modules before anything else is checked."""
+MAX_LAYER_WIDTH = 16_384
+"""Widest hidden layer. The shipped networks are at most 512 wide; one layer of 16,384 reading
+the standard game's 1,120 inputs (observation and card features) already holds 18 million
+weights, near ``MAX_PARAMETERS``."""
+MAX_PARAMETERS = 20_000_000
+"""Most weights and biases a network may have: 80 MB of float32. A trainer keeps several
+copies of its network (gradients, Adam's two moments, up to ``snapshot_pool_size`` frozen
+snapshots, one per actor), so this bounds a run's network memory to a few gigabytes; the
+shipped network has 0.7 million. It is checked from the architecture alone, before any tensor
+is allocated, so a width of a billion in a config or a policy file is refused instead of
+asking the allocator for terabytes."""
+MAX_POLICY_BYTES = 8 * MAX_PARAMETERS + 2**24
+"""Largest policy file read: the weights of the largest network allowed, even stored as
+float64, and 16 MiB for everything else. A larger file cannot be a policy this version would
+build, and is refused before ``torch.load`` reads it into memory."""
+
+
 class PolicyLoadError(AgentError):
     """A policy file is missing, corrupt, or was trained for other rules or another shape."""
+
+
+def _brief(value: object, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters: an error quotes bad input, not megabytes."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def check_hidden(hidden: object) -> list[int]:
+    """Return the hidden layer widths as a list of ints; ``ValueError`` says what is expected.
+
+    Integers only (numpy's too): a bool, a float such as ``1e9`` or a string is refused by its
+    type, and a width outside ``1..MAX_LAYER_WIDTH`` or more than ``MAX_HIDDEN_LAYERS`` layers
+    by its size, so neither a config nor a policy file can make torch allocate an absurd layer.
+    """
+    if isinstance(hidden, (str, bytes)) or not isinstance(hidden, Sequence) or not hidden:
+        raise ValueError(f"hidden layer widths must be a non-empty list of positive integers; "
+                         f"got {_brief(hidden)}")
+    if len(hidden) > MAX_HIDDEN_LAYERS:
+        raise ValueError(f"a network has at most {MAX_HIDDEN_LAYERS} hidden layers; got "
+                         f"{len(hidden):,}")
+    for h in hidden:
+        if isinstance(h, bool) or not isinstance(h, numbers.Integral) \
+                or not 1 <= h <= MAX_LAYER_WIDTH:
+            raise ValueError(f"hidden layer widths must be positive integers up to "
+                             f"{MAX_LAYER_WIDTH:,}; got {_brief(list(hidden))}")
+    return [int(h) for h in hidden]
+
+
+def parameter_count(in_width: int, hidden: Sequence[int], num_actions: int) -> int:
+    """Weights and biases of an MLP from ``in_width`` inputs through ``hidden`` to the actions."""
+    widths = [in_width, *hidden, num_actions]
+    return sum((a + 1) * b for a, b in zip(widths, widths[1:], strict=False))
+
+
+def plan_network(obs_size: int, num_actions: int, hidden: Sequence[int], *,
+                 card_features: bool = False, holder_features: bool = False,
+                 players: int | None = None) -> tuple[list[int], int | None, int]:
+    """Check a network's shape without building it; return ``(hidden, players, input width)``.
+
+    ``QNetwork`` builds from this plan, and a config or a policy file is checked with it before
+    anything is allocated. ``ValueError`` names what is wrong: a width or count out of bounds,
+    a table size that does not fit the observation, or more than ``MAX_PARAMETERS`` weights.
+    """
+    widths = check_hidden(hidden)
+    for name, value in (("obs_size", obs_size), ("num_actions", num_actions)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+            raise ValueError(f"{name} must be a positive integer; got {_brief(value)}")
+    # The action count tells the game: two decks have pair leads (105 actions) and their card
+    # features count copies.
+    two_decks = num_actions == Rules(decks=2).num_actions
+    if card_features or holder_features:
+        players = _feature_seats(int(obs_size), players, two_decks)
+    seats = players or 4
+    width = (int(obs_size) + (NUM_FEATURES if card_features else 0)
+             + (num_holder_features(seats) if holder_features else 0))
+    count = parameter_count(width, widths, int(num_actions))
+    if count > MAX_PARAMETERS:
+        raise ValueError(f"a network of {width:,} inputs, hidden widths {widths} and "
+                         f"{num_actions} actions has {count:,} weights; at most "
+                         f"{MAX_PARAMETERS:,} are built (80 MB of float32, kept several times "
+                         "over in training)")
+    return widths, players, width
 
 
 class QNetwork(nn.Module):
@@ -115,27 +200,21 @@ class QNetwork(nn.Module):
                  hidden: Sequence[int] = (512, 512, 256), card_features: bool = False,
                  holder_features: bool = False, players: int | None = None) -> None:
         super().__init__()
-        if not hidden or any(int(h) <= 0 for h in hidden):
-            raise ValueError(f"hidden layer sizes must be positive integers; got {list(hidden)}")
         # None: the standard game's observation; other rule sets pass obs_size(rules).
-        self.obs_size = int(obs_size) if obs_size is not None else _standard_obs_size()
-        self.num_actions = int(num_actions) if num_actions is not None else \
-            Rules().num_actions
-        self.hidden = [int(h) for h in hidden]
+        obs_size = obs_size if obs_size is not None else _standard_obs_size()
+        num_actions = num_actions if num_actions is not None else Rules().num_actions
         self.card_features = bool(card_features)
         self.holder_features = bool(holder_features)
-        # The action count tells the game: two decks have pair leads (105 actions) and
-        # their card features count copies.
+        # Every size is checked before a layer is allocated.
+        self.hidden, self.players, width = plan_network(
+            obs_size, num_actions, hidden, card_features=self.card_features,
+            holder_features=self.holder_features, players=players)
+        self.obs_size, self.num_actions = int(obs_size), int(num_actions)
         two_decks = self.num_actions == Rules(decks=2).num_actions
-        self.players = players
-        if self.card_features or self.holder_features:
-            self.players = _feature_seats(self.obs_size, players, two_decks)
         seats = self.players or 4
         self.features = CardFeatures(two_decks, seats) if self.card_features else None
         self.holders = HolderFeatures(seats) if self.holder_features else None
         layers: list[nn.Module] = []
-        width = (self.obs_size + (NUM_FEATURES if self.card_features else 0)
-                 + (num_holder_features(seats) if self.holder_features else 0))
         for h in self.hidden:
             layers += [nn.Linear(width, h), nn.ReLU()]
             width = h
@@ -440,6 +519,11 @@ _CACHE: dict[tuple[str, int, int], tuple[QNetwork, dict[str, Any]]] = {}
 
 def _read_policy(path: Path) -> tuple[QNetwork, dict[str, Any]]:
     """Read and check one policy file (everything but the rule set, which the caller checks)."""
+    nbytes = path.stat().st_size
+    if nbytes > MAX_POLICY_BYTES:
+        raise PolicyLoadError(f"{path} is {nbytes:,} bytes, larger than any policy this version "
+                              f"builds (at most {MAX_POLICY_BYTES:,}: {MAX_PARAMETERS:,} "
+                              "weights); not a policy file")
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises several types for truncated or foreign files
@@ -466,20 +550,16 @@ def _read_policy(path: Path) -> tuple[QNetwork, dict[str, Any]]:
     if data.get("kind") not in KINDS:
         raise PolicyLoadError(f"{path}: unknown policy kind {data.get('kind')!r}; "
                               f"expected one of {KINDS}")
-    arch = data.get("architecture") or {}
+    arch = data.get("architecture")
+    if not isinstance(arch, dict):
+        raise PolicyLoadError(f"{path}: its architecture must be a dict of the network's "
+                              f"sizes; got {_brief(arch)}")
     if arch.get("obs_size") != size or arch.get("num_actions") != rules.num_actions:
-        raise PolicyLoadError(f"{path}: network shape {arch} does not read {size} "
+        raise PolicyLoadError(f"{path}: network shape {_brief(arch, 200)} does not read {size} "
                               f"observations into {rules.num_actions} actions")
-    try:
-        net = QNetwork.from_architecture(arch)
-    except (KeyError, TypeError, ValueError) as e:
-        raise PolicyLoadError(f"{path}: its stored architecture {arch} cannot be built "
-                              f"({e})") from None
-    try:
-        _check_feature_seats(net.players, mixed.mix if mixed is not None else (rules,),
-                             "the rules it was trained for")
-    except ValueError as e:
-        raise PolicyLoadError(f"{path}: {e}") from None
+    shape = _checked_architecture(path, arch, mixed.mix if mixed is not None else (rules,))
+    _check_weights(path, data.get("state_dict"), shape)
+    net = QNetwork.from_architecture(arch)
     try:
         net.load_state_dict(data["state_dict"])
     except (KeyError, TypeError, ValueError, RuntimeError) as e:
@@ -487,6 +567,64 @@ def _read_policy(path: Path) -> tuple[QNetwork, dict[str, Any]]:
                               f"{arch} ({e})") from None
     net.eval()
     return net, data
+
+
+def _checked_architecture(path: Path, arch: Mapping[str, Any],
+                          mix: Sequence[Rules]) -> dict[str, tuple[int, ...]]:
+    """Check a file's stored architecture; return the shape of each tensor it must hold.
+
+    Types and bounds first (``plan_network``: widths, layer count, weights), then the shapes
+    from a network built on torch's ``meta`` device, which allocates no memory: a file that
+    names a huge network is refused before a byte of it is allocated.
+    """
+    for flag in ("card_features", "holder_features"):
+        if type(arch.get(flag, False)) is not bool:
+            raise PolicyLoadError(f"{path}: architecture {flag} must be true or false; got "
+                                  f"{_brief(arch.get(flag))}")
+    players = arch.get("players")
+    if players is not None and type(players) is not int:
+        raise PolicyLoadError(f"{path}: architecture players must be a table size; got "
+                              f"{_brief(players)}")
+    try:
+        if "hidden" not in arch:
+            raise ValueError("it names no hidden layer widths")
+        _, players, _ = plan_network(
+            arch["obs_size"], arch["num_actions"], arch["hidden"],
+            card_features=arch.get("card_features", False),
+            holder_features=arch.get("holder_features", False), players=players)
+        _check_feature_seats(players, mix, "the rules it was trained for")
+    except ValueError as e:
+        raise PolicyLoadError(f"{path}: its stored architecture cannot be built ({e})") from None
+    with torch.device("meta"):
+        shell = QNetwork.from_architecture(arch)
+    return {k: tuple(v.shape) for k, v in shell.state_dict().items()}
+
+
+def _check_weights(path: Path, weights: object, shape: Mapping[str, tuple[int, ...]]) -> None:
+    """Refuse weights that are not the architecture's tensors, or that are not all finite.
+
+    A NaN or infinite weight makes every score NaN, and the argmax over NaN is the first legal
+    action: such a network would load silently and always play its lowest legal card.
+    """
+    if not isinstance(weights, dict):
+        raise PolicyLoadError(f"{path}: its weights (state_dict) must be a dict of tensors; "
+                              f"got {type(weights).__name__}")
+    missing, extra = sorted(set(shape) - set(weights)), sorted(set(weights) - set(shape), key=str)
+    if missing or extra:
+        raise PolicyLoadError(f"{path}: weights do not match the stored architecture (missing "
+                              f"{_brief(missing)}, unexpected {_brief(extra)})")
+    for name, want in shape.items():
+        t = weights[name]
+        if not isinstance(t, torch.Tensor) or not t.is_floating_point():
+            raise PolicyLoadError(f"{path}: weights {name} must be a tensor of floats; got "
+                                  f"{type(t).__name__}")
+        if tuple(t.shape) != want:
+            raise PolicyLoadError(f"{path}: weights do not match the stored architecture: "
+                                  f"{name} has shape {tuple(t.shape)}, expected {want}")
+        if not bool(torch.isfinite(t).all()):
+            raise PolicyLoadError(f"{path}: weights {name} hold NaN or infinite values; a "
+                                  "network with them scores every action NaN and plays its "
+                                  "lowest legal card. Retrain it or restore a good copy")
 
 
 class PolicyAgent(Agent):
@@ -594,4 +732,5 @@ def load_policy_agent(path_or_name: str | os.PathLike[str], seed: int | None = N
 __all__ = ["QNetwork", "PolicyAgent", "PolicyLoadError", "load_policy_agent",
            "load_policy_file", "save_policy", "policy_dict", "trained_rules", "rule_differences",
            "PRETRAINED_DIR", "PRETRAINED_FILE", "SHIPPED", "pretrained_path", "EPISODES",
-           "network_episode", "policy_mix"]
+           "network_episode", "policy_mix", "check_hidden", "plan_network", "parameter_count",
+           "MAX_HIDDEN_LAYERS", "MAX_LAYER_WIDTH", "MAX_PARAMETERS", "MAX_POLICY_BYTES"]

@@ -146,3 +146,101 @@ def test_pretrained_at_a_table_without_a_shipped_policy_says_what_is_shipped():
     agent = make_agent("policy:pretrained")
     with pytest.raises(PolicyLoadError, match="shipped policy .* is trained for other rules"):
         agent.reset(0, Rules.preset("online"))
+
+
+def _saved_with(tmp_path, name: str, change) -> str:
+    """Save the tiny network's policy dict after ``change(data)`` edits it; return the path."""
+    data = policy_dict(tiny_q_network(), Rules())
+    change(data)
+    torch.save(data, tmp_path / name)
+    return str(tmp_path / name)
+
+
+def _set_hidden(widths):
+    def change(data):
+        data["architecture"]["hidden"] = widths
+    return change
+
+
+@pytest.mark.parametrize("widths, why", [
+    ([1e9], "positive integers up to 16,384"),            # a float, as JSON-ish files hold
+    ([1_000_000_000], "positive integers up to 16,384"),  # would ask for 2.4 TB
+    ([16, 0], "positive integers"),
+    ([True], "positive integers"),
+    (["512"], "positive integers"),
+    ("512", "non-empty list"),
+    ([], "non-empty list"),
+    ([16] * 17, "at most 16 hidden layers"),
+    # Every width allowed, but together 8192 * 8192 * 3 weights: gigabytes in training.
+    ([8192, 8192, 8192, 8192], "at most 20,000,000"),
+])
+def test_a_policy_file_naming_an_absurd_network_is_refused_before_it_is_built(
+        tmp_path, monkeypatch, widths, why):
+    path = _saved_with(tmp_path, "big.pt", _set_hidden(widths))
+
+    def no_layers(*args, **kwargs):
+        raise AssertionError("a layer was allocated before the architecture was checked")
+
+    monkeypatch.setattr(torch.nn, "Linear", no_layers)
+    with pytest.raises(PolicyLoadError, match="stored architecture cannot be built") as e:
+        load_policy_file(path)
+    assert why in str(e.value)
+    # The agent spec says the same (the command line prints it and exits 2).
+    with pytest.raises(PolicyLoadError, match=why):
+        make_agent(f"policy:{path}")
+
+
+@pytest.mark.parametrize("change, why", [
+    (lambda d: d["architecture"].update(card_features="yes"), "card_features must be true"),
+    (lambda d: d["architecture"].update(players="4"), "players must be a table size"),
+    (lambda d: d["architecture"].pop("hidden"), "names no hidden layer widths"),
+    (lambda d: d.update(architecture=[16]), "architecture must be a dict"),
+    (lambda d: d.update(state_dict=[1, 2]), "must be a dict of tensors"),
+    (lambda d: d["state_dict"].pop("net.2.bias"), r"missing \['net.2.bias'\]"),
+    (lambda d: d["state_dict"].update(extra=torch.zeros(1)), r"unexpected \['extra'\]"),
+    (lambda d: d["state_dict"].update({"net.0.weight": torch.zeros(16, 600, dtype=torch.int64)}),
+     "net.0.weight must be a tensor of floats"),
+    (lambda d: d["state_dict"].update({"net.0.weight": "weights"}), "must be a tensor of floats"),
+    (lambda d: d["state_dict"].update({"net.0.weight": torch.zeros(16, 599)}),
+     r"net.0.weight has shape \(16, 599\), expected \(16, 600\)"),
+])
+def test_a_policy_file_whose_architecture_or_weights_are_malformed_is_refused(tmp_path, change,
+                                                                             why):
+    with pytest.raises(PolicyLoadError, match=why):
+        load_policy_file(_saved_with(tmp_path, "bad.pt", change))
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_a_policy_file_with_weights_that_are_not_finite_is_refused(tmp_path, value):
+    # Such a network scores every action NaN; argmax then plays the lowest legal card.
+    def poison(data):
+        data["state_dict"]["net.2.bias"][7] = value
+
+    path = _saved_with(tmp_path, "nan.pt", poison)
+    with pytest.raises(PolicyLoadError, match="net.2.bias hold NaN or infinite values"):
+        load_policy_agent(path)
+    with pytest.raises(PolicyLoadError, match="NaN or infinite"):
+        make_agent(f"search:net={path}")
+
+
+def test_a_file_larger_than_any_policy_is_refused_before_it_is_read(tmp_path):
+    from agents.policy import MAX_POLICY_BYTES
+
+    path = tmp_path / "huge.pt"
+    with path.open("wb") as f:
+        f.truncate(MAX_POLICY_BYTES + 1)  # sparse: nothing is written
+    with pytest.raises(PolicyLoadError, match="larger than any policy"):
+        load_policy_file(path)
+
+
+def test_a_network_is_never_built_larger_than_the_bound():
+    from agents.policy import MAX_PARAMETERS, QNetwork, plan_network
+
+    with pytest.raises(ValueError, match="at most 20,000,000"):
+        QNetwork(600, 53, [10_000, 10_000])
+    # The bound counts the features' inputs too: the plan is the network that gets built.
+    hidden, players, width = plan_network(600, 53, [512, 256], card_features=True)
+    net = QNetwork(600, 53, [512, 256], card_features=True)
+    assert (hidden, players) == (net.hidden, net.players)
+    assert width == net.net[0].in_features
+    assert sum(p.numel() for p in net.parameters()) < MAX_PARAMETERS
