@@ -165,6 +165,17 @@ _PROV = 36
 _DEAL = 40
 _NCOL = 44
 _DECLARE, _PLAY = 0, 1
+_COLUMN_NAMES = (
+    ["phase", "seat to move", "first leader", "declaration turns taken", "cards in the trick",
+     "trick leader", "suit led", "suits led so far", "tricks taken", "exposed cards",
+     "legal actions", "hands dealt"]
+    + [f"trick card {k}" for k in range(4)]
+    + [f"{what} of seat {s}" for what in ("hand", "played cards", "exposed cards",
+                                           "captured cards", "void suits", "score", "deal")
+       for s in range(4)])
+"""What each column of the state array holds, for the errors of ``GameBatch.restore``."""
+_DECK_MASK = (1 << 52) - 1
+_FORCED_EXPOSURES = (1 << _SQ) | (1 << _C10) | (1 << _HA)  # ``declaration="all_but_sheep"``
 # Declaration modes and reward modes as the kernels see them.
 _DECL_FREE, _DECL_NONE, _DECL_ALL_BUT_SHEEP = 0, 1, 2
 _REWARD_CODES = {"raw": 0, "zero_sum": 1, "team": 2}
@@ -725,6 +736,32 @@ def _refresh_kernel(state: np.ndarray, squash: np.ndarray, team: bool, obs: np.n
         current[i] = state[i, _CUR]
 
 
+@numba.njit(cache=True)
+def _derived_kernel(state: np.ndarray, strict: bool, may_lead: bool, free_first: bool,
+                    heart_sums: np.ndarray, legal: np.ndarray, scores: np.ndarray) -> None:
+    """Recompute every table's legal mask and provisional scores from the rest of its state.
+
+    Only for a state whose other columns ``_check_snapshot`` has already found in range: the
+    seat to move and the suit led are used as indices and shifts here.
+    """
+    for i in range(state.shape[0]):
+        st = state[i]
+        legal[i] = _compute_legal(st, strict, may_lead, free_first)
+        for s in range(4):
+            scores[i, s] = _score(st[_CAPT + s], st[_EXPALL], heart_sums)
+
+
+def _bit_counts(x: np.ndarray) -> np.ndarray:
+    """Bits set in each non-negative int64 of ``x``.
+
+    SWAR, as ``_popcount``: ``numpy.bitwise_count`` is missing from the numpy 1.x allowed.
+    """
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (x * 0x0101010101010101) >> 56
+
+
 @numba.njit(cache=True, inline="always")
 def _popcount(x: np.int64) -> np.int64:
     """Bits set in a non-negative ``x`` (the SWAR sum of bit pairs, nibbles, bytes)."""
@@ -913,12 +950,19 @@ class GameBatch:
 
         The outputs are rewritten for the restored positions: the observations, masks and
         seats to move, with ``terminated`` False and zero rewards and scores.
+
+        The kernels index arrays with the numbers of a position (the seat to move, the cards
+        of the trick, the score), so a position they could never have produced would make
+        them read or write outside their arrays. Every table of ``snapshot`` is therefore
+        checked first (``_check_snapshot``): a damaged or foreign one raises ``ValueError``
+        naming the table and the column, and the batch is left exactly as it was.
         """
         self._table(0)
         if not isinstance(snapshot, np.ndarray) or snapshot.shape != self._state.shape \
                 or snapshot.dtype != self._state.dtype:
             raise ValueError(f"snapshot must be an int64 array of shape {self._state.shape}, "
                              f"from snapshot() of this batch; got {_describe(snapshot)}")
+        self._check_snapshot(snapshot)
         self._state[:] = snapshot
         self.terminated[:] = False
         self.rewards[:] = 0.0
@@ -926,6 +970,142 @@ class GameBatch:
         _refresh_kernel(self._state, _SQUASH, self._team, self.observations, self.action_masks,
                         self.current_player)
         return self._result
+
+    def _check_snapshot(self, snap: np.ndarray) -> None:
+        """Raise ``ValueError`` unless every row of ``snap`` is a position ``step`` can reach.
+
+        The checks are those the kernels rely on (every index and shift in range) and the
+        bookkeeping that ties the columns together (a hand and the cards played from it make
+        up the seat's deal, the cards played match the tricks taken, the captured cards are
+        those of finished tricks, exposures follow the declaration rule, and the legal mask
+        and the scores are what the rules give for the rest); together they hold after every
+        step from any position that passes them, so play from a restored position stays
+        inside the arrays. Columns are checked in an order in which each check only reads
+        columns already found in range. Vectorised over the tables: a few dozen numpy
+        operations whatever their number.
+        """
+        n = snap.shape[0]
+
+        def need(ok: np.ndarray, column: int, expected: str) -> None:
+            # ``ok`` is (n,) for one column or (n, k) for k columns from ``column`` on.
+            bad = ~ok if ok.ndim == 2 else ~ok[:, None]
+            if not bad.any():
+                return
+            table = int(np.argmax(bad.any(axis=1)))
+            col = column + int(np.argmax(bad[table]))
+            raise ValueError(
+                f"snapshot refused: table {table}, column {col} ({_COLUMN_NAMES[col]}) holds "
+                f"{int(snap[table, col])}; expected {expected}. restore() takes what "
+                f"snapshot() of a batch with these rules returned; the batch was not changed")
+
+        def seats(column: int) -> np.ndarray:
+            return snap[:, column:column + 4]
+
+        def within(column: int, width: int, low: int, high: int) -> np.ndarray:
+            block = snap[:, column:column + width]
+            return (block >= low) & (block <= high)
+
+        phase, cur, first = snap[:, _PHASE], snap[:, _CUR], snap[:, _FIRST]
+        turns, tlen, tlead, led = snap[:, _TURNS], snap[:, _TLEN], snap[:, _TLEAD], snap[:, _LED]
+        sled, ntr, expall = snap[:, _SLED], snap[:, _NTR], snap[:, _EXPALL]
+        # Every column in its range first: later checks shift and index with them.
+        free = self._decl == _DECL_FREE
+        need(within(_PHASE, 1, 0 if free else _PLAY, _PLAY)[:, 0], _PHASE,
+             "0 (declaring) or 1 (playing)" if free else
+             "1 (playing): these rules have no declaration phase")
+        for column in (_CUR, _FIRST, _TLEAD):
+            need(within(column, 1, 0, 3)[:, 0], column, "a seat, 0..3")
+        need(within(_TURNS, 1, 0, 4)[:, 0], _TURNS, "0..4")
+        need(within(_TLEN, 1, 0, 3)[:, 0], _TLEN, "0..3 (a full trick is taken at once)")
+        need(within(_LED, 1, -1, 3)[:, 0], _LED, "a suit 0..3, or -1 between tricks")
+        need(within(_SLED, 1, 0, 15)[:, 0], _SLED, "a mask of the four suits, 0..15")
+        need(within(_NTR, 1, 0, 12)[:, 0], _NTR, "0..12 (the 13th trick ends the hand)")
+        need(within(_EXPALL, 1, 0, _DECK_MASK)[:, 0], _EXPALL, "a mask of the 52 cards")
+        need(within(_LEGAL, 1, 0, (1 << NUM_ACTIONS) - 1)[:, 0], _LEGAL,
+             "a mask of the 53 actions")
+        need(within(_DEALT, 1, 1, 1 << 62)[:, 0], _DEALT,
+             "1 (reset deals the first hand) to 2**62 (far more hands than a batch plays, and "
+             "room to count on without overflow)")
+        need(within(_TRICK, 4, 0, 51), _TRICK, "a card, 0..51")
+        for column in (_HAND, _PLAYED, _EXPOSED, _CAPT, _DEAL):
+            need(within(column, 4, 0, _DECK_MASK), column, "a mask of the 52 cards")
+        need(within(_VOIDS, 4, 0, 15), _VOIDS, "a mask of the four suits, 0..15")
+        need(within(_PROV, 4, -_SCORE_OFFSET, _SCORE_OFFSET), _PROV,
+             f"a hand score within -{_SCORE_OFFSET}..{_SCORE_OFFSET}")
+        # The deal: four disjoint hands of 13 that make up the deck; C2's holder leads first.
+        deal_ = seats(_DEAL)
+        need(_bit_counts(deal_) == 13, _DEAL, "13 cards")
+        others = np.stack([np.bitwise_or.reduce(np.delete(deal_, s, axis=1), axis=1)
+                           for s in range(4)], axis=1)
+        need((deal_ & others) == 0, _DEAL, "no card also dealt to another seat")
+        need(first == np.argmax(deal_ & 1, axis=1), _FIRST, "the seat dealt C2")
+        hand, played = seats(_HAND), seats(_PLAYED)
+        need((hand & played) == 0, _HAND, "no card also among the seat's played cards")
+        need((hand | played) == deal_, _HAND,
+             "the seat's deal less the cards it played")
+        # Whose turn it is, and how many cards each seat has played.
+        declaring = phase == _DECLARE
+        need(~declaring | (turns <= 3), _TURNS, "0..3 while declaring")
+        need(declaring | (turns == (4 if free else 0)), _TURNS,
+             f"{4 if free else 0} once the play has begun")
+        need(~declaring | (ntr == 0), _NTR, "0 while declaring")
+        need(~declaring | (tlen == 0), _TLEN, "0 while declaring")
+        need(np.where(declaring, cur == (first + turns) & 3, cur == (tlead + tlen) & 3), _CUR,
+             "the seat after the last to act (the trick leader plus the cards in the trick, "
+             "or the first leader plus the turns taken while declaring)")
+        need((ntr > 0) | (tlead == first), _TLEAD, "the first leader in the first trick")
+        in_trick = ((np.arange(4)[None, :] - tlead[:, None]) & 3) < tlen[:, None]
+        need(_bit_counts(played) == ntr[:, None] + in_trick, _PLAYED,
+             "one card per trick taken, and one more for a seat that played to this trick")
+        trick = seats(_TRICK)
+        owners = (tlead[:, None] + np.arange(4)[None, :]) & 3
+        owned = (np.take_along_axis(played, owners, axis=1) >> trick) & 1
+        in_play = np.arange(4)[None, :] < tlen[:, None]
+        need(~in_play | (owned == 1), _TRICK,
+             "a card played by its seat (the trick leader's, then the next seats')")
+        need(np.where(tlen > 0, led == trick[:, 0] // 13, led == -1), _LED,
+             "the suit of the trick's first card, or -1 between tricks")
+        if not self._free_first:
+            need((ntr > 0) | (tlen == 0) | (trick[:, 0] == _C2), _TRICK, "C2 to lead the hand")
+        need(np.where(ntr > 0, (sled > 0) & (_bit_counts(sled) <= ntr), sled == 0), _SLED,
+             "one suit or more per trick taken, and none before the first")
+        need(~declaring[:, None] | (seats(_VOIDS) == 0), _VOIDS, "none while declaring")
+        # Exposures: exposable cards of the seat's own deal, by the declaration rule.
+        exposed = seats(_EXPOSED)
+        need((exposed & ~(deal_ & _EXPOSABLE_MASK)) == 0, _EXPOSED,
+             "exposable cards (SQ, DJ, C10, HA) dealt to the seat")
+        need(expall == exposed[:, 0] | exposed[:, 1] | exposed[:, 2] | exposed[:, 3], _EXPALL,
+             "every seat's exposed cards together")
+        if self._decl == _DECL_NONE:
+            need(expall == 0, _EXPALL, "none: these rules have no exposures")
+        elif self._decl == _DECL_ALL_BUT_SHEEP:
+            need(expall == _FORCED_EXPOSURES, _EXPALL, "SQ, C10 and HA, exposed at the deal")
+        else:
+            need(declaring | (_bit_counts(_EXPOSABLE_MASK & ~expall) != 1), _EXPALL,
+                 "never all exposable cards but one once the play has begun (the last one is "
+                 "exposed automatically)")
+            waiting = ((np.arange(4)[None, :] - first[:, None]) & 3) > turns[:, None]
+            need(~(declaring[:, None] & waiting) | (exposed == 0), _EXPOSED,
+                 "none for a seat whose declaration turn has not come")
+        # Captured cards: the scoring cards of the finished tricks, each taken by one seat.
+        capt = seats(_CAPT)
+        need((capt & ~_SCORING_MASK) == 0, _CAPT, "scoring cards only")
+        taken = capt[:, 0] | capt[:, 1] | capt[:, 2] | capt[:, 3]
+        need(_bit_counts(taken) == _bit_counts(capt).sum(axis=1), _CAPT,
+             "no card captured by two seats")
+        in_trick_cards = np.where(in_play, np.int64(1) << trick, 0)
+        finished = (played[:, 0] | played[:, 1] | played[:, 2] | played[:, 3]) \
+            & ~np.bitwise_or.reduce(in_trick_cards, axis=1)
+        need(taken == finished & _SCORING_MASK, _CAPT,
+             "the scoring cards of the finished tricks, together")
+        # What follows from all the rest: the legal actions and the scores.
+        legal = np.zeros(n, dtype=np.int64)
+        score = np.zeros((n, 4), dtype=np.int64)
+        _derived_kernel(snap, self._strict, self._may_lead, self._free_first, _HEART_SUMS,
+                        legal, score)
+        need(snap[:, _LEGAL] == legal, _LEGAL,
+             "the legal actions of the seat to move under these rules")
+        need(seats(_PROV) == score, _PROV, "the score of the seat's captured cards")
 
     def illegal_action_error(self, table: int, action: int) -> IllegalActionError:
         """Return the error ``step`` would raise for ``action`` at ``table``.
