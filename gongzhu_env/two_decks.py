@@ -17,11 +17,12 @@ lead plays its two cards as two actions in a row and stays ``current_player`` in
 
 Readings of 6.11 that the rule book leaves open, as implemented:
 
-* The exposed-copy restriction. On the first trick led in its suit, an exposed copy may not be
-  led or followed with while the play the rules require can be made without it: a lead that
-  uses an exposed copy is legal only when every card of that suit in hand is an exposed copy
-  (``exposed_may_lead`` lifts this); a follower plays, among the plays the follow rule allows,
-  those that use the fewest exposed copies. Which copy a play uses is fixed by 6.11: a play in
+* The exposed-copy restriction. On the first trick led in its suit, a play, led or followed,
+  uses the fewest exposed copies that the rules allow: a lead that uses an exposed copy is
+  legal only when every card of that suit in hand is an exposed copy, and then only as one
+  card, never as the pair of both exposed copies (``exposed_may_lead`` lifts the lead
+  restriction); a follower plays, among the plays the follow rule allows, those that use the
+  fewest exposed copies. Which copy a play uses is fixed by 6.11: a play in
   the led suit takes the unexposed copy first, a discard the exposed one.
 * Following a pair lead: holding a pair of the led suit, a pair of the led suit (any); else,
   holding two or more cards of the suit, two of them; else every card of the suit plus
@@ -290,14 +291,16 @@ class TwoDeckGame(Game):
         legal = hand | pairs << NUM_CARDS
         if self._may_lead or not self._xheld[p]:
             return legal
-        # Leads that use an exposed copy, in suits not led yet: a single card whose every copy
-        # in hand is exposed, and a pair with an exposed copy. They are legal only when every
-        # lead of that suit uses one (no unexposed copy of the suit is in hand).
+        # A lead in a suit not led yet uses the fewest exposed copies a lead of that suit can
+        # (6.11). A pair with an exposed copy never does: one copy of the same card uses one
+        # exposed copy fewer. A single card whose every copy in hand is exposed is legal only
+        # when every card of its suit in hand is such a card (as one deck's only-card rule).
+        unled = self._unled_suits()
+        legal &= ~((self._xheld[p] & pairs & unled) << NUM_CARDS)
         restricted = self._restricted(p)
-        exposed_pairs = self._xheld[p] & pairs & self._unled_suits()
         for suit in SUIT_MASKS:
-            if (restricted | exposed_pairs) & suit and hand & suit & ~restricted:
-                legal &= ~(restricted & suit) & ~((exposed_pairs & suit) << NUM_CARDS)
+            if restricted & suit and hand & suit & ~restricted:
+                legal &= ~(restricted & suit)
         return legal
 
     def _follow_legal(self, hand: int) -> int:

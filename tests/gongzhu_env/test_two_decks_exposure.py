@@ -7,6 +7,8 @@ the exposed one.
 
 from __future__ import annotations
 
+import pytest
+
 from gongzhu_env import Game, Rules
 from gongzhu_env.cards import parse_cards
 from tests.gongzhu_env.two_deck_deals import (
@@ -61,11 +63,43 @@ def test_leading_an_exposed_copy() -> None:
     assert {"SQ", "SQ+SQ"} <= set(legal_text(free))
 
 
-def test_exposed_copies_that_are_all_of_a_suit_may_lead() -> None:
+def test_exposed_copies_that_are_all_of_a_suit_lead_one_at_a_time() -> None:
+    # 6.11: a play uses the fewest exposed copies the restriction allows. Both SQ exposed and
+    # no other spade: one SQ may open spades (the only-card exception), the pair may not.
     spades = rest_of_suit("S", "SQ SQ").split()
     hands = deal2("SQ SQ", " ".join(spades[:12]), " ".join(spades[12:]), "")
     game = _table(hands, {0: "SQ SQ"})
-    assert {"SQ", "SQ+SQ"} <= set(legal_text(game))
+    assert "SQ" in legal_text(game) and "SQ+SQ" not in legal_text(game)
+    free = _table(hands, {0: "SQ SQ"}, Rules(decks=2, exposed_may_lead=True))
+    assert {"SQ", "SQ+SQ"} <= set(legal_text(free))
+
+
+def test_the_issue_line_leads_one_exposed_sq() -> None:
+    # Seat 0 exposes both SQ (its only spades), leads C2, discards CK on the heart trick and
+    # takes the diamond trick with DA; spades are not led yet, so its spade lead is one SQ.
+    hands = deal2("SQ SQ C2 CK DA", "C6 H9 D8", "C4 H9 DJ", "C7 HK D10")
+    for rules in (R2, Rules.preset("two_decks")):
+        game = Game.from_hands(hands, rules)
+        for action in [49, 49, 104, 104, 104, 104, 0, 4, 2, 5, 37, 11, 33, 33, 21, 25, 19, 22]:
+            game.step(action)
+        assert game.current_player == 0 and game.tricks[-1].winner == 0
+        assert [a for a in game.legal_actions() if a % 52 // 13 == 3] == parse_cards("SQ")
+
+
+@pytest.mark.parametrize("spades, plays, expected", [
+    ("SQ SQ", ["S9"], ["SQ"]),                 # no other spade: one exposed SQ follows
+    ("SQ SQ S3", ["S9"], ["S3"]),              # an unexposed spade goes first
+    ("SQ SQ S3 S3", ["S9+S9"], ["S3"]),        # the unexposed pair, not the exposed one
+    ("SQ SQ S3 S3", ["S9+S9", "S3"], ["S3"]),
+    ("SQ SQ S3", ["S9+S9"], ["SQ"]),           # the only pair is required, exposed or not
+    ("SQ SQ S3", ["S9+S9", "SQ"], ["SQ"]),
+], ids=["single-only", "single-other", "pair-other", "pair-other-2nd", "pair-only",
+        "pair-only-2nd"])
+def test_a_follower_with_both_copies_exposed_uses_the_fewest(spades: str, plays: list[str],
+                                                             expected: list[str]) -> None:
+    game = _table(suit_deal("S", spades, "S4", "S5"), {1: "SQ SQ"})
+    act(game, *plays)
+    assert legal_text(game) == expected
 
 
 def test_pair_lead_followers_avoid_exposed_copies() -> None:
