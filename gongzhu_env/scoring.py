@@ -357,25 +357,51 @@ def team_results(raw_scores: Sequence[float],
     return out
 
 
-def coin_results(raw_scores: Sequence[int]) -> list[int | Fraction]:
+def _whole_points(raw_scores: Sequence[float]) -> list[int]:
+    """Return raw scores as ints: any integer type, or a float with a whole value (``100.0``).
+
+    Raw scores are whole points. A float that is not whole has no exact payment (its binary
+    value is not the decimal one typed: 0.1 is not a tenth), so it is refused, naming it.
+    """
+    out = []
+    for s in raw_scores:
+        if isinstance(s, (int, np.integer)) and not isinstance(s, (bool, np.bool_)):
+            out.append(int(s))
+        elif isinstance(s, (float, np.floating)) and float(s).is_integer():
+            out.append(int(s))
+        else:
+            raise ValueError(f"coin settlement pays exact differences of raw scores, which are "
+                             f"whole points; got {s!r} in {list(raw_scores)!r}")
+    return out
+
+
+def _exact(value: int | Fraction) -> int | Fraction:
+    """Return an exact amount as an ``int`` when it is whole, else as the ``Fraction`` it is."""
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return int(value)
+    return value
+
+
+def coin_results(raw_scores: Sequence[float]) -> list[int | Fraction]:
     """Coin-room (元宝场) results before the room multiplier (RULES.md section 5).
 
     Every seat below the top score pays the difference to the top scorer; several top scorers
-    split each payment evenly and pay each other nothing. A share that is not a whole number
-    stays an exact ``Fraction``; the results always sum to zero.
+    split each payment evenly and pay each other nothing. Every whole amount is an ``int``;
+    only a split share that is not whole stays an exact ``Fraction``. The results always sum
+    to zero. Raw scores are whole points: ints of any kind, or floats with a whole value
+    (``100.0``); another float is refused (``ValueError``).
 
     >>> coin_results([100, 0, -200, -200])
     [700, -100, -300, -300]
     """
-    top = max(raw_scores)
-    winners = sum(1 for s in raw_scores if s == top)
-    pot = sum(top - s for s in raw_scores)
-    share = Fraction(pot, winners)
-    won = int(share) if share.denominator == 1 else share
-    return [won if s == top else s - top for s in raw_scores]
+    raw = _whole_points(raw_scores)
+    top = max(raw)
+    winners = sum(1 for s in raw if s == top)
+    won = _exact(Fraction(sum(top - s for s in raw), winners))
+    return [won if s == top else s - top for s in raw]
 
 
-def settle(raw_scores: Sequence[int], rules: Rules | None = None,
+def settle(raw_scores: Sequence[float], rules: Rules | None = None,
            teams: Sequence[Sequence[int]] | None = None) -> list[int | Fraction]:
     """Settlement of a hand's raw scores, one per seat, as rooms pay it out.
 
@@ -383,8 +409,12 @@ def settle(raw_scores: Sequence[int], rules: Rules | None = None,
     settlement_multiplier``. Rounding can leave the results a point off zero, as it does in
     the rooms. With team rules (``team_play``: fixed partners; ``pig_sheep_team``: pass the
     hand's ``teams``, e.g. ``game.teams``) each seat gets its rounded ``team_results`` times
-    the multiplier. ``settlement="yuanbao"``: ``coin_results`` times the multiplier (exact:
-    a split share may be a ``Fraction``).
+    the multiplier. ``settlement="yuanbao"``: ``coin_results`` times the multiplier, exact:
+    an ``int`` wherever the amount is whole, a ``Fraction`` only for a split share that is not.
+
+    Raw scores may be any finite real numbers (ints, floats, numpy scalars or an array); a
+    whole float counts as its int. Zero-sum and team results are rounded, so any value goes;
+    coin settlement is exact and refuses a float that is not whole.
 
     >>> settle([-120, -280, 0, 160])
     [-960, -3516, 960, 3516]
@@ -415,7 +445,7 @@ def settle(raw_scores: Sequence[int], rules: Rules | None = None,
     elif teams is not None:
         raise ValueError("teams= only applies to team rules (team_play or pig_sheep_team)")
     elif rules.settlement == "yuanbao":
-        return [v * rules.settlement_multiplier for v in coin_results(raw_scores)]
+        return [_exact(v * rules.settlement_multiplier) for v in coin_results(raw_scores)]
     else:
         results = zero_sum(raw_scores)
     return [_round_half_away(v) * rules.settlement_multiplier for v in results]

@@ -7,13 +7,16 @@ re-reading of section 4 written here without the engine's bit tricks.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gongzhu_env import Rules
 from gongzhu_env.cards import parse_cards
-from gongzhu_env.scoring import score_hand, settle, zero_sum
+from gongzhu_env.scoring import coin_results, score_hand, settle, zero_sum
 
 ALL_HEARTS = "H2 H3 H4 H5 H6 H7 H8 H9 H10 HJ HQ HK HA"
 
@@ -177,3 +180,43 @@ def test_settle_multiplier_option_and_rounding() -> None:
 def test_settle_needs_four_scores() -> None:
     with pytest.raises(ValueError, match="four"):
         settle([1, 2, 3])
+
+
+# ------------------------------------------------------------------ coin settlement, section 5
+COIN = Rules(settlement="yuanbao")
+
+
+@pytest.mark.parametrize("raw", [
+    [100, 0, -200, -200],
+    [100.0, 0.0, -200.0, -200.0],
+    [np.float64(100), np.float32(0), np.float64(-200), np.float64(-200)],
+    np.array([100.0, 0.0, -200.0, -200.0]),
+    np.array([100, 0, -200, -200], dtype=np.int32),
+], ids=["ints", "floats", "numpy-floats", "float-array", "int-array"])
+def test_coin_settlement_takes_whole_numbers_of_any_kind(raw) -> None:
+    # RULES.md section 5: B pays 100, C and D 300 each, to A: (+700, -100, -300, -300), x12.
+    out = settle(raw, COIN)
+    assert out == [8400, -1200, -3600, -3600]
+    assert all(type(v) is int for v in out)
+
+
+def test_coin_amounts_are_ints_where_whole_and_fractions_only_where_not() -> None:
+    # Three top scorers split 301: 301/3 each, not whole, stays exact.
+    split = settle([100, 100, 100, -201], Rules(settlement="yuanbao", settlement_multiplier=1))
+    assert split == [Fraction(301, 3)] * 3 + [-301]
+    # Times a multiplier of 3 the share is 301, whole: an int, not Fraction(301, 1).
+    tripled = settle([100, 100, 100, -201], Rules(settlement="yuanbao", settlement_multiplier=3))
+    assert tripled == [301, 301, 301, -903] and all(type(v) is int for v in tripled)
+    # Two top scorers split 600: 300 each, an int.
+    assert [type(v) for v in coin_results([100, 100, -200, -200])] == [int] * 4
+
+
+@pytest.mark.parametrize("raw", [[100.5, 0, -200, -200], [0.1, 0, 0, 0]])
+def test_coin_settlement_refuses_a_score_that_is_not_whole(raw) -> None:
+    with pytest.raises(ValueError, match=r"whole points; got (100\.5|0\.1)"):
+        settle(raw, COIN)
+
+
+def test_zero_sum_settlement_takes_floats_as_their_values() -> None:
+    assert settle([-120.0, -280.0, 0.0, 160.0]) == settle([-120, -280, 0, 160])
+    assert settle(np.array([-120.0, -280.0, 0.0, 160.0])) == [-960, -3516, 960, 3516]
