@@ -47,11 +47,13 @@ Episode End
 -----------
 ``episode="hand"`` (default): after the last trick every agent is terminated.
 ``episode="match"``: an episode is a whole match (``gongzhu_env.match.Match``); each hand's
-rewards arrive at its last trick and the next hand is dealt at once, led by the SQ taker; every
-agent is terminated when a cumulative score reaches ``rules.match_threshold`` (truncated
-instead if the match hits ``max_hands``). ``infos[agent]`` carries ``"phase"`` on every step
-and, at the end of each hand, ``"scores"`` (every seat's raw score of that hand); in match mode
-also ``"cumulative"``, ``"hand_number"`` and, at the end, ``"result"`` (winners, losers).
+rewards arrive at its last trick and the next hand is dealt at once, led by the seat
+``rules.next_leader`` names (the SQ taker by default); every agent is terminated when a
+cumulative score reaches ``rules.match_threshold`` or, with ``match_end="either"``, its
+opposite (truncated instead if the match hits ``max_hands``). ``infos[agent]`` carries
+``"phase"`` on every step and, at the end of each hand, ``"scores"`` (every seat's raw score
+of that hand); in match mode also ``"cumulative"``, ``"hand_number"`` and, at the end,
+``"result"`` (winners, losers).
 The observation size depends on the rules and the episode mode (``gongzhu_env.view.obs_size``).
 
 Constructor arguments
@@ -241,7 +243,8 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
     def _step_match(self, agent: str, action: int | None) -> None:
         """Play a match step: hand rewards at each hand's end, termination at the match's."""
         match = self.match
-        assert match is not None
+        if match is None:  # a match episode makes one at every reset
+            raise RuntimeError("call reset() before step()")
         game = match.game
         scores = match.step(action)  # validates; on error nothing has changed
         self._cumulative_rewards[agent] = 0.0

@@ -1,11 +1,16 @@
-"""A match (一局): hands of Gong Zhu one after another until a cumulative score falls too low.
+"""A match (一局): hands of Gong Zhu one after another until a cumulative score goes too far.
 
 RULES.md section 5: the first hand is led by the C2 holder (with C2, unless ``first_lead`` is
-``"any"``); each later hand is led, with any card, by the seat that took SQ in the previous
-hand. After each hand every seat's raw score is added to its cumulative score; the match ends
-when a cumulative score is at or below ``rules.match_threshold``. The highest cumulative score
-wins (``team_play``: the team with the higher cumulative sum; ``double_pig``: the lowest and the
-highest both lose and the two others win).
+``"any"``); each later hand is led, with any card, by the seat ``next_hand_leader`` names: the
+previous hand's SQ taker, or with ``next_leader="biggest_loser"`` its lowest scorer. After each
+hand every seat's raw score is added to its cumulative score; the match ends (``match_over``)
+when a cumulative score is at or below ``rules.match_threshold``, or with
+``match_end="either"`` also at or above its opposite. The highest cumulative score wins
+(``team_play``: the team with the higher cumulative sum; ``double_pig``: the lowest and the
+highest both lose and the others win).
+
+These three functions are where the match rules live: ``Match``, the env's match episodes and
+the terminal game all ask them.
 
 ``Match`` drives ``Game`` objects and adds nothing to the rules of a hand. What the match adds
 to a seat's knowledge (cumulative scores before the hand, hands already played, the result once
@@ -26,7 +31,7 @@ from gongzhu_env.rules import Rules, count_word
 from gongzhu_env.view import MatchContext, PlayerView
 
 __all__ = ["DEFAULT_MAX_HANDS", "EPISODES", "RESET_OPTIONS", "Match", "check_episode",
-           "match_result", "reset_hands"]
+           "match_over", "match_result", "next_hand_leader", "reset_hands"]
 
 DEFAULT_MAX_HANDS = 100
 """A safety cap: with positive heart tables nobody may ever fall to the threshold."""
@@ -76,6 +81,40 @@ def reset_hands(options: object, rules: Rules) -> list[list[int]] | None:
     return hands
 
 
+def match_over(cumulative: Sequence[int], rules: Rules) -> bool:
+    """Whether cumulative raw scores end a match under ``rules``.
+
+    Each seat's own total counts (with teams too): a match ends once one is at or below
+    ``match_threshold`` (a negative score), and with ``match_end="either"`` also once one is at
+    or above ``-match_threshold``. Both at once end it once, like either alone.
+    """
+    threshold = rules.match_threshold
+    if min(cumulative) <= threshold:
+        return True
+    return rules.match_end == "either" and max(cumulative) >= -threshold
+
+
+def next_hand_leader(game: Game) -> int:
+    """Return the seat that leads the next hand of a match, with any card, after ``game``.
+
+    ``next_leader="pig_taker"``: the seat that took SQ (the first SQ with two decks; under
+    discard colour the taker need not be the trick's winner). ``"biggest_loser"``: the seat
+    with the lowest raw score of ``game``; among tied seats the first in play order starting
+    from ``game``'s first leader.
+    """
+    if not game.is_over():
+        raise ValueError("the next hand's leader is known only once the hand is over")
+    if game.rules.next_leader == "pig_taker":
+        taker = game.first_pig_taker
+        if taker is None:  # SQ is never out of the deck, so a finished hand gave it to someone
+            raise RuntimeError("a finished hand in which nobody took SQ: the engine is broken")
+        return taker
+    scores = game.scores()
+    n = game.rules.players
+    order = [(game.first_leader + k) % n for k in range(n)]
+    return min(order, key=lambda seat: scores[seat])  # min keeps the first of equal keys
+
+
 def match_result(cumulative: Sequence[int], rules: Rules
                  ) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Return ``(winners, losers)`` of a match from every seat's cumulative raw score.
@@ -109,8 +148,7 @@ class Match:
 
     ``Match(rules, seed=...)`` or ``Match(rules, rng=generator)``. ``hands`` (optional) is the
     deal of the first hand (later hands are dealt from the generator). ``max_hands`` ends a
-    match that has not reached the threshold after that many hands (``truncated`` is then
-    true).
+    match that no total has ended after that many hands (``truncated`` is then true).
     """
 
     def __init__(self, rules: Rules | str | None = None, seed: int | None = None, *,
@@ -164,14 +202,14 @@ class Match:
         return len(self.hand_scores)
 
     def is_over(self) -> bool:
-        """Whether a cumulative score has reached the threshold (or ``max_hands`` was hit)."""
+        """Whether the match has ended (``match_over``, or ``max_hands`` was hit)."""
         return self.result is not None
 
     def step(self, action: int) -> list[int] | None:
         """Apply an action to the current hand; return that hand's raw scores if it just ended.
 
-        When a hand ends, the next hand is dealt at once (led by the SQ taker with any card)
-        unless the match is over.
+        When a hand ends, the next hand is dealt at once (led with any card by
+        ``next_hand_leader``) unless the match is over.
         """
         if self.result is not None:
             raise RuntimeError("the match is over; start a new Match")
@@ -182,13 +220,12 @@ class Match:
         scores = game.scores()
         self.hand_scores.append(scores)
         self.cumulative = [c + s for c, s in zip(self.cumulative, scores, strict=True)]
-        if min(self.cumulative) <= self.rules.match_threshold \
-                or len(self.hand_scores) >= self.max_hands:
-            self.truncated = min(self.cumulative) > self.rules.match_threshold
+        over = match_over(self.cumulative, self.rules)
+        if over or len(self.hand_scores) >= self.max_hands:
+            self.truncated = not over
             self.result = match_result(self.cumulative, self.rules)
             return scores
-        # Whoever took the pig (the first pig, with two decks) leads the next hand with any card.
-        self._start(Game(self.rules, rng=self._rng, leader=game.first_pig_taker))
+        self._start(Game(self.rules, rng=self._rng, leader=next_hand_leader(game)))
         return scores
 
     def __repr__(self) -> str:

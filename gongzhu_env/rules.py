@@ -69,15 +69,22 @@ RULES.md section 6 is terse in places; these are the readings the engine impleme
   split each payment evenly (a share that is not whole stays an exact fraction). Individual
   only (refused with team rules). It changes ``settle`` only: the env's rewards follow
   ``reward_mode``.
-* Matches: hands follow one another until a cumulative raw score is ``<= match_threshold``;
-  the previous hand's SQ taker leads the next hand with any card. The highest cumulative score
-  wins (with ``team_play``: the team with the higher cumulative sum).
+* Matches (section 5): hands follow one another until a cumulative raw score is
+  ``<= match_threshold``, or, with ``match_end="either"``, also ``>= -match_threshold`` (a
+  hand that crosses both ends the match once). Each later hand is led with any card by the
+  previous hand's SQ taker (``next_leader="pig_taker"``; the first SQ's taker with two decks)
+  or, with ``next_leader="biggest_loser"``, by the seat with the lowest raw score of the
+  previous hand, a tie going to the tied seat first in play order from that hand's first
+  leader. Each seat's own cumulative score counts, with teams too. The highest cumulative
+  score wins (with ``team_play``: the team with the higher cumulative sum).
+  ``gongzhu_env.match`` applies these rules; they change no hand.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -119,6 +126,13 @@ _OPTIONS: dict[str, tuple[type, tuple[Any, ...] | None, str]] = {
     "settlement": (
         str, ("zero_sum", "yuanbao"),
         "zero-sum settlement, or coin rooms where the top scorer collects (section 5)"),
+    "match_end": (
+        str, ("loss", "either"),
+        "a match ends at the threshold below zero only, or also at its opposite above (section 5)"),
+    "next_leader": (
+        str, ("pig_taker", "biggest_loser"),
+        "each later hand of a match is led by the previous hand's SQ taker or its lowest scorer "
+        "(section 5)"),
 }
 
 
@@ -179,11 +193,27 @@ class Rules:
     settlement: str = "zero_sum"
     """RULES.md section 5: ``"zero_sum"`` (raw minus the others' mean, or team settlement) or
     ``"yuanbao"`` (coin rooms: the top scorer collects the difference from every other seat)."""
+    match_end: str = "loss"
+    """RULES.md section 5: ``"loss"`` ends a match once a cumulative score is at or below
+    ``match_threshold``; ``"either"`` also once one is at or above ``-match_threshold``."""
+    next_leader: str = "pig_taker"
+    """RULES.md section 5: who leads each later hand of a match, with any card:
+    ``"pig_taker"`` (the previous hand's SQ taker, the first SQ's with two decks) or
+    ``"biggest_loser"`` (the previous hand's lowest raw score; ties go to the tied seat first in
+    play order from that hand's first leader)."""
 
     def __post_init__(self) -> None:
         # Options whose default depends on the deck count are resolved first, so that a
         # ``Rules`` always holds concrete values (and compares and serialises by them).
         # (A wrong ``decks`` is reported by the checks below.)
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            # A count read from numpy (``np.int64(5)``) is a count: stored as a plain int, so
+            # that rules compare, hash and serialise alike whatever built them. A bool is no
+            # count (``True`` would read as 1) and is left for the type check to refuse.
+            if _OPTIONS[f.name][0] is int and isinstance(value, numbers.Integral) \
+                    and not isinstance(value, bool) and type(value) is not int:
+                object.__setattr__(self, f.name, int(value))
         one_deck = self.decks == 1
         if self.auto_expose is None:
             object.__setattr__(self, "auto_expose", one_deck)
@@ -192,7 +222,8 @@ class Rules:
         for f in dataclasses.fields(self):
             kind, allowed, meaning = _OPTIONS[f.name]
             value = getattr(self, f.name)
-            # An exact type check: bool is an int subclass and must not pass for a count.
+            # An exact type check: bool is an int subclass and must not pass for a count
+            # (numpy integers were made ints above).
             if type(value) is not kind:
                 raise TypeError(
                     f"rule option {f.name!r} must be {kind.__name__} ({meaning}); "
@@ -323,7 +354,7 @@ class Rules:
     def is_standard(self) -> bool:
         """Whether play and scoring of a hand are those of the standard game (the fast path).
 
-        The settlement multiplier and the match threshold do not change a hand.
+        The settlement options and the match options do not change a hand.
         """
         return self._standard_hand  # type: ignore[attr-defined, no-any-return]
 
@@ -488,7 +519,7 @@ _FOUR_SEATS_ONLY: tuple[tuple[tuple[str, Any], str], ...] = (
 # Options that change the play or the scoring of one hand (everything but settlement/match).
 _HAND_OPTIONS = tuple(f.name for f in dataclasses.fields(Rules)
                       if f.name not in ("settlement_multiplier", "match_threshold", "double_pig",
-                                        "settlement"))
+                                        "settlement", "match_end", "next_leader"))
 _STANDARD_HAND = Rules().hand_rules()
 
 PRESETS: dict[str, dict[str, Any]] = {

@@ -54,8 +54,9 @@ Terminated after the thirteenth trick (or an illegal action); never truncated.
 ``episode="match"``: an episode is a whole match (``gongzhu_env.match.Match``); the learner
 keeps its seat and its opponents for the whole match, and each hand's result is the reward of
 the step in which that hand ended (with ``info["scores"]``, ``"cumulative"`` and
-``"hand_number"``). Terminated when a cumulative score reaches the rules' threshold, truncated
-at ``max_hands``. The observation then has the match blocks (``obs_size(rules, True)``).
+``"hand_number"``). Terminated when the match ends by its rules (``gongzhu_env.match.
+match_over``: the threshold, and its opposite with ``match_end="either"``), truncated at
+``max_hands``. The observation then has the match blocks (``obs_size(rules, True)``).
 
 Constructor arguments
 ---------------------
@@ -197,7 +198,8 @@ class SingleSeatEnv(gym.Env):
     def _build(self, index: int, seat: int, seed: int) -> Any:
         entry = self.pool[index]
         if isinstance(entry, str):
-            assert self.factory is not None
+            if self.factory is None:  # refused when the pool is set; kept explicit for -O
+                raise TypeError(f"opponent spec {entry!r} needs factory= to build it")
             return self.factory(entry, seed=seed)
         if hasattr(entry, "act"):
             agent = self._copies.get((index, seat))
@@ -271,7 +273,8 @@ class SingleSeatEnv(gym.Env):
         as the learner plays in every trick), as the env's ``episode="match"`` gives it.
         """
         match = self.match
-        assert match is not None
+        if match is None:  # a match episode makes one at every reset
+            raise RuntimeError("call reset() before step()")
         before = match.hand_number
         if match.step(action) is not None and not match.is_over():
             start_hand(self.players, self.rules)
@@ -308,7 +311,8 @@ class SingleSeatEnv(gym.Env):
 
     # ------------------------------------------------------------------ internals
     def _obs(self) -> np.ndarray:
-        assert self.game is not None
+        if self.game is None:
+            raise RuntimeError("call reset() before step()")
         if self.match is not None:
             return self.match.view(self.seat).encode()
         return self.game.view(self.seat).encode()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pytest
 
 from gongzhu_env import Rules
@@ -79,3 +80,28 @@ def test_unknown_preset_lists_the_known_ones() -> None:
     with pytest.raises(ValueError) as err:
         Rules.coerce("huapia")
     assert "'huapia'" in str(err.value) and "standard" in str(err.value)
+
+
+@pytest.mark.parametrize("kind", [np.int8, np.int32, np.int64, np.uint16])
+def test_numpy_integers_count_as_ints(kind: type) -> None:
+    # A count read from an array is a count: stored as a plain int, equal to the int-built
+    # rules (same hash, same dict for records and checkpoints).
+    rules = Rules(players=kind(5), settlement_multiplier=kind(3), decks=kind(1))
+    assert rules == Rules(players=5, settlement_multiplier=3)
+    assert hash(rules) == hash(Rules(players=5, settlement_multiplier=3))
+    assert type(rules.players) is int and type(rules.settlement_multiplier) is int
+    assert Rules(match_threshold=np.int64(-800)).match_threshold == -800
+    assert Rules.from_dict({"players": np.int64(6)}).hand_size == 8
+
+
+@pytest.mark.parametrize("bad", [np.bool_(True), True, np.float64(5.0), 5.0])
+def test_bools_and_floats_are_no_counts(bad: object) -> None:
+    with pytest.raises(TypeError, match="'players' must be int"):
+        Rules(players=bad)  # type: ignore[arg-type]
+
+
+def test_numpy_integers_are_still_checked_for_range() -> None:
+    with pytest.raises(ValueError, match="players.*must be one of"):
+        Rules(players=np.int64(9))
+    with pytest.raises(ValueError, match="match_threshold"):
+        Rules(match_threshold=np.int64(100))
