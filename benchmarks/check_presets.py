@@ -19,6 +19,15 @@ at each size for ``--games`` hands and ``--size-combinations`` random valid comb
 size; the last line also counts hands per table size (the bar of issue 16 is 2,000 per size),
 e.g. ``python -m benchmarks.check_presets --decks 1 --random-combinations 0 --games 1500
 --size-combinations 5 --combination-games 100``. ``--players none`` leaves them out.
+
+Matches (RULES.md section 5): ``--matches`` whole matches per match rule set
+(``match_end`` "loss" and "either" crossed with ``next_leader`` "pig_taker" and
+"biggest_loser", one deck, two decks and each extra table size, plus a short threshold and
+positive hearts, which make the ends on the high side frequent). Each is checked by
+``gongzhu_env.checks.check_matches``, which works out the totals, the hand that ends the match,
+each later hand's leader and the result on its own. ``--matches 0`` leaves them out, e.g.
+``python -m benchmarks.check_presets --games 0 --random-combinations 0
+--two-deck-combinations 0 --players none --matches 200``.
 """
 
 from __future__ import annotations
@@ -30,7 +39,7 @@ import time
 import numpy as np
 
 from gongzhu_env import Rules
-from gongzhu_env.checks import check_rules, random_rules
+from gongzhu_env.checks import check_matches, check_rules, random_rules
 from gongzhu_env.rules import PRESETS
 
 
@@ -50,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="table sizes besides four to check, e.g. 3,5 (or none)")
     parser.add_argument("--size-combinations", type=int, default=5,
                         help="random valid option combinations per extra table size")
+    parser.add_argument("--matches", type=int, default=40,
+                        help="whole matches per match rule set (0: none)")
     args = parser.parse_args(argv)
     per_combination = args.combination_games or max(1, args.games // 20)
     targets = [(name, Rules.preset(name), args.games) for name in PRESETS]
@@ -89,7 +100,53 @@ def main(argv: list[str] | None = None) -> int:
     print(f"hands checked without a violation: {checked[1]} one-deck, {checked[2]} two-deck")
     if len(by_size) > 1:
         print("by table size: " + ", ".join(f"{k} players {v}" for k, v in by_size.items()))
+    if args.matches > 0:
+        failed |= _check_match_targets(args)
     return 1 if failed else 0
+
+
+def _match_targets(players: tuple[int, ...]) -> list[tuple[str, Rules]]:
+    """The match rule sets: both options crossed at one deck, then two decks and other sizes."""
+    out = []
+    for end in ("loss", "either"):
+        for lead in ("pig_taker", "biggest_loser"):
+            out.append((f"match {end}/{lead}", Rules(match_end=end, next_leader=lead)))
+    out.append(("match short", Rules(match_end="either", next_leader="biggest_loser",
+                                     match_threshold=-200)))
+    # Positive hearts: totals climb, so matches end on the high side at the usual threshold.
+    out.append(("match positive hearts", Rules(match_end="either", next_leader="biggest_loser",
+                                               hearts_table="positive")))
+    for end, lead in (("loss", "pig_taker"), ("either", "biggest_loser")):
+        out.append((f"match 2 decks {end}/{lead}",
+                    Rules(decks=2, team_play=True, match_end=end, next_leader=lead)))
+    for n in players:
+        out.append((f"match {n} seats",
+                    Rules(players=n, match_end="either", next_leader="biggest_loser")))
+    return out
+
+
+def _check_match_targets(args: argparse.Namespace) -> bool:
+    """Check ``--matches`` matches per match rule set; return whether any check failed."""
+    failed = False
+    totals = [0, 0, 0, 0, 0]
+    for index, (name, rules) in enumerate(_match_targets(args.players)):
+        if args.decks != "all" and rules.decks != int(args.decks):
+            continue
+        t = time.perf_counter()
+        try:
+            done = check_matches(rules, args.matches, [args.seed, 300 + index])
+        except AssertionError as e:
+            failed = True
+            print(f"{name:>34}: FAILED: {e}")
+            continue
+        totals = [a + b for a, b in zip(totals, done, strict=True)]
+        print(f"{name:>34}: {done.matches} matches, {done.hands} hands, "
+              f"{time.perf_counter() - t:.1f}s, ok; ended at +threshold {done.ended_high}, "
+              f"past both {done.ended_both}, tied leads {done.tied_leads}")
+    print(f"matches checked without a violation: {totals[0]} ({totals[1]} hands); ended at "
+          f"+threshold {totals[2]}, past both thresholds {totals[3]}, tie-broken leads "
+          f"{totals[4]}")
+    return failed
 
 
 def _sizes(text: str) -> tuple[int, ...]:

@@ -6,12 +6,20 @@ it) against the facts of the rule book that a hand's public record lets one veri
 against the engine's legal set; ``check_hand`` checks a finished hand (each card played once,
 suit following, the exposed-card restriction, trick winners, captures, scores, teams);
 ``check_rules`` does both for many hands of one rule set, and ``random_rules`` draws a valid
-combination of options. A failed check raises ``AssertionError`` naming the broken fact.
+combination of options. ``check_matches`` plays whole matches (``gongzhu_env.match.Match``) and
+checks, besides every hand, the match rules of section 5 worked out here on their own: the
+totals, the hand that ends the match (``match_end``), who leads each later hand
+(``next_leader``) and the result.
+
+A failed check raises ``InvariantViolation`` (an ``AssertionError``) naming the broken fact;
+every check is an explicit test, so ``python -O`` keeps them all.
 
 ``python -m benchmarks.check_presets`` runs them over thousands of hands per preset.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -28,12 +36,14 @@ from gongzhu_env.cards import (
     parse_card,
 )
 from gongzhu_env.engine import Game
+from gongzhu_env.match import DEFAULT_MAX_HANDS, Match
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import score_masks
-from gongzhu_env.two_deck_checks import check_two_deck_hand
-from gongzhu_env.view import obs_size
+from gongzhu_env.two_deck_checks import InvariantViolation, check_two_deck_hand, require
+from gongzhu_env.view import PlayerView, obs_size
 
-__all__ = ["check_hand", "check_rules", "play_checked", "random_rules"]
+__all__ = ["InvariantViolation", "MatchesChecked", "check_hand", "check_match", "check_matches",
+           "check_rules", "play_checked", "random_rules"]
 
 _FORCED = {"all": set(EXPOSABLE), "all_but_sheep": {SQ, C10, HA}, "none": set()}
 
@@ -68,69 +78,81 @@ def play_checked(game: Game, rng: np.random.Generator) -> None:
     It also holds ``Game.scores_settled`` to its promise: once it says the scores are settled
     it keeps saying so, and the provisional scores of that moment are the hand's final scores.
     """
-    size = obs_size(game.rules)
-    n_actions = game.rules.num_actions
     settled_at: list[int] | None = None
     while not game.is_over():
         if game.scores_settled():
             if settled_at is None:
                 settled_at = game.provisional_scores()
         elif settled_at is not None:
-            raise AssertionError("scores_settled() turned false again")
-        seat = game.current_player
-        legal = game.legal_actions()
-        if not legal:
-            raise AssertionError("a seat to move has no legal action")
-        obs, mask = game.view(seat).observation()
-        if obs.shape != (size,) or obs.min() < 0 or obs.max() > 1:
-            raise AssertionError(f"bad observation shape {obs.shape} or range")
-        if mask.shape != (n_actions,):
-            raise AssertionError(f"action mask of shape {mask.shape}, expected ({n_actions},)")
-        if list(np.flatnonzero(mask)) != legal:
-            raise AssertionError("action mask differs from the legal actions")
+            raise InvariantViolation("scores_settled() turned false again")
+        legal = _check_observation(game, game.view(game.current_player), False)
         game.step(legal[int(rng.integers(len(legal)))])
     if not game.scores_settled():
-        raise AssertionError("scores_settled() is false once the hand is over")
+        raise InvariantViolation("scores_settled() is false once the hand is over")
     if settled_at is not None and settled_at != game.scores():
-        raise AssertionError(f"the scores settled at {settled_at} but ended {game.scores()}")
+        raise InvariantViolation(f"the scores settled at {settled_at} but ended {game.scores()}")
+
+
+def _check_observation(game: Game, view: PlayerView, match: bool) -> list[int]:
+    """Check the observation and mask of the seat to move; return its legal actions."""
+    legal = game.legal_actions()
+    if not legal:
+        raise InvariantViolation("a seat to move has no legal action")
+    size = obs_size(game.rules, match)
+    n_actions = game.rules.num_actions
+    obs, mask = view.observation()
+    if obs.shape != (size,) or obs.min() < 0 or obs.max() > 1:
+        raise InvariantViolation(f"bad observation shape {obs.shape} or range")
+    if mask.shape != (n_actions,):
+        raise InvariantViolation(f"action mask of shape {mask.shape}, expected ({n_actions},)")
+    if list(np.flatnonzero(mask)) != legal:
+        raise InvariantViolation("action mask differs from the legal actions")
+    return legal
 
 
 def check_hand(g: Game) -> None:
-    """Every invariant of a finished hand that the public record lets one verify."""
+    """Every invariant of a finished hand that the public record lets one verify.
+
+    Raises ``InvariantViolation`` naming the first broken fact.
+    """
     rules = g.rules
     if rules.decks == 2:
         check_two_deck_hand(g)
         return
     n = rules.players
     tricks = len(g.tricks)
-    assert g.is_over() and tricks == NUM_CARDS // n and g.legal_actions() == []
-    assert all(len(t.cards) == n for t in g.tricks), "every seat plays once to each trick"
+    require(g.is_over() and g.legal_actions() == [], "the hand is over")
+    require(tricks == NUM_CARDS // n, f"a hand of {n} seats has {NUM_CARDS // n} tricks; "
+            f"this one has {tricks}")
+    require(all(len(t.cards) == n for t in g.tricks), "every seat plays once to each trick")
     # RULES.md 6.14: the low cards D2, C2, S2, D3 leave the deck until it divides evenly.
     removed = {1: ["D2"], 2: ["D2", "C2"], 3: ["D2", "C2", "S2"],
                4: ["D2", "C2", "S2", "D3"]}.get(NUM_CARDS % n, [])
     in_play = [c for c in range(NUM_CARDS) if card_str(c) not in removed]
     played = [c for t in g.tricks for c in t.cards]
-    assert sorted(played) == in_play, "each card in play is played exactly once"
-    assert sorted(c for h in g.deal for c in h) == in_play, "each card in play is dealt once"
-    assert all(len(h) == tricks for h in g.deal), "every seat is dealt the same number of cards"
+    require(sorted(played) == in_play, "each card in play is played exactly once")
+    require(sorted(c for h in g.deal for c in h) == in_play, "each card in play is dealt once")
+    require(all(len(h) == tricks for h in g.deal),
+            "every seat is dealt the same number of cards")
     exposed = [sum(1 << c for c in e) for e in g.exposed]
     exposed_all = 0
     for m in exposed:
         exposed_all |= m
     for seat, card in g.declarations:
-        assert card in g.deal[seat] and card in EXPOSABLE, "a seat exposes only its own cards"
+        require(card in g.deal[seat] and card in EXPOSABLE, "a seat exposes only its own cards")
     if rules.declaration != "free":
-        assert {c for e in g.exposed for c in e} == _FORCED[rules.declaration]
+        require({c for e in g.exposed for c in e} == _FORCED[rules.declaration],
+                f"declaration={rules.declaration!r} exposes exactly its forced cards")
     elif rules.auto_expose:
-        assert bin(exposed_all).count("1") != 3, "three exposed cards expose the fourth"
+        require(bin(exposed_all).count("1") != 3, "three exposed cards expose the fourth")
     # The first lead card: the first of C2, S2, C3, S3 still in the deck.
     lead_card = next(c for c in (C2, parse_card("S2"), parse_card("C3")) if c in in_play)
     if g.first_leader == next(s for s in range(n) if lead_card in g.deal[s]) \
             and not g.free_first_lead:
-        assert g.tricks[0].cards[0] == lead_card, "the first trick is led with the lead card"
+        require(g.tricks[0].cards[0] == lead_card, "the first trick is led with the lead card")
     if not g.free_first_lead:
-        assert lead_card in g.deal[g.first_leader], "the lead card's holder leads first"
-    assert g.tricks[0].leader == g.first_leader
+        require(lead_card in g.deal[g.first_leader], "the lead card's holder leads first")
+    require(g.tricks[0].leader == g.first_leader, "the first leader leads the first trick")
     hands = [set(h) for h in g.deal]
     captured = [0] * n
     suits_led = set()
@@ -139,27 +161,32 @@ def check_hand(g: Game) -> None:
     for i, t in enumerate(g.tricks):
         led = t.cards[0] // 13
         best = max(c for c in t.cards if c // 13 == led)
-        assert t.winner == (t.leader + t.cards.index(best)) % n, "highest card of the led suit"
+        require(t.winner == (t.leader + t.cards.index(best)) % n,
+                f"the highest card of the led suit takes the trick (trick {i})")
         if i + 1 < tricks:
-            assert g.tricks[i + 1].leader == t.winner, "the winner leads next"
+            require(g.tricks[i + 1].leader == t.winner, f"the winner leads next (trick {i + 1})")
         for k, card in enumerate(t.cards):
             seat = (t.leader + k) % n
             hand = hands[seat]
-            assert card in hand, "a card comes from the hand of the seat to play"
+            require(card in hand, f"a card comes from the hand of the seat to play (trick {i}, "
+                    f"seat {seat})")
             suit_cards = {x for x in hand if x // 13 == card // 13}
             is_restricted = restricted >> card & 1 and card // 13 not in suits_led
             if k > 0 and led in {x // 13 for x in hand}:
-                assert card // 13 == led, "followers follow suit"
+                require(card // 13 == led, f"followers follow suit (trick {i}, seat {seat})")
                 if is_restricted and card // 13 == led:
-                    assert suit_cards == {card}, "an exposed card is held back on its suit's lead"
+                    require(suit_cards == {card},
+                            "an exposed card is held back on its suit's lead")
             if k == 0 and is_restricted and not rules.exposed_may_lead:
                 if rules.strict_exposure:
-                    assert all(restricted >> x & 1 and x // 13 not in suits_led for x in hand)
+                    require(all(restricted >> x & 1 and x // 13 not in suits_led for x in hand),
+                            "strict exposure: an exposed card leads before its suit is led "
+                            "only when every card held is such a card")
                 else:
-                    assert suit_cards == {card}, "an exposed card opens its suit only if alone"
+                    require(suit_cards == {card}, "an exposed card opens its suit only if alone")
             if k > 0 and card // 13 != led and is_restricted and rules.strict_exposure:
-                assert all(restricted >> x & 1 and x // 13 not in suits_led for x in hand), \
-                    "strict exposure: no discard of an exposed card before its suit is led"
+                require(all(restricted >> x & 1 and x // 13 not in suits_led for x in hand),
+                        "strict exposure: no discard of an exposed card before its suit is led")
             hand.discard(card)
         suits_led.add(led)
         taken = sum(1 << c for c in t.cards) & SCORING_MASK
@@ -167,28 +194,33 @@ def check_hand(g: Game) -> None:
             (1 << c) & taken == 0 or c in g.captured[s] for c in t.cards)]
         if taken:
             if not rules.discard_colour:
-                assert t.winner in takers, "the winner takes the scoring cards"
+                require(t.winner in takers, f"the winner takes the scoring cards (trick {i})")
             else:
                 discarders = {(t.leader + k) % n for k, c in enumerate(t.cards) if c // 13 != led}
-                assert set(takers) & (discarders | {t.winner})
+                require(set(takers) & (discarders | {t.winner}),
+                        f"the winner or a discarder takes the scoring cards (trick {i})")
             for s in takers[:1]:
                 captured[s] |= taken
     all_taken = 0
     for m in captured:
         all_taken |= m
-    assert all_taken == SCORING_MASK, "every scoring card is taken by someone"
-    assert [sum(1 << c for c in cap) for cap in g.captured] == captured
+    require(all_taken == SCORING_MASK, "every scoring card is taken by someone")
+    require([sum(1 << c for c in cap) for cap in g.captured] == captured,
+            "each seat's captured cards are those of the tricks it took")
     expected = [score_masks(captured[s], exposed_all, rules, own_exposed=exposed[s],
                             doubled=doubled) for s in range(n)]
-    assert g.scores() == expected, "scores are the scoring of what was captured"
+    require(g.scores() == expected, f"scores are the scoring of what was captured: expected "
+            f"{expected}, the hand says {g.scores()}")
     if rules.team_play:
-        assert g.teams == tuple((i, i + n // 2) for i in range(n // 2)), "partners sit opposite"
+        require(g.teams == tuple((i, i + n // 2) for i in range(n // 2)),
+                "partners sit opposite")
     elif rules.pig_sheep_team:
         pig = next(s for s in range(4) if SQ in g.deal[s])
         sheep = next(s for s in range(4) if DJ in g.deal[s])
-        assert set(g.teams[0]) == {pig, sheep} and not g.exposed[0] + g.exposed[1]
+        require(set(g.teams[0]) == {pig, sheep} and not g.exposed[0] + g.exposed[1],
+                "the pig and sheep holders are a team, and nobody exposes")
     else:
-        assert g.teams is None
+        require(g.teams is None, "no teams without team rules")
 
 
 def check_rules(rules: Rules, games: int, seed: int) -> int:
@@ -199,3 +231,116 @@ def check_rules(rules: Rules, games: int, seed: int) -> int:
         play_checked(g, rng)
         check_hand(g)
     return games
+
+
+def _pig_taker(g: Game) -> int:
+    """Return the seat that took SQ (two decks: the first SQ's trick winner; no discard colour)."""
+    if g.rules.decks == 2:
+        return next(t.winner for t in g.tricks if SQ in t.cards)
+    return next(s for s in range(g.rules.players) if SQ in g.captured[s])
+
+
+def _leader_after(g: Game) -> int:
+    """Who leads the hand after ``g`` (RULES.md section 5), from ``g``'s record alone."""
+    if g.rules.next_leader == "pig_taker":
+        return _pig_taker(g)
+    n = g.rules.players
+    scores = g.scores()
+    # The lowest raw score; a tie goes to the tied seat first in play order from g's leader.
+    order = [(g.first_leader + k) % n for k in range(n)]
+    return next(seat for seat in order if scores[seat] == min(scores))
+
+
+def check_match(match: Match, games: list[Game]) -> None:
+    """Check a finished ``match`` whose hands were ``games``, in order, against section 5.
+
+    Every hand keeps the invariants of ``check_hand``; the totals are the sums of the hand
+    scores; the match ends at the first hand after which a total is at or below
+    ``match_threshold`` (or, with ``match_end="either"``, at or above its opposite), else at
+    ``max_hands`` (truncated); the first hand is dealt like any hand and each later one is
+    led, with any card, by the previous hand's SQ taker or biggest loser (``next_leader``);
+    the winners are the highest totals (team sums with ``team_play``) and the losers the
+    lowest (``double_pig``: the lowest and the highest lose).
+    """
+    rules = match.rules
+    n = rules.players
+    limit = -rules.match_threshold
+    require(match.is_over(), "the match is over")
+    require(len(games) == match.hand_number == len(match.hand_scores),
+            f"{match.hand_number} hands counted, {len(games)} played")
+    require(not games[0].free_first_lead or rules.first_lead == "any",
+            "the first hand of a match is led like a single hand")
+    totals = [0] * n
+    for k, g in enumerate(games):
+        check_hand(g)
+        require(g.scores() == match.hand_scores[k], f"hand {k}: the match keeps its scores")
+        if k:
+            require(g.free_first_lead and g.first_leader == _leader_after(games[k - 1]),
+                    f"hand {k} is led with any card by the seat next_leader="
+                    f"{rules.next_leader!r} names: seat {_leader_after(games[k - 1])}, "
+                    f"not seat {g.first_leader}")
+        totals = [t + s for t, s in zip(totals, g.scores(), strict=True)]
+        ended = min(totals) <= -limit or (rules.match_end == "either" and max(totals) >= limit)
+        last = k == len(games) - 1
+        require(ended == (last and not match.truncated),
+                f"hand {k}: totals {totals} {'end' if ended else 'do not end'} a match with "
+                f"match_end={rules.match_end!r} and threshold {-limit}, yet the match "
+                f"{'ended' if last else 'went on'}")
+    require(not match.truncated or match.hand_number == match.max_hands,
+            "a match is truncated only at max_hands")
+    require(list(match.cumulative) == totals, f"the totals are {totals}, the match says "
+            f"{match.cumulative}")
+    key = list(totals)
+    if rules.team_play:
+        half = n // 2
+        key = [totals[s % half] + totals[s % half + half] for s in range(n)]
+    hi, lo = max(key), min(key)
+    top = tuple(s for s in range(n) if key[s] == hi)
+    bottom = tuple(s for s in range(n) if key[s] == lo)
+    if hi == lo:
+        expected: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+    elif rules.double_pig:
+        losers = tuple(sorted(set(top) | set(bottom)))
+        expected = (tuple(s for s in range(n) if s not in losers), losers)
+    else:
+        expected = (top, bottom)
+    require(match.result == expected, f"the result of totals {totals} is (winners, losers) "
+            f"{expected}; the match says {match.result}")
+
+
+class MatchesChecked(NamedTuple):
+    """What ``check_matches`` checked, with how often the rarer match rules came into play."""
+
+    matches: int
+    hands: int
+    ended_high: int
+    """Matches ended by a total at or above ``-match_threshold`` (``match_end="either"``)."""
+    ended_both: int
+    """Matches whose last hand took one total past each threshold at once."""
+    tied_leads: int
+    """Later hands whose leader the biggest-loser tie rule chose among tied seats."""
+
+
+def check_matches(rules: Rules, matches: int, seed: int | list[int],
+                  max_hands: int = DEFAULT_MAX_HANDS) -> MatchesChecked:
+    """Play ``matches`` seeded random matches, checking every step and ``check_match``."""
+    rng = np.random.default_rng(seed)
+    hands = high = both = ties = 0
+    limit = -rules.match_threshold
+    for _ in range(matches):
+        match = Match(rules, rng=rng, max_hands=max_hands)
+        games = [match.game]
+        while not match.is_over():
+            game = match.game
+            if game is not games[-1]:
+                games.append(game)
+            legal = _check_observation(game, match.view(game.current_player), True)
+            match.step(legal[int(rng.integers(len(legal)))])
+        check_match(match, games)
+        hands += len(games)
+        top, bottom = max(match.cumulative), min(match.cumulative)
+        high += rules.match_end == "either" and top >= limit
+        both += rules.match_end == "either" and top >= limit and bottom <= -limit
+        if rules.next_leader == "biggest_loser":
+            ties += sum(g.scores().count(min(g.scores())) > 1 for g in games[:-1])
+    return MatchesChecked(matches, hands, high, both, ties)

@@ -4,8 +4,13 @@ Read from the public record (the deal, the declarations, the tricks and the capt
 against the rule book without the engine's bookkeeping: every copy is played once by the seat
 dealt it, the first leader is the lowest seat holding a C2 and leads one, leads and follows obey
 the pair rules and the per-copy exposure restriction (a play takes the unexposed copy first, a
-discard the exposed one), the best play takes the trick, the taker of each trick takes its
-scoring cards and the scores are the two-deck scoring of what was taken.
+discard the exposed one, and on a suit's first round a play uses the fewest exposed copies the
+rules allow), the best play takes the trick, the taker of each trick takes its scoring cards
+and the scores are the two-deck scoring of what was taken.
+
+A broken fact raises ``InvariantViolation`` by an explicit test, never by ``assert``: the checks
+must hold under ``python -O`` too, which strips assert statements. ``gongzhu_env.checks``
+shares the exception and ``require`` (they live here, the lower of the two modules).
 """
 
 from __future__ import annotations
@@ -16,14 +21,29 @@ from gongzhu_env.cards import C2, EXPOSABLE, NUM_CARDS, SCORING_MASK, SQ, multis
 from gongzhu_env.scoring import score_two_decks
 from gongzhu_env.state import GameState
 
-__all__ = ["check_two_deck_hand"]
+__all__ = ["InvariantViolation", "check_two_deck_hand", "require"]
+
+
+class InvariantViolation(AssertionError):
+    """A finished hand (or a step of one) breaks a fact of the rule book.
+
+    An ``AssertionError`` so that code written for the checks' earlier ``assert`` form still
+    catches it; raised explicitly, so ``python -O`` does not remove it.
+    """
+
+
+def require(ok: object, fact: str) -> None:
+    """Raise ``InvariantViolation`` naming ``fact`` unless ``ok`` holds."""
+    if not ok:
+        raise InvariantViolation(fact)
 
 
 def _plays(cards: tuple[int, ...]) -> list[tuple[int, ...]]:
     """Split a trick's cards into the four seats' plays (pairs when the lead was a pair)."""
     if len(cards) == 4:
         return [(c,) for c in cards]
-    assert len(cards) == 8 and cards[0] == cards[1], "a trick is four single cards or a pair lead"
+    require(len(cards) == 8 and cards[0] == cards[1],
+            f"a trick is four single cards or a pair lead; got {len(cards)} cards")
     return [cards[i:i + 2] for i in range(0, 8, 2)]
 
 
@@ -43,16 +63,16 @@ def _check_follow(hand: Counter[int], play: tuple[int, ...], led: int, pair_lead
     held = Counter({c: n for c, n in hand.items() if c // 13 == led and n})
     if not pair_lead:
         if held:
-            assert in_suit, "a follower to a single lead follows suit if it can"
+            require(in_suit, "a follower to a single lead follows suit if it can")
         return
     if any(n == 2 for n in held.values()):
-        assert play[0] == play[1] and play[0] // 13 == led, \
-            "a follower holding a pair of the led suit plays a pair"
+        require(play[0] == play[1] and play[0] // 13 == led,
+                "a follower holding a pair of the led suit plays a pair")
     elif sum(held.values()) >= 2:
-        assert len(in_suit) == 2, "a follower with two cards of the led suit plays two of them"
+        require(len(in_suit) == 2, "a follower with two cards of the led suit plays two of them")
     else:
-        assert len(in_suit) == sum(held.values()), \
-            "a follower short of the led suit plays all it has of it"
+        require(len(in_suit) == sum(held.values()),
+                "a follower short of the led suit plays all it has of it")
 
 
 def _exposed_used(play: tuple[int, ...], hand: Counter[int], exposed: Counter[int],
@@ -86,34 +106,42 @@ def _follow_plays(hand: Counter[int], led: int) -> list[tuple[int, int]]:
 
 def _check_restriction(hand: Counter[int], exposed: Counter[int], play: tuple[int, ...],
                        led: int, leading: bool, pair_lead: bool, may_lead: bool) -> None:
-    """On its suit's first round an exposed copy is played only when no allowed play avoids it."""
+    """On its suit's first round a play uses the fewest exposed copies an allowed play can.
+
+    A lead is compared with every lead of its suit (a single card or a pair), a follow with
+    every play the follow rule allows. So an exposed copy opens its suit only when every card
+    of the suit held is exposed, and two exposed copies never open it as a pair (6.11).
+    """
     uses, _ = _exposed_used(play, hand, exposed, led)
-    if not uses:
+    if not uses or (leading and may_lead):
         return
+    suit = [c for c in hand if c // 13 == led and hand[c]]
     if leading:
-        if may_lead:
-            return
-        assert all(hand[c] == exposed[c] for c in hand if c // 13 == led and hand[c]), \
-            "an exposed copy opens its suit only when every card of the suit held is exposed"
-        return
-    if pair_lead:
+        options = [(c,) for c in suit] + [(c, c) for c in suit if hand[c] == 2]
+    elif pair_lead:
         options = _follow_plays(hand, led)
     else:
-        options = [(c,) for c in hand if c // 13 == led and hand[c]]
+        options = [(c,) for c in suit]
     fewest = min(_exposed_used(p, hand, exposed, led)[0] for p in options)
-    assert uses == fewest, "an exposed copy is held back on its suit's first round"
+    require(uses == fewest, f"on its suit's first round a {'lead' if leading else 'follow'} "
+            f"uses the fewest exposed copies it can ({fewest}); this one uses {uses}")
 
 
 def check_two_deck_hand(g: GameState) -> None:
-    """Every invariant of a finished two-deck hand that the public record lets one verify."""
-    assert g.is_over() and g.legal_actions() == [], "the hand is over"
+    """Every invariant of a finished two-deck hand that the public record lets one verify.
+
+    Raises ``InvariantViolation`` naming the first broken fact.
+    """
+    require(g.is_over() and g.legal_actions() == [], "the hand is over")
     deal = [Counter(h) for h in g.deal]
-    assert all(sum(h.values()) == 26 for h in deal), "every seat is dealt 26 cards"
-    assert sum(deal, Counter()) == Counter({c: 2 for c in range(NUM_CARDS)}), "every card twice"
+    require(all(sum(h.values()) == 26 for h in deal), "every seat is dealt 26 cards")
+    require(sum(deal, Counter()) == Counter({c: 2 for c in range(NUM_CARDS)}),
+            "every card is dealt twice")
     exposed = [Counter(e) for e in g.exposed]
     for seat in range(4):
         for c, n in exposed[seat].items():
-            assert c in EXPOSABLE and n <= deal[seat][c], "a seat exposes only copies it holds"
+            require(c in EXPOSABLE and n <= deal[seat][c],
+                    f"a seat exposes only copies it holds (seat {seat}, {n} x card {c})")
     hands = [h.copy() for h in deal]
     # The exposed copies each seat still holds, for the per-copy restriction.
     held_exposed = [e.copy() for e in exposed]
@@ -121,10 +149,10 @@ def check_two_deck_hand(g: GameState) -> None:
     captured: list[Counter[int]] = [Counter() for _ in range(4)]
     tricks = g.tricks
     if not g.free_first_lead:
-        assert g.first_leader == min(s for s in range(4) if deal[s][C2]), \
-            "the first leader is the lowest seat holding a C2"
-        assert C2 in tricks[0].cards[:2] and tricks[0].cards[0] == C2, "the first lead holds C2"
-    assert tricks[0].leader == g.first_leader
+        require(g.first_leader == min(s for s in range(4) if deal[s][C2]),
+                "the first leader is the lowest seat holding a C2")
+        require(tricks[0].cards[0] == C2, "the first lead holds C2")
+    require(tricks[0].leader == g.first_leader, "the first leader leads the first trick")
     first_pig = None
     suits_led: set[int] = set()
     for i, t in enumerate(tricks):
@@ -134,7 +162,8 @@ def check_two_deck_hand(g: GameState) -> None:
         for k, play in enumerate(plays):
             seat = (t.leader + k) % 4
             hand = hands[seat]
-            assert all(hand[c] >= play.count(c) for c in play), "a play comes from the hand"
+            require(all(hand[c] >= play.count(c) for c in play),
+                    f"a play comes from the hand (trick {i}, seat {seat})")
             if k:
                 _check_follow(hand, play, led, pair_lead)
             if led not in suits_led:
@@ -145,19 +174,22 @@ def check_two_deck_hand(g: GameState) -> None:
         suits_led.add(led)
         ranks = [_rank(p, led) for p in plays]
         best = max(r for r in ranks if r is not None)
-        assert t.winner == (t.leader + ranks.index(best)) % 4, "the best play (the earlier of " \
-            "equals) takes the trick"
+        require(t.winner == (t.leader + ranks.index(best)) % 4,
+                f"the best play (the earlier of equals) takes the trick (trick {i})")
         if i + 1 < len(tricks):
-            assert tricks[i + 1].leader == t.winner, "the winner leads next"
+            require(tricks[i + 1].leader == t.winner, f"the winner leads next (trick {i + 1})")
         scoring = [c for c in t.cards if SCORING_MASK >> c & 1]
         captured[t.winner].update(scoring)
         if first_pig is None and SQ in scoring:
             first_pig = t.winner
-    assert all(not +h for h in hands), "every card is played"
+    require(all(not +h for h in hands), "every card is played")
     for seat in range(4):
-        assert Counter(g.captured[seat]) == captured[seat], "the taker takes the scoring cards"
+        require(Counter(g.captured[seat]) == captured[seat],
+                f"the taker takes the scoring cards (seat {seat})")
     table = multiset_masks(c for e in g.exposed for c in e)
     expected = [score_two_decks(multiset_masks(captured[s].elements()), table) for s in range(4)]
-    assert g.scores() == expected, "scores are the two-deck scoring of what was taken"
-    assert g.first_pig_taker == first_pig, "the first SQ's taker is recorded"
-    assert g.teams == (((0, 2), (1, 3)) if g.rules.team_play else None)
+    require(g.scores() == expected, f"scores are the two-deck scoring of what was taken: "
+            f"expected {expected}, the hand says {g.scores()}")
+    require(g.first_pig_taker == first_pig, "the first SQ's taker is recorded")
+    require(g.teams == (((0, 2), (1, 3)) if g.rules.team_play else None),
+            "the teams are the fixed partners with team play, none without")

@@ -12,7 +12,7 @@ from pettingzoo.test import api_test, seed_test
 
 from gongzhu_env import Game, Rules, env
 from gongzhu_env.cards import SCORING_MASK
-from gongzhu_env.checks import check_hand, check_rules, play_checked, random_rules
+from gongzhu_env.checks import check_hand, check_matches, check_rules, play_checked, random_rules
 from gongzhu_env.match import Match
 from gongzhu_env.rules import PRESETS
 from gongzhu_env.view import obs_size
@@ -25,6 +25,27 @@ COMBINATIONS = [random_rules(np.random.default_rng(seed)) for seed in range(8)]
 def test_api_and_seed_per_preset(name: str, episode: str) -> None:
     api_test(env(rules=name, episode=episode), num_cycles=300)
     seed_test(lambda: env(rules=name, episode=episode), num_cycles=60)
+
+
+MATCH_OPTIONS = [
+    Rules(match_end="either", next_leader="biggest_loser"),
+    Rules(match_end="either", match_threshold=-200),
+    Rules(decks=2, team_play=True, match_end="either", next_leader="biggest_loser"),
+    Rules(players=5, match_end="either", next_leader="biggest_loser"),
+]
+
+
+@pytest.mark.parametrize("rules", MATCH_OPTIONS, ids=["four", "short", "two-decks", "five"])
+def test_api_and_seed_for_match_episodes_with_the_match_options(rules: Rules) -> None:
+    # A short threshold ends matches within the test's cycles, so its resets are exercised.
+    api_test(env(rules=rules, episode="match"), num_cycles=300)
+    seed_test(lambda: env(rules=rules, episode="match"), num_cycles=60)
+
+
+@pytest.mark.parametrize("rules", MATCH_OPTIONS, ids=["four", "short", "two-decks", "five"])
+def test_random_matches_keep_the_match_rules(rules: Rules) -> None:
+    done = check_matches(rules, 4, seed=7)
+    assert done.matches == 4 and done.hands >= 4
 
 
 @pytest.mark.parametrize("rules", COMBINATIONS, ids=[f"combo{i}" for i in range(8)])
