@@ -111,7 +111,7 @@ from gongzhu_env.scoring import (
 )
 from gongzhu_env.view import SLICES, _squash, obs_size
 
-__all__ = ["GameBatch", "BatchStep", "COVERED", "check_covered", "deal"]
+__all__ = ["GameBatch", "BatchStep", "COVERED", "MAX_TABLES", "check_covered", "deal"]
 
 # ---------------------------------------------------------------------------------------------
 # Constants of the kernels. Numba freezes module constants into compiled (and cached) code, so
@@ -176,6 +176,10 @@ _COLUMN_NAMES = (
 """What each column of the state array holds, for the errors of ``GameBatch.restore``."""
 _DECK_MASK = (1 << 52) - 1
 _FORCED_EXPOSURES = (1 << _SQ) | (1 << _C10) | (1 << _HA)  # ``declaration="all_but_sheep"``
+MAX_TABLES = 1 << 20
+"""Most tables one ``GameBatch`` holds. A table's arrays take about 2.8 KB (12 KB with
+``final_observations``), so the largest batch already needs about 3 GB; the benchmarks run
+4,096 tables at most and training 128."""
 # Declaration modes and reward modes as the kernels see them.
 _DECL_FREE, _DECL_NONE, _DECL_ALL_BUT_SHEEP = 0, 1, 2
 _REWARD_CODES = {"raw": 0, "zero_sum": 1, "team": 2}
@@ -823,6 +827,12 @@ class GameBatch:
         n = _unsigned(num_tables, "num_tables")
         if n < 1:
             raise ValueError(f"num_tables must be at least 1; got {n}")
+        if n > MAX_TABLES:
+            # Refused before numpy is asked for the arrays: a huge count would otherwise end
+            # in a bare MemoryError, or first push the machine into swap.
+            raise ValueError(f"num_tables must be at most {MAX_TABLES:,} (gongzhu_env.vector."
+                             f"MAX_TABLES): a table's arrays take about 2.8 KB, so {n:,} tables "
+                             f"would need about {n * 2800 / 2**30:,.1f} GiB; got {n:,}")
         self.rules = check_covered(rules)
         check_reward_mode(reward_mode, self.rules)
         self.reward_mode = reward_mode

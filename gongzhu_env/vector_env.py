@@ -240,6 +240,21 @@ def _policy_list(policies: PolicyLike | Sequence[PolicyLike] | Mapping[PolicyLik
     return pool, w / w.sum()
 
 
+def _seed(seed: object, where: str) -> int:
+    """Return ``seed`` as a Python int if it is a non-negative integer, else raise.
+
+    Python and numpy integers are seeds (a seed often comes out of a numpy array); a bool, a
+    float or text is not. Checked here because Gymnasium takes only a Python ``int`` and
+    numpy's generators say little more than "expected non-negative integer".
+    """
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"{where}: seed must be a non-negative integer (an int or a numpy "
+                        f"integer); got {seed!r}")
+    if seed < 0:
+        raise ValueError(f"{where}: seed must be a non-negative integer; got {seed}")
+    return int(seed)
+
+
 def _check_actions(actions: Any, n: int) -> np.ndarray:
     if not isinstance(actions, np.ndarray):
         raise TypeError(f"actions must be a numpy array of {n} integer actions, one per table; "
@@ -432,14 +447,15 @@ class SingleSeatVectorEnv(VectorEnv):
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Deal every table a new hand, seat everyone, play the opponents to the learners.
 
-        ``seed`` seeds the env's generator (``None``: go on from it, or from OS entropy
-        at the first reset).
+        ``seed`` (a non-negative Python or numpy integer) seeds the env's generator
+        (``None``: go on from it, or from OS entropy at the first reset).
         """
         if options:
             raise ValueError(f"SingleSeatVectorEnv.reset takes no options (every table is "
                              f"reset; tables autoreset at the end of their hands); got "
                              f"{options!r}")
         if seed is not None:
+            seed = _seed(seed, "SingleSeatVectorEnv.reset")
             self._np_random, self._np_random_seed = seeding.np_random(seed)
         self._started = False
         rng = self.np_random
@@ -543,8 +559,11 @@ class SelfPlayBatch:
         self._pending: dict[str, np.ndarray] | None = None
 
     def reset(self, seed: int) -> None:
-        """Deal every table's first hand under ``seed``, which also seeds ``"random"``."""
-        self.rng = np.random.default_rng(seed)
+        """Deal every table's first hand under ``seed``, which also seeds ``"random"``.
+
+        ``seed`` is a non-negative Python or numpy integer.
+        """
+        self.rng = np.random.default_rng(_seed(seed, "SelfPlayBatch.reset"))
         self.batch.reset(int(self.rng.integers(2**63)))
         self.hand_number[:] = 0
         self._pending = None

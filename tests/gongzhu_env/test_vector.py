@@ -18,7 +18,7 @@ import pytest
 from benchmarks.check_vector import PRESET_NAMES, covered_combinations, differential
 from gongzhu_env import IllegalActionError, Rules
 from gongzhu_env.cards import card_str
-from gongzhu_env.vector import GameBatch, check_covered, deal
+from gongzhu_env.vector import MAX_TABLES, GameBatch, check_covered, deal
 
 
 def _assert_clean(report) -> None:
@@ -295,6 +295,21 @@ def test_options_that_change_no_hand_are_accepted() -> None:
 def test_bad_batch_arguments_are_refused(kwargs, error) -> None:
     with pytest.raises(error):
         GameBatch(**kwargs)
+
+
+def test_a_batch_too_big_for_memory_is_refused_with_the_bound_and_why() -> None:
+    for n in (10**9, np.int64(MAX_TABLES + 1)):
+        with pytest.raises(ValueError, match=r"num_tables must be at most 1,048,576 .*2\.8 KB"):
+            GameBatch(n)
+
+
+def test_numpy_integers_are_sizes_and_seeds() -> None:
+    a, b = GameBatch(np.int16(3)), GameBatch(3)
+    a.reset(np.uint64(8))
+    b.reset(8)
+    assert a.num_tables == 3 and type(a.num_tables) is int
+    assert np.array_equal(a.snapshot(), b.snapshot())
+    assert a.deal_of(np.int64(2)) == deal(np.int32(8), 2, np.uint8(0))
 
 
 def test_step_before_reset_and_bad_seeds_are_refused() -> None:

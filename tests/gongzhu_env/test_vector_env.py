@@ -211,6 +211,37 @@ def test_reset_without_a_seed_goes_on_from_the_generator() -> None:
         env.reset(options={"reset_mask": np.ones(3, dtype=bool)})
 
 
+def test_numpy_integer_seeds_are_seeds() -> None:
+    # A seed often comes out of a numpy array: it seeds exactly as the same Python int.
+    assert data_equivalence(_run(np.int64(5)), _run(5))
+    env = SingleSeatVectorEnv(2, seat=np.int64(1))
+    env.reset(seed=np.uint32(4))
+    assert (env.seats == 1).all()
+    a, b = SelfPlayBatch(2), SelfPlayBatch(2)
+    a.reset(np.int32(3))
+    b.reset(3)
+    assert data_equivalence(tuple(a.play("random", 20)), tuple(b.play("random", 20)))
+
+
+@pytest.mark.parametrize("seed, error, words", [
+    (-1, ValueError, "seed must be a non-negative integer; got -1"),
+    (np.int64(-3), ValueError, "seed must be a non-negative integer; got -3"),
+    (True, TypeError, "seed must be a non-negative integer"),
+    (np.bool_(False), TypeError, "seed must be a non-negative integer"),
+    (2.0, TypeError, r"seed must be a non-negative integer \(an int or a numpy integer\); "
+                     r"got 2\.0"),
+    ("7", TypeError, "seed must be a non-negative integer"),
+])
+def test_bad_seeds_are_refused_with_what_a_seed_is(seed, error, words) -> None:
+    sp = SelfPlayBatch(2)
+    with pytest.raises(error, match=rf"SelfPlayBatch\.reset: {words}"):
+        sp.reset(seed)
+    assert sp.rng is None  # nothing was started
+    env = SingleSeatVectorEnv(2)
+    with pytest.raises(error, match=rf"SingleSeatVectorEnv\.reset: {words}"):
+        env.reset(seed=seed)
+
+
 # ------------------------------------------------------------------ bad input
 def _twin_envs(opponents_a, opponents_b=None, n: int = 4):
     a = SingleSeatVectorEnv(n, opponents_a)
