@@ -28,11 +28,22 @@ this machine; without it a private instance starts here): the same deals, seeds 
 the numbers are those of the local backend to the last digit, and a chunk whose worker died is
 simply played again (``training.cluster``, ``docs/distributed.md``).
 
-``--teams`` is the 2-vs-2 team match (``--mode 2v2`` under rules with fixed partners, which
-gives the same numbers): the candidate pair against the opponent pair, each deal played with
-the teams swapped, in team points per deal (``training.arena.formats``). It asks for team
-rules and says so when they are missing, where ``--mode 2v2`` under individual rules keeps its
-per-hand meaning.
+``--teams`` is the 2-vs-2 team match, and ``--mode 2v2`` the same thing: the candidate pair
+against the opponent pair, each deal played with the teams swapped, in team points per deal
+(``training.arena.formats``). Both ask for team rules (``--rules scrofazero``, or a JSON object
+with ``"team_play": true``) and say so when they are missing: under individual rules a "2v2"
+would pair seats 0 & 2 against 1 & 3 with no team to score, a number easily read as a team
+margin. That individual pairing stays available from Python (``duplicate_match(mode="2v2")``).
+
+``--deals N`` with ``--deal-file`` plays the first ``N`` deals of the file (a prefix of a seeded
+set is what that seed gives for ``N``); more than the file holds is refused. Without
+``--deals`` the file's deals are all played.
+
+Output files (``--record``, ``--save-deals``) go into a directory that must exist: it is not
+created, so a typo in the path is refused before any hand rather than making directories.
+``--record`` writes a new record file and refuses one that already holds anything (hand
+records are often a person's games, appended by ``gongzhu play --save``). ``--out`` is a run
+directory and is created with its parents, as for the trainers.
 
 Exit codes: 0 done, 2 bad input (an unknown agent, a bad deal file, a journal of another
 match, Ray not installed or its cluster unreachable), 1 an agent failed during the match or
@@ -54,13 +65,13 @@ from typing import Any
 
 from agents import AgentError
 from gongzhu_env.rules import Rules, rules_value
-from training.arena.deals import DealFileError, generate_deals, load_deals
+from training.arena.deals import DealFileError, DealSet, generate_deals, load_deals
 from training.arena.duplicate import ArenaError, duplicate_match, journal_path, make_executor
 from training.arena.formats import MODES, SCORINGS, check_format, team_presets
 from training.arena.hands import HandRecord, validate_agents
 from training.arena.journal import JournalError
 from training.arena.plots import plot_matches, plot_ratings
-from training.arena.reports import match_table, rating_table, write_json
+from training.arena.reports import match_table, output_file_problem, rating_table, write_json
 from training.arena.round_robin import round_robin
 from training.cluster import (
     BackendError,
@@ -71,6 +82,12 @@ from training.cluster import (
     cluster_cpus,
     connect,
 )
+
+DEFAULT_DEALS = 2000
+MAX_DEALS = 1_000_000
+"""The most deals a run may ask for: a million deals are hours of play even for rule agents."""
+MAX_WORKERS = 256
+MAX_RESAMPLES = 1_000_000
 
 
 def split_specs(values: Iterable[str] | None) -> list[str]:
@@ -108,13 +125,17 @@ def build_parser() -> argparse.ArgumentParser:
                         "also decides who is the candidate, so list slow players first)")
     p.add_argument("--opponents", action="append", metavar="SPECS",
                    help="comma-separated opponent specs for --candidate (repeatable)")
-    p.add_argument("--deals", type=int, default=2000, help="number of deals (default 2000)")
+    p.add_argument("--deals", type=int, default=None,
+                   help=f"number of deals, 1..{MAX_DEALS:,} (default {DEFAULT_DEALS}; with "
+                        "--deal-file: the first N deals of the file, default all of them)")
     p.add_argument("--deal-file", help="load the deals from this .npz/.json file instead")
-    p.add_argument("--save-deals", help="save the deal set used to this .npz/.json file")
+    p.add_argument("--save-deals", help="save the deal set used to this .npz/.json file (its "
+                                        "directory must exist)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals, agents, bootstrap")
     p.add_argument("--mode", choices=MODES, default=None,
                    help="duplicate format (default 1v3: the candidate in every seat against "
-                        "opponent copies in the others, at any table size; 2v2 with --teams)")
+                        "opponent copies in the others, at any table size); 2v2 is the team "
+                        "match, the same as --teams, and needs team rules (--rules scrofazero)")
     p.add_argument("--teams", action="store_true",
                    help="2-vs-2 team match under team rules (e.g. --rules scrofazero): "
                         "candidate pair against opponent pair, in team points per deal")
@@ -123,13 +144,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rules", default="standard", metavar="NAME|JSON",
                    help="rules of the table: a preset name or a JSON object of options")
     p.add_argument("--workers", type=int, default=None,
-                   help="worker processes (default: all cores; with --backend ray, the "
-                        "cluster's CPUs: the deals are cut into chunks for that many)")
-    p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples")
-    p.add_argument("--out", help="directory for the JSON results and the plot")
+                   help=f"worker processes, 1..{MAX_WORKERS} (default: all cores; with "
+                        "--backend ray, the cluster's CPUs: the deals are cut into chunks for "
+                        "that many)")
+    p.add_argument("--resamples", type=int, default=2000,
+                   help=f"bootstrap resamples, 1..{MAX_RESAMPLES:,} (default 2000)")
+    p.add_argument("--out", help="directory for the JSON results and the plot (created with "
+                                 "its parents)")
     p.add_argument("--record", metavar="PATH",
                    help="write every hand played as a JSON-lines hand record "
-                        "(gongzhu_env.records) to PATH")
+                        "(gongzhu_env.records) to PATH, a new file in an existing directory")
     p.add_argument("--no-plot", action="store_true", help="write no plot even with --out")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.add_argument("--resume", action="store_true",
@@ -145,21 +169,77 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def resolve_mode(mode: str | None, teams: bool, rules_name: str, rules: Rules) -> str:
-    """Return the format asked for: ``--teams`` is 2v2, and only under rules with partners.
+    """Return the format asked for: ``--teams`` and ``--mode 2v2`` are both the team match.
 
-    A team match under rules without teams would silently be scored per hand, so it is refused
-    with the presets that do have teams.
+    Either is refused under rules without fixed partners, naming the presets that have them:
+    there the arena would pair seats 0 & 2 against 1 & 3 and report a per-hand number that a
+    user who asked for "2v2" reads as a team margin.
     """
-    if not teams:
-        return mode or "1v3"
-    if mode not in (None, "2v2"):
+    if teams and mode not in (None, "2v2"):
         raise ValueError(f"--teams is the 2v2 team match; it cannot be combined with --mode {mode}")
+    if not teams and mode != "2v2":
+        return mode or "1v3"
     if not rules.team_play:
+        flag = "--teams" if teams else "--mode 2v2"
         why = ("its teams are formed by the SQ and DJ holders after the deal"
                if rules.pig_sheep_team else "they have no fixed partners")
-        raise ValueError(f"--teams needs team rules, but rules {rules_name!r} do not have them "
-                         f"({why}); team presets: {', '.join(team_presets())}")
+        raise ValueError(f"{flag} is the team match and needs team rules, but rules "
+                         f"{rules_name!r} do not have them ({why}); team presets: "
+                         f"{', '.join(team_presets())} (pass --rules NAME, or a JSON object "
+                         'with "team_play": true), or use --mode 1v3 for individual play')
     return "2v2"
+
+
+def check_sizes(args: argparse.Namespace) -> None:
+    """Refuse counts out of their range before any work, naming the flag and the range.
+
+    Each bound keeps a typo from turning into hours of work or an allocation that fails late
+    (a trillion deals is 47 TiB of cards; a hundred thousand worker processes never start).
+    """
+    for flag, value, top in (("--deals", args.deals, MAX_DEALS),
+                             ("--workers", args.workers, MAX_WORKERS),
+                             ("--resamples", args.resamples, MAX_RESAMPLES)):
+        if value is not None and not 1 <= value <= top:
+            raise ValueError(f"{flag} must be an integer 1..{top:,}; got {value}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be a non-negative integer; got {args.seed}")
+
+
+def check_output_files(args: argparse.Namespace) -> None:
+    """Refuse an output file that cannot be written, before any hand is played.
+
+    ``--record`` must also be new (or empty): the arena writes the file afresh, and hand
+    records are often a person's own games.
+    """
+    for flag, path in (("--record", args.record), ("--save-deals", args.save_deals)):
+        if path is None:
+            continue
+        problem = output_file_problem(path)
+        if problem is None and flag == "--record" and Path(path).is_file() \
+                and Path(path).stat().st_size > 0:
+            problem = ("it already holds data, and the arena writes a new record file; give "
+                       "a new path or remove the file")
+        if problem is not None:
+            raise ValueError(f"{flag} {path!r}: cannot write there: {problem}")
+
+
+def pick_deals(args: argparse.Namespace, rules: Rules) -> DealSet:
+    """Return the deals to play: generated from ``--seed``, or read from ``--deal-file``.
+
+    With a file, ``--deals N`` plays its first ``N`` deals; more than it holds is refused
+    rather than quietly playing fewer than asked.
+    """
+    if not args.deal_file:
+        return generate_deals(args.deals or DEFAULT_DEALS, args.seed, rules.decks,
+                              players=rules.players)
+    deals = load_deals(args.deal_file, rules)
+    if args.deals is None:
+        return deals
+    if args.deals > len(deals):
+        raise ValueError(f"--deals {args.deals}: the deal file {args.deal_file!r} holds only "
+                         f"{len(deals)} deals; give --deals {len(deals)} or less, or leave it "
+                         "out to play them all")
+    return deals.head(args.deals)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -171,8 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     # Off a terminal (logs, CI) rich would wrap the table at 80 columns; keep rows whole.
     console = Console() if sys.stdout.isatty() else Console(width=160)
     try:
-        if args.workers is not None and args.workers < 1:
-            raise ValueError(f"--workers must be at least 1; got {args.workers}")
+        check_sizes(args)
         check_backend(args.backend, args.address)
         if args.resume and not args.out:
             raise ValueError("--resume continues a run written to --out; give the same --out")
@@ -180,8 +259,7 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError("--keep-journals keeps the journals of --out; give an --out")
         if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
             raise ValueError(f"--out {args.out!r} is a file; give a directory for the results")
-        if args.resamples < 1:
-            raise ValueError(f"--resamples must be at least 1; got {args.resamples}")
+        check_output_files(args)
         rules = Rules.coerce(rules_value(args.rules))
         mode = resolve_mode(args.mode, args.teams, args.rules, rules)
         check_format(mode, args.scoring, rules)
@@ -203,10 +281,7 @@ def main(argv: list[str] | None = None) -> int:
             if len(specs) < 2:
                 raise ValueError("--candidate needs --opponents, e.g. --opponents random,greedy")
         validate_agents(specs, rules)
-        if args.deal_file:
-            deals = load_deals(args.deal_file, rules)
-        else:
-            deals = generate_deals(args.deals, args.seed, rules.decks, players=rules.players)
+        deals = pick_deals(args, rules)
         if args.save_deals:
             deals.save(args.save_deals)
     except (AgentError, ValueError, TypeError, DealFileError, BackendError) as e:
@@ -310,7 +385,6 @@ def _record_writer(path: Path, seed: int) -> Callable[[HandRecord], None]:
     """Return an ``on_game`` hook appending each hand to a fresh JSON-lines record file."""
     from gongzhu_env.records import record_hand, save_records
 
-    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("", encoding="utf-8")
 
     def write(rec: HandRecord) -> None:

@@ -73,6 +73,27 @@ def markdown_table(results: Sequence[MatchResult]) -> str:
     return "\n".join(lines)
 
 
+def output_file_problem(path: str | Path) -> str | None:
+    """Say why a new output file cannot be written at ``path``, or return None when it can.
+
+    Commands ask this before they do any work, so that a run is never lost at its end to a
+    typo in the path. The directory must already exist: creating it would turn a typo such as
+    ``/nonexistent/x.json`` into a new directory at the filesystem root (``gongzhu play --save``
+    refuses it too). An existing path must be a regular file: a directory cannot be written,
+    and a device or pipe (``/dev/full``, ``/dev/zero``) is not a place for results.
+    """
+    path = Path(path)
+    if path.is_dir():
+        return "it is a directory; give a file name"
+    if path.exists() and not path.is_file():
+        return "it is not a regular file"
+    parent = path.parent
+    if not parent.is_dir():
+        why = "is not a directory" if parent.exists() else "does not exist"
+        return f"the directory {str(parent)!r} {why} (it is not created)"
+    return None
+
+
 def write_json(doc: dict[str, Any], path: str | Path) -> Path:
     """Write a JSON document whole (creating the directory).
 

@@ -155,7 +155,7 @@ def test_round_robin_records_every_hand_of_every_pair(tmp_path):
 
 @pytest.mark.parametrize("extra, said", [
     (["--candidate", "random", "--opponents", "greedy", "--resamples", "0"],
-     "--resamples must be at least 1; got 0"),
+     "--resamples must be an integer 1..1,000,000; got 0"),
     (["--round-robin", "expert"], "--round-robin needs two or more different agents"),
     (["--round-robin", "expert,expert"], "--round-robin needs two or more different agents"),
     (["--round-robin", "expert,greedy", "--anchor", "pimc"],
@@ -175,3 +175,78 @@ def test_out_that_is_a_file_is_refused_and_left_alone(tmp_path, capsys):
                  "--workers", "1", "--out", str(target)]) == 2
     assert "is a file; give a directory" in capsys.readouterr().err
     assert target.read_text() == "keep me"
+
+
+def test_mode_2v2_without_team_rules_is_refused_like_teams(capsys):
+    """Before, --mode 2v2 under standard rules played an individual pairing while --teams was
+    refused: the same request gave a number where the other gave a reason."""
+    base = ["--candidate", "greedy", "--opponents", "random", "--deals", "2", "--workers", "1",
+            "--no-progress"]
+    assert main([*base, "--mode", "2v2"]) == 2
+    err = capsys.readouterr().err
+    assert "--mode 2v2 is the team match and needs team rules" in err
+    assert "'standard'" in err and "scrofazero" in err and "--mode 1v3" in err
+    assert main([*base, "--mode", "2v2", "--rules", '{"players": 6}']) == 2
+    assert "needs team rules" in capsys.readouterr().err
+    assert resolve_mode("2v2", False, "scrofazero", Rules.preset("scrofazero")) == "2v2"
+    assert resolve_mode("1v3", False, "standard", Rules()) == "1v3"
+
+
+def test_deals_with_a_deal_file_play_its_first_deals_and_never_more(tmp_path, capsys):
+    deals = tmp_path / "d4.json"
+    first = tmp_path / "first"
+    assert main(["--candidate", "greedy", "--opponents", "random", "--deals", "4", "--seed", "5",
+                 "--workers", "1", "--no-progress", "--save-deals", str(deals), "--out",
+                 str(first), "--no-plot"]) == 0
+    whole = json.loads((first / "eval.json").read_text())["results"][0]["diffs"]
+    base = ["--candidate", "greedy", "--opponents", "random", "--deal-file", str(deals),
+            "--seed", "5", "--workers", "1", "--no-progress", "--no-plot"]
+    # Before, --deals 10 was ignored and the file's 4 deals were played, exit 0.
+    assert main([*base, "--deals", "10"]) == 2
+    err = capsys.readouterr().err
+    assert "--deals 10" in err and "holds only 4 deals" in err
+    assert main([*base, "--deals", "2", "--out", str(tmp_path / "two")]) == 0
+    two = json.loads((tmp_path / "two" / "eval.json").read_text())["results"][0]
+    assert two["deals"] == 2 and two["diffs"] == whole[:2]
+
+
+@pytest.mark.parametrize("flag", ["--record", "--save-deals"])
+def test_output_files_need_an_existing_directory(tmp_path, flag, capsys):
+    """Before, --record created the missing directories (at the filesystem root for
+    /nonexistent/x.jsonl) and --save-deals did the same after the match."""
+    missing = tmp_path / "no" / "such" / "out.json"
+    argv = ["--candidate", "greedy", "--opponents", "random", "--deals", "2", "--workers", "1",
+            "--no-progress"]
+    assert main([*argv, flag, str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert f"{flag} " in err and "does not exist" in err
+    assert not (tmp_path / "no").exists()
+    assert main([*argv, flag, str(tmp_path)]) == 2
+    assert "is a directory" in capsys.readouterr().err
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    assert main([*argv, flag, str(afile / "out.json")]) == 2
+    assert "is not a directory" in capsys.readouterr().err
+    assert afile.read_text() == "x"
+
+
+def test_record_refuses_a_file_that_holds_data_and_keeps_it(tmp_path, capsys):
+    kept = tmp_path / "my_games.jsonl"
+    kept.write_text('{"a hand": "a person played"}\n')
+    assert main(["--candidate", "greedy", "--opponents", "random", "--deals", "2",
+                 "--workers", "1", "--no-progress", "--record", str(kept)]) == 2
+    assert "already holds data" in capsys.readouterr().err
+    assert kept.read_text() == '{"a hand": "a person played"}\n'
+
+
+@pytest.mark.parametrize("extra, said", [
+    (["--deals", "1000000000000"], "--deals must be an integer 1..1,000,000"),
+    (["--workers", "100000"], "--workers must be an integer 1..256"),
+    (["--resamples", "1000000000"], "--resamples must be an integer 1..1,000,000"),
+    (["--seed", "-1"], "--seed must be a non-negative integer"),
+])
+def test_counts_are_bounded_before_any_work(extra, said, capsys):
+    # Before: a 47 TiB allocation's traceback, a pool that never started, an endless bootstrap.
+    assert main(["--candidate", "greedy", "--opponents", "random", "--workers", "1",
+                 "--no-progress", *extra]) == 2
+    assert said in capsys.readouterr().err

@@ -372,4 +372,4 @@ def test_cli_plays_five_seats_and_refuses_a_four_seat_deal_file(tmp_path, capsys
     assert "four hands of 13 cards (players=4)" in err and "(players=5)" in err
     assert main(["--rules", five, "--mode", "2v2", "--candidate", "random", "--opponents",
                  "random", "--deals", "2", "--workers", "1", "--no-progress"]) == 2
-    assert "only a table of four has" in capsys.readouterr().err
+    assert "--mode 2v2 is the team match and needs team rules" in capsys.readouterr().err
