@@ -19,7 +19,7 @@ import numpy as np
 from agents import make_agent
 from agents.base import Agent
 from gongzhu_cli.table import AgentFailed, Table
-from gongzhu_cli.terminal import Console, Interrupted, Style
+from gongzhu_cli.terminal import Console, Interrupted, Style, read_line
 from gongzhu_env.engine import Game
 from gongzhu_env.records import save_records, sq_taker
 from gongzhu_env.rules import Rules, count_word
@@ -118,7 +118,7 @@ def _ask_path(console: Console, prompt: str) -> Path | None:
 
 def run_play(*, opponents: Sequence[str] | None, seat: int, seed: int | None, match: bool,
              threshold: int, rules: Rules, save: Path | None, colour: bool,
-             out: TextIO | None = None, read: Callable[[str], str] = input) -> int:
+             out: TextIO | None = None, read: Callable[[str], str] = read_line) -> int:
     """Run the ``gongzhu play`` session; return the exit status (130 when interrupted).
 
     ``threshold`` is the (negative) cumulative score that ends a match.

@@ -10,13 +10,18 @@ the person types ``SQ+SQ``, ``SQ SQ`` or ``pair SQ`` (any card notation, e.g. ``
 follower to a pair lead plays two cards, one card per prompt, as the engine takes them.
 
 End of input (Ctrl-D) and Ctrl-C become ``Interrupted``, which the commands catch to offer
-saving the match before they quit.
+saving the match before they quit. At a terminal a line is read with ``read_line``, which never
+loses a Ctrl-C (``input`` can: see there).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import select
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TextIO
@@ -260,6 +265,60 @@ def _why_pair_illegal(view: PlayerView, c: int) -> str:
             "while you hold another card of that suit")
 
 
+def read_line(prompt: str = "") -> str:
+    """Read one line like ``input(prompt)``, except that a Ctrl-C is never lost.
+
+    ``input`` loses a SIGINT that arrives after the interpreter last checked for signals and
+    before its ``read`` blocks (CPython issue 112585): the signal handler only sets a flag,
+    nothing interrupts the ``read`` that follows, and the program waits for a line while the
+    person's Ctrl-C goes unanswered. On a busy machine that window is often hit. Here the wait
+    is a ``select`` on the terminal and on a pipe that the interpreter writes to whenever a
+    signal arrives (``signal.set_wakeup_fd``), so a signal at any moment ends the wait, and
+    ``KeyboardInterrupt`` is raised as soon as the handler runs, as with ``input``.
+
+    This applies when stdin and stdout are terminals, Python handles SIGINT and this is the
+    main thread; otherwise (a pipe, a file, a thread) this is ``input(prompt)``. A terminal in
+    canonical mode hands over one whole line per read, so nothing is read ahead of the line.
+    Raises ``EOFError`` at end of input (Ctrl-D at the start of a line), like ``input``.
+    """
+    stdin, stdout = sys.stdin, sys.stdout
+    if not (stdin is not None and stdout is not None and stdin.isatty() and stdout.isatty()
+            and threading.current_thread() is threading.main_thread()
+            and callable(signal.getsignal(signal.SIGINT))):
+        return input(prompt)
+    stdout.write(prompt)
+    stdout.flush()
+    fd = stdin.fileno()
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_r, False)
+    os.set_blocking(wake_w, False)
+    previous = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+    try:
+        # A signal before this point was caught by the interpreter's own check after the call
+        # above; one after it is written to wake_w and makes the select below return.
+        data = b""
+        while True:
+            ready, _, _ = select.select([fd, wake_r], [], [])
+            if wake_r in ready:
+                # The handler has run by now; a signal whose handler raised never gets here.
+                with contextlib.suppress(BlockingIOError):
+                    while os.read(wake_r, 512):
+                        pass
+            if fd in ready:
+                chunk = os.read(fd, 4096)
+                data += chunk
+                if not chunk or chunk.endswith(b"\n"):
+                    break
+    finally:
+        signal.set_wakeup_fd(previous)
+        os.close(wake_r)
+        os.close(wake_w)
+    if not data:
+        raise EOFError
+    text = data.decode(stdin.encoding or "utf-8", errors="replace")
+    return text[:-1] if text.endswith("\n") else text
+
+
 @dataclass
 class Console:
     """Reads lines and writes text; Ctrl-C and end of input become ``Interrupted``."""
@@ -267,7 +326,7 @@ class Console:
     style: Style
     out: TextIO | None = None
     """Where to write; ``None`` is the ``sys.stdout`` of the moment (so a redirect applies)."""
-    read: Callable[[str], str] = input
+    read: Callable[[str], str] = read_line
 
     def say(self, text: str = "") -> None:
         """Print a line (flushed: a pseudo-terminal reader sees it at once)."""

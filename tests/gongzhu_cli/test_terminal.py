@@ -47,3 +47,57 @@ def test_refusals_are_named_after_the_rule():
     view = game.view(0)
     assert parse_card("H3") in view.legal_actions and parse_card("HA") not in view.legal_actions
     assert "♥A is exposed" in why_illegal(view, parse_card("HA"))
+
+
+# A child that asks for a line over and over while a second thread sends it SIGINT at the moment
+# each question starts; every question must end in Interrupted, then a typed line is still read.
+# Sent that way, a signal often lands after the interpreter's last look at its signal flags and
+# before the read blocks: Python's own input() then waits for a line with the Ctrl-C unanswered.
+_INTERRUPTED_ASKS = """
+import os, signal, sys, threading
+from gongzhu_cli.terminal import Console, Interrupted, Style
+
+rounds = int(sys.argv[1])
+console = Console(Style(False))
+go = threading.Event()
+
+def interrupter():
+    while True:
+        go.wait()
+        go.clear()
+        os.kill(os.getpid(), signal.SIGINT)
+
+threading.Thread(target=interrupter, daemon=True).start()
+answered = 0
+for _ in range(rounds):
+    try:
+        go.set()
+        console.ask("> ")
+        print("a line was read where an interrupt was due")
+        break
+    except (Interrupted, KeyboardInterrupt):
+        answered += 1
+print(f"answered {answered} of {rounds}")
+print(f"read {console.ask('last> ')!r}")
+"""
+
+
+def test_ctrl_c_is_never_lost_at_a_prompt():
+    import sys
+
+    import pexpect
+
+    from tests.gongzhu_cli.session import ENV, ROOT
+
+    rounds = 500
+    child = pexpect.spawn(sys.executable, ["-c", _INTERRUPTED_ASKS, str(rounds)], cwd=str(ROOT),
+                          env=ENV, encoding="utf-8", timeout=120)
+    # The deadline only bounds a hang: without the fix a round waits for a line forever.
+    child.expect(r"answered (\d+) of \d+\r\n")
+    assert int(child.match.group(1)) == rounds
+    child.expect_exact("last> ")
+    child.sendline("♠Q and more")
+    child.expect_exact("read '♠Q and more'")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
