@@ -31,16 +31,29 @@ FRONTS: dict[str, tuple[str, str, str]] = {
 }
 
 
-def _table_rules(command: str, text: str, players: int | None = None) -> Rules | None:
+def _table_rules(command: str, text: str, players: int | None = None,
+                 threshold: int | None = None) -> Rules | None:
     """Read ``--rules`` (a preset name or a JSON object) and ``--players``.
 
-    Print the reason and return None when they do not make valid rules.
+    Print the reason and return None when they do not make valid rules. A flag that sets a
+    rule the ``--rules`` object also sets (``--players`` and ``players``, ``--threshold`` and
+    ``match_threshold``) must agree with it: otherwise one of the two would be ignored without
+    a word, and which one is a guess. A preset name sets neither, so the flags refine it.
     """
     try:
-        rules = Rules.coerce(rules_value(text))
+        given = rules_value(text)
+        rules = Rules.coerce(given)
     except (ValueError, TypeError) as e:
         print(f"gongzhu {command}: --rules: {e}", file=sys.stderr)
         return None
+    if isinstance(given, dict):
+        for flag, field, value in (("--players", "players", players),
+                                   ("--threshold", "match_threshold", threshold)):
+            if value is not None and field in given and given[field] != value:
+                print(f"gongzhu {command}: {flag} {value} conflicts with --rules, which sets "
+                      f"{field} to {given[field]!r}; give it in one place only",
+                      file=sys.stderr)
+                return None
     if players is None or players == rules.players:
         return rules
     try:
@@ -79,7 +92,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from gongzhu_cli.play import run_play
     from gongzhu_cli.terminal import use_colour
 
-    rules = _table_rules("play", args.rules, args.players)
+    rules = _table_rules("play", args.rules, args.players, args.threshold)
     if rules is None:
         return 2
     if not 0 <= args.seat < rules.players:

@@ -59,6 +59,14 @@ def test_demo_still_works():
     (["demo", "--seed", "-1"], "--seed must be a non-negative integer; got -1"),
     (["demo", "--agent", "policy:/no/such/policy.pt"], "policy file not found"),
     (["play", "--rules", "nope"], "--rules: unknown rules preset 'nope'"),
+    # A flag and the --rules object setting the same rule differently: before, the flag won
+    # silently (six seats were played where the rules said five).
+    (["demo", "--rules", '{"players": 5}', "--players", "6"],
+     "--players 6 conflicts with --rules, which sets players to 5"),
+    (["play", "--rules", '{"players": 5}', "--players", "4"],
+     "--players 4 conflicts with --rules, which sets players to 5"),
+    (["play", "--rules", '{"match_threshold": -800}', "--threshold", "-1000", "--match"],
+     "--threshold -1000 conflicts with --rules, which sets match_threshold to -800"),
 ])
 def test_bad_command_line_values_are_named_without_a_traceback(argv, said, capsys):
     assert cli.main(argv) == 2
@@ -69,3 +77,14 @@ def test_bad_command_line_values_are_named_without_a_traceback(argv, said, capsy
 def test_demo_takes_rules_as_json(capsys):
     assert cli.main(["demo", "--rules", '{"decks": 2}', "--seed", "1"]) == 0
     assert "raw scores:" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, seats", [
+    (["--rules", '{"players": 5}', "--players", "5"], 5),
+    (["--rules", "standard", "--players", "6"], 6),
+    (["--rules", '{"players": 3}'], 3),
+])
+def test_demo_table_size_from_either_place_when_they_agree(argv, seats, capsys):
+    assert cli.main(["demo", "--seed", "1", *argv]) == 0
+    scores = json.loads(capsys.readouterr().out.strip().splitlines()[-1].split(":", 1)[1])
+    assert len(scores) == seats
