@@ -16,14 +16,14 @@ the whole call, pool start-up too, so it is what a user waits for. The bar of is
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
 
+from benchmarks.report import check_arguments, save_rows
 from gongzhu_env.rules import Rules, rules_value
 from training.arena import duplicate_match, generate_deals
-from training.arena.cli import split_specs
+from training.arena.cli import MAX_DEALS, MAX_WORKERS, split_specs
 
 
 def run(agents: list[str], workers: list[int], deals: int, seed: int,
@@ -55,13 +55,21 @@ def main(argv: list[str] | None = None) -> int:
                    help="rules of the table: a preset name or a JSON object of options")
     p.add_argument("--json", help="also write the rows to this JSON file")
     args = p.parse_args(argv)
-    workers = [int(w) for w in args.workers.split(",")]
+    check_arguments(p, args, {"deals": MAX_DEALS})
+    try:
+        workers = [int(w) for w in args.workers.split(",")]
+    except ValueError:
+        workers = []
+    if not workers or not all(1 <= w <= MAX_WORKERS for w in workers):
+        p.error(f"--workers must be comma-separated integers 1..{MAX_WORKERS}; "
+                f"got {args.workers!r}")
+    try:
+        rules = Rules.coerce(rules_value(args.rules))
+    except (ValueError, TypeError) as e:
+        p.error(f"--rules: {e}")
     print(f"cpu_count={os.cpu_count()} python={sys.version.split()[0]}")
-    rules = Rules.coerce(rules_value(args.rules))
     rows = run(split_specs([args.agents]), workers, args.deals, args.seed, rules)
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(rows, f, indent=1)
+    save_rows(rows, args.json)
     return 0
 
 

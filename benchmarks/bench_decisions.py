@@ -36,7 +36,7 @@ from agents import make_agent
 from agents.knowledge import Situation
 from agents.pimc import card_runs, objective
 from benchmarks.positions import played_positions
-from benchmarks.report import save_rows, start_one_thread
+from benchmarks.report import check_arguments, save_rows, start_one_thread
 from gongzhu_env.engine import Game
 from gongzhu_env.view import PlayerView
 from training.arena.cli import split_specs
@@ -115,9 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", help="also write the rows to this file")
     args = p.parse_args(argv)
-    for name in ("hands", "every"):
-        if getattr(args, name) < 1:
-            p.error(f"--{name} must be at least 1; got {getattr(args, name)}")
+    check_arguments(p, args, {"hands": 10_000, "every": 1_000})
     start_one_thread()
     pos = positions(args.players, args.hands, args.seed, args.every)
     rows = run(split_specs([args.specs]), split_specs([args.judges]), pos, args.seed)

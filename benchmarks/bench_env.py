@@ -54,6 +54,7 @@ from gongzhu_env import env as make_env
 from gongzhu_env import raw_env
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
+from training.arena.reports import output_file_error
 
 # Upper bound on the random floats one hand may consume: Gong Zhu takes at most 4 DONE + 4
 # exposures + 52 plays = 60 decisions (two decks: 4 + 8 + 104 = 116); OpenSpiel hearts takes
@@ -69,6 +70,9 @@ _clock: Callable[[], float] = time.perf_counter
 # finished) for a contender that does not play a set number of hands (the batches).
 Runner = Callable[[int, int], tuple[int, float] | tuple[int, float, int]]
 BATCH_SIZES = (64, 256, 1024, 4096)
+MAX_HANDS = 100_000
+MAX_REPEATS = 100
+MAX_BATCH_DECISIONS = 100_000_000
 
 
 def _uniforms(seed: int, hands: int) -> list[float]:
@@ -272,9 +276,20 @@ def main(argv: list[str] | None = None) -> int:
                         "raw_env_2decks batch64 batch256 batch1024 batch4096 openspiel "
                         "openspiel+infostate)")
     args = p.parse_args(argv)
-    if args.hands < 1 or args.repeats < 1 or args.batch_decisions < 1:
-        p.error(f"--hands, --repeats and --batch-decisions must be >= 1; got {args.hands}, "
-                f"{args.repeats} and {args.batch_decisions}")
+    # Checked before any run: every bound keeps the floats drawn up front within memory
+    # (``_uniforms`` holds --hands * 120 of them), and a --json that cannot be written would
+    # lose minutes of measurement at the end.
+    for flag, value, top in (("--hands", args.hands, MAX_HANDS),
+                             ("--repeats", args.repeats, MAX_REPEATS),
+                             ("--batch-decisions", args.batch_decisions, MAX_BATCH_DECISIONS)):
+        if not 1 <= value <= top:
+            p.error(f"{flag} must be an integer 1..{top:,}; got {value}")
+    if not 0 <= args.seed < 2**63:
+        p.error(f"--seed must be an integer 0..2**63-1 (numpy seeds are not negative); "
+                f"got {args.seed}")
+    error = args.json and output_file_error("--json", args.json)
+    if error:
+        p.error(error)
 
     global _clock
     _clock = time.perf_counter if args.clock == "wall" else time.process_time

@@ -35,6 +35,7 @@ import sys
 import numpy as np
 
 from agents.knowledge import sample_hands
+from agents.pimc import MAX_WORLDS
 from agents.search import (
     MODELS,
     SearchAgent,
@@ -44,7 +45,7 @@ from agents.search import (
     replay_world,
 )
 from benchmarks.positions import played_positions
-from benchmarks.report import save_rows, start_one_thread
+from benchmarks.report import check_arguments, save_rows, start_one_thread
 from gongzhu_env.cards import NUM_CARDS, SCORING_MASK
 from gongzhu_env.view import PlayerView
 
@@ -139,9 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", help="also write the rows to this file")
     args = p.parse_args(argv)
-    for name in ("hands", "worlds", "every"):
-        if getattr(args, name) < 1:
-            p.error(f"--{name} must be at least 1; got {getattr(args, name)}")
+    check_arguments(p, args, {"hands": 10_000, "worlds": MAX_WORLDS, "every": 1_000})
     start_one_thread()
     views = positions(args.players, args.hands, args.seed)[::args.every]
     agent = SearchAgent(net=args.net)

@@ -23,7 +23,7 @@ import numpy as np
 
 from agents import make_agent
 from benchmarks.positions import played_positions
-from benchmarks.report import save_rows, start_one_thread
+from benchmarks.report import check_arguments, save_rows, start_one_thread
 from gongzhu_env.view import PlayerView
 from training.arena.cli import split_specs
 
@@ -72,8 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", help="also write the rows to this file")
     args = p.parse_args(argv)
-    if args.deals < 1:
-        p.error(f"--deals must be at least 1; got {args.deals}")
+    check_arguments(p, args, {"deals": 10_000})
     start_one_thread()
     rows = run(split_specs([args.specs]), args.deals, args.seed)
     save_rows(rows, args.json)

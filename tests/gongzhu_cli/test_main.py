@@ -88,3 +88,29 @@ def test_demo_table_size_from_either_place_when_they_agree(argv, seats, capsys):
     assert cli.main(["demo", "--seed", "1", *argv]) == 0
     scores = json.loads(capsys.readouterr().out.strip().splitlines()[-1].split(":", 1)[1])
     assert len(scores) == seats
+
+
+@pytest.mark.parametrize("argv, said", [
+    # Before: numpy's "expected non-negative integer" traceback after the kernels compiled.
+    (["--seed", "-1"], "--seed must be an integer 0..2**63-1"),
+    (["--hands", "1000000000000"], "--hands must be an integer 1..100,000"),
+    (["--repeats", "0"], "--repeats must be an integer 1..100"),
+    # Before: the whole benchmark ran, then open() failed on the missing directory.
+    (["--json", "/no/such/dir/bench.json"], "--json '/no/such/dir/bench.json': cannot write "
+     "there: the directory '/no/such/dir' does not exist"),
+])
+def test_bench_refuses_bad_arguments_before_measuring(argv, said, capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["bench", "--no-batch", "--no-openspiel", "--hands", "1", "--repeats", "1",
+                  *argv])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert said in err and "Traceback" not in err
+
+
+def test_bench_writes_json_where_asked(tmp_path):
+    out = tmp_path / "bench.json"
+    assert cli.main(["bench", "--no-batch", "--no-openspiel", "--hands", "2", "--repeats", "1",
+                     "--only", "engine", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["hands"] == 2 and [r["name"] for r in doc["rows"]] == ["engine"]

@@ -71,7 +71,7 @@ from training.arena.formats import MODES, SCORINGS, check_format, team_presets
 from training.arena.hands import HandRecord, validate_agents
 from training.arena.journal import JournalError
 from training.arena.plots import plot_matches, plot_ratings
-from training.arena.reports import match_table, output_file_problem, rating_table, write_json
+from training.arena.reports import match_table, output_file_error, rating_table, write_json
 from training.arena.round_robin import round_robin
 from training.cluster import (
     BackendError,
@@ -212,15 +212,13 @@ def check_output_files(args: argparse.Namespace) -> None:
     records are often a person's own games.
     """
     for flag, path in (("--record", args.record), ("--save-deals", args.save_deals)):
-        if path is None:
-            continue
-        problem = output_file_problem(path)
-        if problem is None and flag == "--record" and Path(path).is_file() \
-                and Path(path).stat().st_size > 0:
-            problem = ("it already holds data, and the arena writes a new record file; give "
-                       "a new path or remove the file")
-        if problem is not None:
-            raise ValueError(f"{flag} {path!r}: cannot write there: {problem}")
+        error = None if path is None else output_file_error(flag, path)
+        if error is not None:
+            raise ValueError(error)
+    if args.record is not None and Path(args.record).is_file() \
+            and Path(args.record).stat().st_size > 0:
+        raise ValueError(f"--record {args.record!r}: it already holds data, and the arena "
+                         "writes a new record file; give a new path or remove the file")
 
 
 def pick_deals(args: argparse.Namespace, rules: Rules) -> DealSet:

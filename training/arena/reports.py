@@ -94,6 +94,12 @@ def output_file_problem(path: str | Path) -> str | None:
     return None
 
 
+def output_file_error(flag: str, path: str | Path) -> str | None:
+    """Return the one-line refusal of ``flag PATH`` as an output file, or None when it is fine."""
+    problem = output_file_problem(path)
+    return None if problem is None else f"{flag} {str(path)!r}: cannot write there: {problem}"
+
+
 def write_json(doc: dict[str, Any], path: str | Path) -> Path:
     """Write a JSON document whole (creating the directory).
 
