@@ -92,6 +92,14 @@ def cmd_play(args: argparse.Namespace) -> int:
     from gongzhu_cli.play import run_play
     from gongzhu_cli.terminal import use_colour
 
+    # Options that only shape a match: without --match one hand is played and they would be
+    # ignored without a word.
+    for flag, value in (("--threshold", args.threshold),):
+        if value is not None and not args.match:
+            print(f"gongzhu play: {flag} {value} applies only to a match; add --match to play "
+                  f"hands until it is reached, or leave {flag} out to play one hand",
+                  file=sys.stderr)
+            return 2
     rules = _table_rules("play", args.rules, args.players, args.threshold)
     if rules is None:
         return 2

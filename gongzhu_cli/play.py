@@ -6,11 +6,19 @@ opponents, deals the hands and keeps the match going; the table (``gongzhu_cli.t
 and reads the person's actions. Typing mistakes never reach the engine as an exception and never
 end the game; end of input (Ctrl-D) and Ctrl-C offer to save the match as hand records
 (``gongzhu_env.records``) before quitting cleanly.
+
+Saving appends to a file that may already hold hours of play, so it never makes a readable file
+unreadable: a file is appended to only when it is missing, empty, or a readable hand-record file
+ending in a newline (``save_problem``, checked before the first hand), every line is written on a
+line of its own, and a write that fails is cut back off (``append_records``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import os
+import stat
+import sys
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -21,7 +29,8 @@ from agents.base import Agent
 from gongzhu_cli.table import AgentFailed, Table
 from gongzhu_cli.terminal import Console, Interrupted, Style, read_line
 from gongzhu_env.engine import Game
-from gongzhu_env.records import save_records, sq_taker
+from gongzhu_env.integrity import printable
+from gongzhu_env.records import RecordError, load_records, save_records, sq_taker
 from gongzhu_env.rules import Rules, count_word
 
 DEFAULT_OPPONENT = "policy:pretrained"
@@ -96,13 +105,12 @@ def offer_save(table: Table, save: Path | None) -> None:
             target = _ask_path(console, f"Save the match ({what}) to a hand-record file? "
                                "Enter a file name, or just Enter to quit without saving: ")
         while target is not None:
-            try:
-                save_records(target, pending, append=True)
+            problem = save_problem(target) or append_records(target, pending)
+            if problem is None:
                 break
-            except OSError as e:
-                console.say(f"Could not write {target}: {e.strerror or e}.")
-                target = _ask_path(console, "Another file name (Enter to quit without "
-                                   "saving): ")
+            console.say(f"Could not write {printable(target)}: {problem}.")
+            target = _ask_path(console, "Another file name (Enter to quit without "
+                               "saving): ")
     except Interrupted:
         target = None
     if target is None:
@@ -116,6 +124,94 @@ def _ask_path(console: Console, prompt: str) -> Path | None:
     return Path(answer).expanduser() if answer else None
 
 
+def save_problem(path: Path) -> str | None:
+    """Why hand records may not be appended to ``path``, or None when they may.
+
+    A missing or empty file is fine (it is created or filled). An existing file must be a
+    regular file that ``load_records`` reads whole and whose last line ends with a newline:
+    appending to anything else would join the new record onto a cut line, or pour JSON into an
+    unrelated file, and leave the file unreadable for ``gongzhu replay``. Checked before play
+    starts, so that a person learns it before playing a hand that could not be kept.
+    """
+    if path.is_dir():
+        return "it is a directory, not a file"
+    if not path.parent.is_dir():
+        return f"the directory {printable(path.parent)} does not exist"
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return None if os.access(path.parent, os.W_OK) else \
+            f"the directory {printable(path.parent)} is not writable"
+    except OSError as e:
+        return f"it cannot be read ({printable(e.strerror or e)})"
+    if not stat.S_ISREG(info.st_mode):
+        return "it is not a regular file (hand records are appended to a file of JSON lines)"
+    if not os.access(path, os.W_OK):
+        return "it is not writable"
+    if info.st_size == 0:
+        return None
+    try:
+        load_records(path)
+    except RecordError as e:
+        return f"it is not a readable hand-record file ({printable(e)})"
+    return _boundary_problem(path)
+
+
+def _boundary_problem(path: Path) -> str | None:
+    """Why a line appended to ``path`` would not start a line of its own, or None.
+
+    Cheap (one byte read), so it is repeated before every append: a file cut or edited while
+    the hand was played is left alone rather than glued onto.
+    """
+    try:
+        # Non-blocking: had the file been replaced by a FIFO, a plain open would wait for a
+        # writer; the check below then refuses it.
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return "it is no longer a regular file"
+            size = f.seek(0, os.SEEK_END)
+            if size == 0:
+                return None
+            f.seek(size - 1)
+            last = f.read(1)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return f"it cannot be read ({printable(e.strerror or e)})"
+    if last != b"\n":
+        return ("its last line does not end with a newline (the file was cut or edited), so a "
+                "record appended now would be joined onto it")
+    return None
+
+
+def append_records(path: Path, records: Sequence[Mapping]) -> str | None:
+    """Append ``records`` to ``path``, each on a line of its own; return why not, or None.
+
+    The file must end at a line boundary (``_boundary_problem``). If the write fails part way
+    (a full disk, say), the file is cut back to its former length, or removed if this call
+    created it, so the records already there stay readable.
+    """
+    problem = _boundary_problem(path)
+    if problem is not None:
+        return problem
+    try:
+        before: int | None = path.stat().st_size
+    except FileNotFoundError:
+        before = None
+    try:
+        save_records(path, records, append=True)
+    except OSError as e:
+        try:
+            if before is None:
+                path.unlink(missing_ok=True)
+            else:
+                os.truncate(path, before)
+        except OSError:
+            pass  # the reason reported is the write's; the truncation was a best effort
+        return printable(e.strerror or e)
+    return None
+
+
 def run_play(*, opponents: Sequence[str] | None, seat: int, seed: int | None, match: bool,
              threshold: int, rules: Rules, save: Path | None, colour: bool,
              out: TextIO | None = None, read: Callable[[str], str] = read_line) -> int:
@@ -126,10 +222,10 @@ def run_play(*, opponents: Sequence[str] | None, seat: int, seed: int | None, ma
     if threshold >= 0:
         raise ValueError(f"the match threshold is a negative score such as -1000; got {threshold}")
     console = Console(Style(colour), out, read)
-    if save is not None and (save.is_dir() or not save.parent.is_dir()):
-        console.say(f"gongzhu play: cannot save to {save}: "
-                    + ("it is a directory" if save.is_dir() else
-                       f"the directory {save.parent} does not exist"))
+    problem = save_problem(save) if save is not None else None
+    if problem is not None:
+        print(f"gongzhu play: --save {printable(save)}: {problem}; --save takes a new file, or "
+              "a hand-record file to add the hands to", file=sys.stderr)
         return 2
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (2**31))
@@ -153,15 +249,13 @@ def run_play(*, opponents: Sequence[str] | None, seat: int, seed: int | None, ma
             table.play_hand(game)
             rec = table.record(game)
             table.records.append(rec)
-            if save is not None:
-                try:
-                    save_records(save, [rec], append=True)
-                except OSError as e:
-                    # Keep playing: every hand stays in memory and is offered for saving.
-                    console.say(f"Could not append to {save} ({e.strerror or e}); the hands "
-                                "will be offered for saving at the end.")
-                    save = None
-                    save_failed = True
+            problem = append_records(save, [rec]) if save is not None else None
+            if problem is not None:
+                # Keep playing: every hand stays in memory and is offered for saving.
+                console.say(f"Could not append to {printable(save)} ({problem}); the hands "
+                            "will be offered for saving at the end.")
+                save = None
+                save_failed = True
             for s, v in enumerate(game.scores()):
                 table.totals[s] += v
             table.summary(game)
@@ -189,7 +283,7 @@ def run_play(*, opponents: Sequence[str] | None, seat: int, seed: int | None, ma
             pass
         return 1
     if save is not None:
-        console.say(f"Hand records appended to {save}.")
+        console.say(f"Hand records appended to {printable(save)}.")
     elif save_failed:
         offer_save(table, None)
     return 0

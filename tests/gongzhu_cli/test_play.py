@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import os
 import re
 import subprocess
 import sys
@@ -165,8 +167,9 @@ def test_bad_opponent_spec_is_reported():
                           "random", "greedy", "--seed", "1"], cwd=ROOT, env=ENV,
                          capture_output=True, text=True, timeout=60, input="")
     assert out.returncode == 2 and "one agent spec for all three other seats or three" in out.stdout
-    out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "play", "--threshold", "500"],
-                         cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60, input="")
+    out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "play", "--match", "--threshold",
+                          "500"], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60,
+                         input="")
     assert out.returncode == 2 and "negative score" in out.stderr
 
 
@@ -182,11 +185,136 @@ def test_default_opponent_falls_back_with_one_notice(monkeypatch, tmp_path):
     assert labels[0] == "Seat 0 (expert)" and labels[1] == "You (seat 1)"
 
 
-def test_save_to_a_missing_directory_is_refused_up_front(tmp_path):
+def _play_refused(*args: str) -> subprocess.CompletedProcess:
+    """Run ``gongzhu play ARGS`` with no input; return it after checking it refused up front."""
     out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "play", "--opponents", "random",
-                          "--save", str(tmp_path / "no" / "such" / "dir.jsonl")], cwd=ROOT,
-                         env=ENV, capture_output=True, text=True, timeout=60, input="")
-    assert out.returncode == 2 and "does not exist" in out.stdout
+                          "--seed", "1", *args], cwd=ROOT, env=ENV, capture_output=True,
+                         text=True, timeout=120, input="")
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    # One line on stderr, and no hand was dealt.
+    assert len(out.stderr.splitlines()) == 1 and "Traceback" not in out.stderr
+    assert "Gong Zhu:" not in out.stdout and "Your hand" not in out.stdout
+    return out
+
+
+def test_save_to_a_missing_directory_is_refused_up_front(tmp_path):
+    out = _play_refused("--save", str(tmp_path / "no" / "such" / "dir.jsonl"))
+    assert "does not exist" in out.stderr
+
+
+def _record_file(path, hands: int, seed: int = 0) -> bytes:
+    """Write ``hands`` random finished hands to ``path`` as hand records; return its bytes."""
+    from gongzhu_env.engine import Game
+    from gongzhu_env.records import save_records
+    from tests.helpers import random_playout
+
+    rng = np.random.default_rng(seed)
+    save_records(path, [random_playout(Game(rng=rng), rng) for _ in range(hands)])
+    return path.read_bytes()
+
+
+def test_save_refuses_a_file_that_appending_would_leave_unreadable(tmp_path):
+    whole = _record_file(tmp_path / "whole.jsonl", 3)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(whole[:-200])  # the last line cut short, as by a crash or a copy
+    no_newline = tmp_path / "no_newline.jsonl"
+    no_newline.write_bytes(whole[:-1])  # readable, but a new line would be glued onto the last
+    arrays = tmp_path / "weights.npz"
+    np.savez(arrays, w=np.arange(10))
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)  # reading it to check would wait for a writer forever
+    for path, message in ((cut, "line 3"), (no_newline, "does not end with a newline"),
+                          (arrays, "line 1"), (fifo, "not a regular file"),
+                          (tmp_path, "is a directory")):
+        before = path.read_bytes() if path.is_file() else None
+        out = _play_refused("--save", str(path))
+        assert f"--save {path}: " in out.stderr and message in out.stderr, out.stderr
+        if path.is_file():
+            assert "not a readable hand-record file" in out.stderr or path == no_newline
+            assert path.read_bytes() == before
+    assert "expected one hand record" in _play_refused("--save", str(cut)).stderr
+
+
+def test_save_appends_to_a_record_file_and_to_an_empty_one(tmp_path):
+    from gongzhu_cli.play import run_play
+    from gongzhu_env.rules import Rules
+
+    existing = tmp_path / "match.jsonl"
+    before = _record_file(existing, 2)
+    empty = tmp_path / "empty.jsonl"
+    empty.touch()
+    for path, earlier in ((existing, 2), (empty, 0)):
+        rc = run_play(opponents=["random"], seat=0, seed=9, match=False, threshold=-1000,
+                      rules=Rules(), save=path, colour=False, out=io.StringIO(),
+                      read=lambda prompt: "1")
+        assert rc == 0
+        records = load_records(path)
+        assert len(records) == earlier + 1 and records[-1]["meta"]["seed"] == 9
+        assert replay_record(records[-1]).is_over()
+    assert existing.read_bytes().startswith(before)
+
+
+def test_a_file_cut_during_the_hand_is_not_appended_to(tmp_path):
+    from gongzhu_cli.play import run_play
+    from gongzhu_env.rules import Rules
+
+    save = tmp_path / "match.jsonl"
+    whole = _record_file(save, 2)
+    elsewhere = tmp_path / "elsewhere.jsonl"
+    prompts: list[str] = []
+
+    def read(prompt: str) -> str:
+        if not prompts:
+            # While the person plays, something else cuts the file's last line short.
+            save.write_bytes(whole[:-100])
+        prompts.append(prompt)
+        return str(elsewhere) if prompt.startswith("Save the match") else "1"
+
+    out = io.StringIO()
+    rc = run_play(opponents=["random"], seat=0, seed=9, match=False, threshold=-1000,
+                  rules=Rules(), save=save, colour=False, out=out, read=read)
+    text = out.getvalue()
+    assert rc == 0
+    assert f"Could not append to {save} (its last line does not end with a newline" in text
+    assert save.read_bytes() == whole[:-100]  # left as it was, not glued onto
+    assert f"Saved 1 hand(s) to {elsewhere}" in text
+    (rec,) = load_records(elsewhere)
+    assert replay_record(rec).is_over()
+
+
+def test_a_write_that_fails_part_way_is_cut_back(tmp_path):
+    import resource
+
+    save = tmp_path / "match.jsonl"
+    before = _record_file(save, 2)
+    # A file-size limit a few hundred bytes above the file: the hand's line (kilobytes) is
+    # written in part, then the write fails, as on a disk that fills up.
+    limit = len(before) + 300
+
+    def limit_file_size() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    child = pexpect.spawn(sys.executable, ["-m", "gongzhu_cli", "play", "--seed", "4",
+                                           "--opponents", "random", "--no-color", "--save",
+                                           str(save)],
+                          cwd=str(ROOT), env=ENV, encoding="utf-8", timeout=60,
+                          dimensions=(60, 220), preexec_fn=limit_file_size)
+    while child.expect([r"Options: [^\r\n]*\r\n", r"Could not append to"]) == 0:
+        child.sendline("1")
+    child.expect_exact("File too large")
+    child.expect_exact("Save the match")
+    child.sendline("")
+    child.expect_exact("Not saved. Goodbye.")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 and "Traceback" not in child.before
+    assert save.read_bytes() == before
+    assert len(load_records(save)) == 2
+
+
+def test_match_only_options_need_match():
+    out = _play_refused("--threshold", "-50")
+    assert "--threshold -50 applies only to a match; add --match" in out.stderr
 
 
 def test_failed_save_asks_for_another_file(tmp_path):
