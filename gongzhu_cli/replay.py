@@ -1,14 +1,17 @@
 """``gongzhu replay``: step through the hands of a hand-record file, action by action.
 
 Each record is first replayed by the engine (``gongzhu_env.records.replay_record``), so a
-tampered or damaged file is refused with the hand named before anything is shown. Text from the
-file (player names, the file name, messages quoting it) is escaped before it is printed
-(``gongzhu_env.integrity.printable``): a name holding terminal escape sequences is shown as
-text, never run by the terminal.
+tampered or damaged file is refused with the hand named before anything is shown. The file is
+read within bounds (``load_records``): ``gongzhu replay /dev/zero`` is refused after a
+megabyte. Text from the file (player names, the file name, messages quoting it) is escaped
+before it is printed (``gongzhu_env.integrity.printable``): a name holding terminal escape
+sequences is shown as text, never run by the terminal. Errors are one line on stderr, with
+exit status 2.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
@@ -21,20 +24,28 @@ from gongzhu_env.records import RecordError, load_records, replay_record
 
 
 def run_replay(path: Path, *, hand: int | None, show_all: bool, colour: bool,
-               out: TextIO | None = None, read: Callable[[str], str] = input) -> int:
-    """Step through the hands of a record file (``hand`` is 1-based; ``None`` for all)."""
+               out: TextIO | None = None, read: Callable[[str], str] = input,
+               err: TextIO | None = None) -> int:
+    """Step through the hands of a record file (``hand`` is 1-based; ``None`` for all).
+
+    The hands go to ``out``; a file or a ``--hand`` that cannot be replayed is one line on
+    ``err`` (``None``: ``sys.stderr`` of the moment) and exit status 2, as for every command.
+    """
     console = Console(Style(colour), out, read)
     st = console.style
     shown = printable(path)
+
+    def refuse(message: str) -> int:
+        print(f"gongzhu replay: {message}", file=err or sys.stderr, flush=True)
+        return 2
+
     try:
         records = load_records(path)
     except RecordError as e:
-        console.say(f"gongzhu replay: {printable(e)}")
-        return 2
+        return refuse(printable(e))
     if hand is not None and not 1 <= hand <= len(records):
-        console.say(f"gongzhu replay: {shown} holds {len(records)} hand(s); --hand must be "
-                    f"1..{len(records)}, got {hand}")
-        return 2
+        return refuse(f"{shown} holds {len(records)} hand(s); --hand must be "
+                      f"1..{len(records)}, got {hand}")
     chosen = [hand] if hand is not None else list(range(1, len(records) + 1))
     stepping = not show_all
     try:
@@ -43,8 +54,7 @@ def run_replay(path: Path, *, hand: int | None, show_all: bool, colour: bool,
             try:
                 final = replay_record(rec)
             except RecordError as e:
-                console.say(f"gongzhu replay: {shown}, hand {n}: {printable(e)}")
-                return 2
+                return refuse(f"{shown}, hand {n}: {printable(e)}")
             seats = final.rules.players
             # load_records has checked meta (an object) and meta.players (one name per seat).
             players = rec.get("meta", {}).get("players") or [f"Seat {s}" for s in range(seats)]

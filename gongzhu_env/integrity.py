@@ -14,6 +14,12 @@ UTF-8), so the same content always gives the same digest whatever the key order 
 the file. It detects edits and damage; it is not a signature: anyone can recompute it, so it
 does not prove who wrote a file.
 
+``read_lines`` and ``read_bounded`` read such a file within a bound on its size and on the
+length of each line, so that a path to ``/dev/zero``, a file of one endless line or a file
+gigabytes long is refused with ``ReadLimitError`` after reading at most the bound, instead of
+filling memory; ``check_regular`` refuses, before opening, paths that are not regular files
+where only one makes sense (a FIFO would block the open, a device read forever).
+
 ``printable`` escapes control characters (ESC sequences, carriage returns, bidirectional
 overrides...) in text taken from a file, so that text cannot move the cursor, recolour or
 rewrite a terminal when it is shown or quoted in an error message.
@@ -24,17 +30,25 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from typing import Any
+import os
+import stat
+from collections.abc import Iterator
+from typing import Any, BinaryIO
 
 __all__ = [
     "MAX_DEPTH",
     "MAX_INT_DIGITS",
+    "MAX_LINE_BYTES",
     "MAX_LINE_CHARS",
+    "ReadLimitError",
     "StrictJSONError",
     "canonical_json",
+    "check_regular",
     "content_digest",
     "is_int",
     "printable",
+    "read_bounded",
+    "read_lines",
     "strict_loads",
 ]
 
@@ -44,6 +58,100 @@ MAX_DEPTH = 16
 """Deepest nesting of arrays and objects accepted; the project's files nest at most five deep."""
 MAX_INT_DIGITS = 19
 """Longest integer literal accepted (digits, without sign): anything an int64 can hold."""
+
+
+MAX_LINE_BYTES = MAX_LINE_CHARS
+"""Longest line ``read_lines`` reads, in bytes. A byte per character at least, so any line
+within it is also within ``MAX_LINE_CHARS``; the longest line the project writes (a two-deck
+hand record with long player names) is under 10,000 bytes."""
+_CHUNK = 1 << 20
+
+
+class ReadLimitError(ValueError):
+    """A file beyond a reader's bounds: too big, a line too long, or not a regular file.
+
+    ``problem`` says what, with the limit, as a predicate (``"is longer than ..."``); ``line``
+    is the 1-based line it concerns, or None for the file as a whole. Each reader puts its own
+    name of the file in front, in its own style (``str`` of the error is ``"line N problem"``
+    or ``"problem"``).
+    """
+
+    def __init__(self, problem: str, line: int | None = None) -> None:
+        super().__init__(problem if line is None else f"line {line} {problem}")
+        self.problem, self.line = problem, line
+
+
+def _file_kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def check_regular(path: str | os.PathLike[str]) -> None:
+    """Raise ``ReadLimitError`` if ``path`` exists and is not a regular file (links followed).
+
+    A missing path raises ``FileNotFoundError`` (and other ``OSError`` as ``os.stat`` does),
+    for the caller's own message. Checked before opening: opening a FIFO waits for a writer.
+    """
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        raise ReadLimitError(f"is {_file_kind(mode)}, not a regular file")
+
+
+def _size_of(f: BinaryIO, max_bytes: int) -> None:
+    """Refuse at once a regular file whose size is already over ``max_bytes``."""
+    try:
+        st = os.fstat(f.fileno())
+    except (OSError, AttributeError, ValueError):  # an in-memory file: read and count instead
+        return
+    if stat.S_ISREG(st.st_mode) and st.st_size > max_bytes:
+        raise ReadLimitError(f"is {st.st_size:,} bytes; at most {max_bytes:,} are read")
+
+
+def read_lines(f: BinaryIO, *, max_bytes: int,
+               max_line: int = MAX_LINE_BYTES) -> Iterator[tuple[int, bytes, bool]]:
+    """Yield ``(number, line, complete)`` for each line of the binary file ``f``, bounded.
+
+    ``line`` is without its newline; ``complete`` is False only for a last line with no newline
+    after it (a file cut short). Raises ``ReadLimitError`` once the file holds more than
+    ``max_bytes`` bytes or a line longer than ``max_line`` (without its newline), having read
+    at most about that much: enough for any real file, never the whole of an endless one.
+    """
+    _size_of(f, max_bytes)
+    total = 0
+    number = 0
+    while True:
+        raw = f.readline(max_line + 1)
+        if not raw:
+            return
+        number += 1
+        total += len(raw)
+        if total > max_bytes:
+            raise ReadLimitError(f"holds more than {max_bytes:,} bytes; at most "
+                                 f"{max_bytes:,} are read")
+        complete = raw.endswith(b"\n")
+        if not complete and len(raw) > max_line:
+            raise ReadLimitError(f"is longer than {max_line:,} bytes; at most {max_line:,} are "
+                                 "read per line", number)
+        yield number, raw[:-1] if complete else raw, complete
+
+
+def read_bounded(f: BinaryIO, *, max_bytes: int) -> bytes:
+    """Return the content of the binary file ``f``; ``ReadLimitError`` beyond ``max_bytes``."""
+    _size_of(f, max_bytes)
+    chunks, total = [], 0
+    while True:
+        chunk = f.read(min(_CHUNK, max_bytes + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > max_bytes:
+            raise ReadLimitError(f"holds more than {max_bytes:,} bytes; at most {max_bytes:,} "
+                                 "are read")
 
 
 class StrictJSONError(ValueError):

@@ -48,8 +48,9 @@ kept for readers of the file and checked on replay. Example (shortened)::
 
 Integrity. A record is checked field by field before any of it is used: keys (no unknown
 ones), types (a bool is not a seat, a string is not a score), shapes (one hand per seat of
-``rules.hand_size`` cards, ``N`` scores) and ranges, with lines read within fixed bounds of
-length, nesting and number size (``gongzhu_env.integrity.strict_loads``). ``save_records``
+``rules.hand_size`` cards, ``N`` scores) and ranges, with the file read within a bound on its
+size (``MAX_FILE_BYTES``) and lines within fixed bounds of length, nesting and number size
+(``gongzhu_env.integrity``). ``save_records``
 adds a ``digest`` to every record, so an edit that still replays (a changed name in ``meta``,
 say, or a hand rewritten consistently) is refused on load; a record without a digest (files
 written before digests, or by hand) is still read. The digest detects damage and careless
@@ -74,10 +75,12 @@ from typing import Any
 from gongzhu_env.cards import action_str, card_str, parse_action, parse_card
 from gongzhu_env.engine import Game, IllegalActionError
 from gongzhu_env.integrity import (
+    ReadLimitError,
     StrictJSONError,
     content_digest,
     is_int,
     printable,
+    read_lines,
     strict_loads,
 )
 from gongzhu_env.rules import Rules, count_word
@@ -103,6 +106,10 @@ MAX_NAME = 256
 MAX_SCORE = 10**6
 """Largest raw hand score magnitude accepted (real hands stay within a few thousand)."""
 _MAX_TOKEN = 16
+MAX_FILE_BYTES = 2**30
+"""Largest hand-record file ``load_records`` reads (1 GiB). A hand's line is 2-3.5 KB: a
+10,000-deal arena match recorded at eight seats, the most hands per deal, writes about 150 MB;
+lines are read within ``integrity.MAX_LINE_BYTES``."""
 """Longest card or action text ("S10+S10" is 7 characters)."""
 
 
@@ -362,15 +369,22 @@ def save_records(path: str | os.PathLike[str], games_or_records: Iterable[Game |
 def load_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """Read a JSON-lines file of hand records, checking the schema and digest of each.
 
-    Blank lines are skipped. A missing file, a line that is not UTF-8 or not JSON, a line
-    beyond the bounds of ``strict_loads``, a record of the wrong shape or one whose digest does
-    not match its content raises ``RecordError`` naming the file and the line. The records are
-    returned without their ``digest`` field (as ``record_hand`` builds them).
+    Blank lines are skipped. A missing file, a file over ``MAX_FILE_BYTES`` or with a line
+    over ``integrity.MAX_LINE_BYTES`` (``/dev/zero`` is refused after a megabyte), a line that
+    is not UTF-8 or not JSON, a line beyond the bounds of ``strict_loads``, a record of the
+    wrong shape or one whose digest does not match its content raises ``RecordError`` naming
+    the file and the line. The records are returned without their ``digest`` field (as
+    ``record_hand`` builds them).
     """
     p = Path(path)
     name = printable(p)
+    records: list[dict[str, Any]] = []
     try:
-        data = p.read_bytes()
+        with p.open("rb") as f:
+            # Line by line within bounds: a device or an endless line is refused after at
+            # most MAX_FILE_BYTES, never read into memory whole.
+            for n, raw, _ in read_lines(f, max_bytes=MAX_FILE_BYTES):
+                records.extend(_parse_line(raw, n, name))
     except FileNotFoundError:
         raise RecordError(f"hand-record file {name!r} does not exist") from None
     except IsADirectoryError:
@@ -378,30 +392,36 @@ def load_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     except OSError as e:
         raise RecordError(f"cannot read the hand-record file {name!r}: "
                           f"{printable(e.strerror or e)}") from None
-    records = []
-    for n, raw in enumerate(data.split(b"\n"), start=1):
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise RecordError(f"{name}, line {n}: not UTF-8 text; expected one hand record "
-                              "(JSON) per line") from None
-        if not line.strip():
-            continue
-        try:
-            rec = strict_loads(line)
-        except StrictJSONError as e:
-            raise RecordError(f"{name}, line {n}: {e}; expected one hand record per "
-                              "line") from None
-        try:
-            _check_structure(rec)
-        except ValueError as e:
-            raise RecordError(f"{name}, line {n}: {printable(e, 400)}") from None
-        if "digest" in rec:
-            if rec["digest"] != record_digest(rec):
-                raise RecordError(f"{name}, line {n}: the record does not match its digest "
-                                  "(it was edited or damaged after it was written)")
-            del rec["digest"]
-        records.append(rec)
+    except ReadLimitError as e:
+        where = f"{name}, line {e.line}" if e.line is not None else name
+        raise RecordError(f"{where} {e.problem}; a hand-record file holds one hand record "
+                          f"(JSON) per line") from None
     if not records:
         raise RecordError(f"{name}: no hand records in the file (expected JSON lines)")
     return records
+
+
+def _parse_line(raw: bytes, n: int, name: str) -> list[dict[str, Any]]:
+    """Check line ``n`` of a record file; return its record without digest ([] if blank)."""
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RecordError(f"{name}, line {n}: not UTF-8 text; expected one hand record "
+                          "(JSON) per line") from None
+    if not line.strip():
+        return []
+    try:
+        rec = strict_loads(line)
+    except StrictJSONError as e:
+        raise RecordError(f"{name}, line {n}: {e}; expected one hand record per "
+                          "line") from None
+    try:
+        _check_structure(rec)
+    except ValueError as e:
+        raise RecordError(f"{name}, line {n}: {printable(e, 400)}") from None
+    if "digest" in rec:
+        if rec["digest"] != record_digest(rec):
+            raise RecordError(f"{name}, line {n}: the record does not match its digest "
+                              "(it was edited or damaged after it was written)")
+        del rec["digest"]
+    return [rec]

@@ -67,9 +67,9 @@ def test_bad_replay_files(tmp_path, content, message):
         path.write_text(content, encoding="utf-8")
     out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "replay", str(path), "--all"],
                          cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60)
-    assert out.returncode == 2
-    assert message in out.stdout and "bad.jsonl" in out.stdout
-    assert "Traceback" not in out.stdout + out.stderr
+    assert out.returncode == 2 and out.stdout == ""
+    assert message in out.stderr and "bad.jsonl" in out.stderr
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
 
 
 def test_replay_of_a_tampered_record_and_bad_hand_number(tmp_path):
@@ -80,7 +80,43 @@ def test_replay_of_a_tampered_record_and_bad_hand_number(tmp_path):
     path.write_text(json.dumps(rec) + "\n", encoding="utf-8")
     out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "replay", str(path), "--all"],
                          cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60)
-    assert out.returncode == 2 and "hand 1: stored scores" in out.stdout
+    assert out.returncode == 2 and "hand 1: stored scores" in out.stderr
     out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "replay", str(path), "--hand",
                           "4"], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60)
-    assert out.returncode == 2 and "--hand must be 1..1, got 4" in out.stdout
+    assert out.returncode == 2 and "--hand must be 1..1, got 4" in out.stderr
+
+
+# ------------------------------------------------------------------ bounded reading
+def _replay_refused(path: str) -> str:
+    out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "replay", path, "--all"],
+                         cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and out.stdout == "", (out.returncode, out.stdout[-500:])
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr[-2000:]
+    return out.stderr
+
+
+def test_replay_of_dev_zero_stops_at_the_line_limit():
+    # /dev/zero has no end and no newline: it used to be read until memory ran out.
+    said = _replay_refused("/dev/zero")
+    assert said.startswith("gongzhu replay: /dev/zero, line 1 is longer than 1,000,000 bytes; "
+                           "at most 1,000,000 are read per line")
+
+
+def test_replay_of_a_file_with_one_huge_line_names_the_line_and_the_limit(tmp_path):
+    rng = np.random.default_rng(4)
+    path = tmp_path / "long.jsonl"
+    save_records(path, [random_playout(Game(rng=rng), rng)])
+    with path.open("ab") as f:
+        f.write(b"[" + b" " * 1_200_000 + b"]\n")
+    said = _replay_refused(str(path))
+    assert f"{path}, line 2 is longer than 1,000,000 bytes" in said
+
+
+def test_replay_of_a_file_over_the_size_limit_is_refused_before_reading(tmp_path):
+    from gongzhu_env.records import MAX_FILE_BYTES
+
+    path = tmp_path / "huge.jsonl"
+    with path.open("wb") as f:  # sparse: no disk is used for the hole
+        f.truncate(MAX_FILE_BYTES + 1)
+    said = _replay_refused(str(path))
+    assert f"{path} is {MAX_FILE_BYTES + 1:,} bytes; at most {MAX_FILE_BYTES:,} are read" in said

@@ -9,9 +9,12 @@ names, which ``gongzhu replay`` must show as text.
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +23,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gongzhu_env.engine import Game
-from gongzhu_env.integrity import printable
+from gongzhu_env.integrity import (
+    ReadLimitError,
+    check_regular,
+    printable,
+    read_bounded,
+    read_lines,
+)
 from gongzhu_env.records import (
     RecordError,
     load_records,
@@ -154,7 +163,7 @@ def test_five_seat_records_check_against_five_seats(tmp_path):
     (b'{"format": 1e999}', "overflows"),
     (b'{"format": 1, "format": 2}', "appears twice"),
     (b"{not json", "not valid JSON"),
-    (b"x" * 1_000_001, "characters of JSON"),
+    (b"x" * 1_000_001, "is longer than 1,000,000 bytes; at most 1,000,000 are read per line"),
 ])
 def test_unreadable_lines_are_named(tmp_path, line, message):
     path = tmp_path / "r.jsonl"
@@ -226,7 +235,7 @@ def test_escape_sequences_in_a_bad_record_are_escaped_in_the_error(tmp_path):
     out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "replay", str(path), "--all"],
                          cwd=ROOT, capture_output=True, text=True, encoding="utf-8", timeout=60)
     assert out.returncode == 2
-    assert "\x1b" not in out.stdout + out.stderr and "\\u001b]0;owned" in out.stdout
+    assert "\x1b" not in out.stdout + out.stderr and "\\u001b]0;owned" in out.stderr
     assert "Traceback" not in out.stdout + out.stderr
 
 
@@ -237,10 +246,74 @@ def test_replay_of_a_bad_meta_exits_2_without_traceback(tmp_path, change):
     out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "replay", str(path), "--all"],
                          cwd=ROOT, capture_output=True, text=True, encoding="utf-8", timeout=60)
     assert out.returncode == 2
-    assert "bad.jsonl, line 1" in out.stdout and "Traceback" not in out.stdout + out.stderr
+    assert "bad.jsonl, line 1" in out.stderr and "Traceback" not in out.stdout + out.stderr
 
 
 def test_printable_keeps_text_and_escapes_controls():
     assert printable("拱猪 ♠Q Seat 0") == "拱猪 ♠Q Seat 0"
     assert printable("a\x1bb\nc\u202e") == "a\\x1bb\\nc\\u202e"
     assert printable("x" * 50, 10) == "x" * 10 + "..."
+
+
+# ------------------------------------------------------------------ bounded reading
+def test_an_endless_stream_of_records_is_cut_at_the_file_limit(tmp_path, monkeypatch):
+    # A pipe has no size to check first: the reader counts what it reads and stops at the
+    # limit (lowered here from a gigabyte), whatever the writer would go on sending.
+    import gongzhu_env.records as records
+
+    monkeypatch.setattr(records, "MAX_FILE_BYTES", 100_000)
+    line = (json.dumps(_record(12)) + "\n").encode()
+    r, w = os.pipe()
+    sent = []
+
+    def write_forever() -> None:
+        try:
+            while True:  # until the reader closes its end
+                sent.append(os.write(w, line))
+        except BrokenPipeError:
+            pass
+        finally:
+            os.close(w)
+
+    writer = threading.Thread(target=write_forever, daemon=True)
+    writer.start()
+    try:
+        with pytest.raises(RecordError, match=r"holds more than 100,000 bytes; at most "
+                                              r"100,000 are read"):
+            load_records(f"/dev/fd/{r}")
+    finally:
+        os.close(r)
+    writer.join(timeout=120)
+    assert not writer.is_alive()
+    assert sum(sent) > 100_000  # the stream did go on past the limit
+
+
+@pytest.mark.parametrize("limit, content, pattern", [
+    (10, b"0123456789\n0123456789", None),  # lines of exactly the limit are read
+    (10, b"0123456789\n01234567890", "line 2 is longer than 10 bytes"),
+    (10, b"01234567890\n", "line 1 is longer than 10 bytes"),
+])
+def test_read_lines_bounds_each_line(limit, content, pattern):
+    f = io.BytesIO(content)
+    if pattern is None:
+        assert [line for _, line, _ in read_lines(f, max_bytes=100, max_line=limit)] == \
+            [b"0123456789", b"0123456789"]
+        return
+    with pytest.raises(ReadLimitError, match=pattern):
+        list(read_lines(f, max_bytes=100, max_line=limit))
+
+
+def test_read_bounded_and_check_regular(tmp_path):
+    assert read_bounded(io.BytesIO(b"x" * 10), max_bytes=10) == b"x" * 10
+    with pytest.raises(ReadLimitError, match="holds more than 9 bytes"):
+        read_bounded(io.BytesIO(b"x" * 10), max_bytes=9)
+    with open("/dev/zero", "rb") as f, pytest.raises(ReadLimitError, match="more than 1,000"):
+        read_bounded(f, max_bytes=1000)
+    check_regular(__file__)
+    for path, kind in (("/dev/zero", "a character device"), (tmp_path, "a directory")):
+        with pytest.raises(ReadLimitError, match=f"is {kind}, not a regular file"):
+            check_regular(path)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(ReadLimitError, match="is a FIFO"):
+        check_regular(fifo)  # refused without opening it (an open would wait for a writer)
