@@ -26,7 +26,10 @@ content is verified before any of it is used:
   and its fields are checked for type, shape and range before use: the deal index, the scores
   (one list of ``rules.players`` integers per play of the duplicate format, never a string or a
   bool) and the actions (legal action numbers). A deal journalled twice is refused;
-* a file that cannot be read (a directory, not UTF-8) is an error, not a traceback.
+* a file that cannot be read (a directory, a device, not UTF-8) is an error, not a traceback;
+  the file is read line by line within bounds (``MAX_FILE_BYTES``, and
+  ``gongzhu_env.integrity.MAX_LINE_BYTES`` a line), and each line is checked as it is read, so
+  a huge or endless file is refused at its first bad line or at the bound, never read whole.
 
 A run killed in the middle of a write leaves at most one truncated last line (no newline after
 it). It is dropped when it can be the start of a line this module writes (that chunk is played
@@ -40,13 +43,23 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from gongzhu_env.integrity import StrictJSONError, content_digest, is_int, printable, strict_loads
+from gongzhu_env.integrity import (
+    ReadLimitError,
+    StrictJSONError,
+    check_regular,
+    content_digest,
+    is_int,
+    printable,
+    read_lines,
+    strict_loads,
+)
 from gongzhu_env.rules import Rules
 from training.arena.formats import seatings
 
@@ -58,6 +71,9 @@ MAX_SCORE = 10**6
 """Largest raw hand score magnitude accepted; far beyond any hand (a few thousand at most)."""
 MAX_ACTIONS = 1_000
 """Most actions one play of a deal may record (a two-deck hand has 104 plays and declarations)."""
+MAX_FILE_BYTES = 2**32
+"""Largest journal read (4 GiB). A deal's line is 1-2.5 KB (actions of every play included):
+a million-deal match, the arena's most, at eight seats journals about 2.2 GB."""
 _DEAL_KEYS = frozenset({"deal", "hands", "scores", "actions", "digest"})
 _HEADER_KEYS = frozenset({"journal", "match", "digest"})
 
@@ -96,7 +112,18 @@ def spec_fingerprint(spec: str) -> str | None:
     from agents.policy import resolve_policy_path  # torch is needed only for policies
 
     path = resolve_policy_path(arg.strip())
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    try:
+        check_regular(path)  # a device would be hashed forever
+        digest = hashlib.sha256()
+        with path.open("rb") as f:
+            while chunk := f.read(1 << 20):  # in pieces: a policy file may be large
+                digest.update(chunk)
+    except ReadLimitError as e:
+        raise JournalError(f"policy file {printable(path)} {e.problem}") from None
+    except OSError as e:
+        raise JournalError(f"cannot read the policy file {printable(path)}: "
+                           f"{e.strerror or e}") from None
+    return digest.hexdigest()
 
 
 def match_identity(candidate: str, opponent: str, mode: str, rules: Rules,
@@ -129,6 +156,8 @@ class ArenaJournal:
         self._num_actions = rules.num_actions
         self._last_digest = ""  # the digest the next appended line chains onto
         self._lines = 0  # complete lines in the file
+        self._complete_bytes = 0  # their length, newlines included (as last verified)
+        self._cut = 0  # the length of a last line cut short (as last verified)
 
     def open(self, hands: np.ndarray, *, resume: bool) -> dict[int, Row]:
         """Prepare the file for appending; return the deals a previous run already finished.
@@ -144,21 +173,21 @@ class ArenaJournal:
         if not self.path.exists():
             self.start()
             return {}
+        self._check_regular()
         if not resume:
             raise JournalError(
                 f"{self.path} already holds deals of an arena match (an earlier run was "
                 "interrupted). Pass --resume (resume=True) to continue it, or remove the file "
                 "to start afresh.")
-        data = self._read()
-        rows = self._verify(data, hands)
+        with closing(self._read()) as lines:
+            rows = self._verify(lines, hands)
         if rows is None:  # cut inside the header: nothing was finished yet
             self.start()
             return {}
-        complete = data.rfind(b"\n") + 1
-        if complete < len(data):
+        if self._cut:
             try:
                 with self.path.open("r+b") as f:
-                    f.truncate(complete)
+                    f.truncate(self._complete_bytes)
             except OSError as e:
                 raise JournalError(f"cannot repair the cut last line of {self.path}: "
                                    f"{e.strerror or e}") from None
@@ -174,32 +203,49 @@ class ArenaJournal:
         one's prefix); a deal whose hands differ from the run's deal at the same index, a
         header for another match or any damage raises ``JournalError``.
         """
-        return self._verify(self._read(), hands)
+        with closing(self._read()) as lines:
+            return self._verify(lines, hands)
 
-    def _read(self) -> bytes:
+    def _check_regular(self) -> None:
         try:
-            return self.path.read_bytes()
+            check_regular(self.path)
+        except ReadLimitError as e:
+            raise JournalError(f"the arena journal {printable(self.path)} {e.problem}; "
+                               "remove it or use another --out") from None
         except OSError as e:
             raise JournalError(f"cannot read the arena journal {self.path}: "
                                f"{e.strerror or e}") from None
 
-    def _verify(self, data: bytes, hands: np.ndarray) -> dict[int, Row] | None:
-        """Check every line of ``data`` (the file's bytes); see ``load``."""
-        chunks = data.split(b"\n")
-        partial = chunks.pop()  # b"" when the file ends with a newline, else the cut line
-        if not chunks:  # not even the header is complete
-            if self._header_bytes().startswith(partial):
-                return None
-            raise JournalError(self._where(1, "is not the start of an arena journal header "
-                                              "(the file is damaged or not a journal); remove "
-                                              "it to start the match afresh"))
-        if partial and not self._plausible_cut(partial):
-            raise JournalError(self._where(
-                len(chunks) + 1, "(the last, without a newline) is not a line cut short by an "
-                "interrupted write: the journal is damaged; remove it to start afresh"))
+    def _read(self) -> Iterator[tuple[int, bytes, bool]]:
+        """Yield the file's lines as ``integrity.read_lines`` does; errors as ``JournalError``."""
+        self._check_regular()
+        try:
+            with self.path.open("rb") as f:
+                yield from read_lines(f, max_bytes=MAX_FILE_BYTES)
+        except ReadLimitError as e:
+            where = printable(self.path) if e.line is None else \
+                f"{printable(self.path)} line {e.line}"
+            raise JournalError(f"{where} {e.problem}: the file is not an arena journal; remove "
+                               "it or use another --out") from None
+        except OSError as e:
+            raise JournalError(f"cannot read the arena journal {self.path}: "
+                               f"{e.strerror or e}") from None
+
+    def _verify(self, lines: Iterable[tuple[int, bytes, bool]],
+                hands: np.ndarray) -> dict[int, Row] | None:
+        """Check the file's lines as they are read; see ``load``.
+
+        Sets ``_complete_bytes`` (the length of the complete lines) and ``_cut`` (the length
+        of a last line without its newline, 0 if none) for ``open``.
+        """
         previous = ""
         rows: dict[int, Row] = {}
-        for i, raw in enumerate(chunks, start=1):
+        chunks, size, partial = 0, 0, b""
+        for i, raw, complete in lines:
+            if not complete:  # the last line, cut short: checked below
+                partial = raw
+                break
+            chunks, size = i, size + len(raw) + 1
             doc = self._parse(raw, i)
             fields = {k: v for k, v in doc.items() if k != "digest"}
             stored = doc.get("digest")
@@ -225,7 +271,18 @@ class ArenaJournal:
                     "of this run (another deal seed or deal file). Remove the file or use "
                     "another --out.")
             rows[d] = row
-        self._last_digest, self._lines = previous, len(chunks)
+        if not chunks:  # not even the header is complete
+            if self._header_bytes().startswith(partial):
+                return None
+            raise JournalError(self._where(1, "is not the start of an arena journal header "
+                                              "(the file is damaged or not a journal); remove "
+                                              "it to start the match afresh"))
+        if partial and not self._plausible_cut(partial):
+            raise JournalError(self._where(
+                chunks + 1, "(the last, without a newline) is not a line cut short by an "
+                "interrupted write: the journal is damaged; remove it to start afresh"))
+        self._last_digest, self._lines = previous, chunks
+        self._complete_bytes, self._cut = size, len(partial)
         return rows
 
     def _where(self, line: int, problem: str) -> str:

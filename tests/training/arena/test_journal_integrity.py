@@ -3,12 +3,14 @@
 Every bad-input class of the journal reader: edited, duplicated, reordered, removed and
 replaced lines (caught by the digest chain); well-chained lines of the wrong schema (strings,
 bools, nulls, wrong shapes, out-of-range values); unreadable files (a directory, non-UTF-8, deep
-nesting, huge numbers, random bytes); and the one tolerated damage, a cut last line.
+nesting, huge numbers, random bytes); files beyond the reader's bounds (a device, a FIFO, a
+line or a file too long); and the one tolerated damage, a cut last line.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +23,13 @@ from hypothesis import strategies as st
 from tests.strategies import json_values
 from tests.training.arena.spies import count_played
 from training.arena.duplicate import duplicate_match, journal_path
-from training.arena.journal import FORMAT, JournalError, line_digest
+from training.arena.journal import (
+    FORMAT,
+    MAX_FILE_BYTES,
+    JournalError,
+    line_digest,
+    spec_fingerprint,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 MATCH = dict(candidate="random", opponent="greedy", deals=4, seed=3)
@@ -322,3 +330,51 @@ def test_cli_resume_of_an_interrupted_journal_finishes(tmp_path, written):
     doc = json.loads((out / "eval.json").read_text())
     assert doc["results"][0]["diffs"] == written[1].tolist()
     assert not (out / "journal").exists()
+
+
+# ---- bounded reading -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("resume", [True, False])
+def test_a_device_as_journal_is_refused_without_reading_it(resume):
+    # /dev/zero never ends: read whole, it filled memory.
+    with pytest.raises(JournalError, match="/dev/zero is a character device, not a regular "
+                                           "file; remove it or use another --out"):
+        duplicate_match(**MATCH, journal="/dev/zero", resume=resume)
+
+
+def test_a_fifo_as_journal_is_refused_without_opening_it(tmp_path):
+    path = tmp_path / "j.jsonl"
+    os.mkfifo(path)  # an open for reading would wait for a writer that never comes
+    with pytest.raises(JournalError, match=r"is a FIFO \(named pipe\), not a regular file"):
+        _resume(path)
+
+
+def test_a_huge_line_is_refused_with_its_number_and_the_limit(tmp_path, written):
+    lines = _lines(written[0])
+    lines[2] = b'{"deal": ' + b" " * 1_200_000 + b"2}"
+    err = _refused(tmp_path / "j.jsonl", _join(lines), "line 3 is longer than 1,000,000 bytes; "
+                                                       "at most 1,000,000 are read per line")
+    assert "not an arena journal" in str(err)
+
+
+def test_an_endless_regular_file_is_refused_at_its_first_line(tmp_path):
+    path = tmp_path / "j.jsonl"
+    with path.open("wb") as f:  # 3 GiB of NUL bytes, sparse: no disk used for the hole
+        f.truncate(3 * 2**30)
+    with pytest.raises(JournalError, match="line 1 is longer than 1,000,000 bytes"):
+        _resume(path)
+
+
+def test_a_journal_over_the_size_limit_is_refused_before_reading(tmp_path):
+    path = tmp_path / "j.jsonl"
+    with path.open("wb") as f:
+        f.truncate(MAX_FILE_BYTES + 1)
+    with pytest.raises(JournalError, match=rf"j\.jsonl is {MAX_FILE_BYTES + 1:,} bytes; at most "
+                                           rf"{MAX_FILE_BYTES:,} are read"):
+        _resume(path)
+    assert path.stat().st_size == MAX_FILE_BYTES + 1  # left as it was
+
+
+def test_a_device_as_policy_file_has_no_fingerprint():
+    with pytest.raises(JournalError, match="policy file /dev/zero is a character device"):
+        spec_fingerprint("policy:/dev/zero")
