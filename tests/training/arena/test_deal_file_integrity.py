@@ -2,13 +2,16 @@
 
 Walks the bad-input classes of ``load_deals``: random bytes and random JSON, wrong dtypes (floats
 with NaN, bools), out-of-range and duplicated cards, unknown or missing arrays and keys, huge
-arrays (refused from the array header, before decompression), an edited file whose digest no
-longer matches, and older (version 1) files, which still load.
+arrays or members that inflate (refused from the array header, before decompression), devices
+and FIFOs named like deal files, an edited file whose digest no longer matches, and older
+(version 1) files, which still load.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import tracemalloc
 import zipfile
 from pathlib import Path
 
@@ -223,3 +226,38 @@ def test_cli_refuses_a_damaged_deal_file_with_exit_2(tmp_path, capsys):
     assert code == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert "do not match the digest" in line and "d.json" in line
+
+
+# ---- bounded reading -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("suffix", [".npz", ".json"])
+def test_a_device_or_fifo_is_refused_as_what_it_is(tmp_path, suffix):
+    # Named like a deal file, but /dev/zero would be read without end and a FIFO would block.
+    device = tmp_path / f"zero{suffix}"
+    device.symlink_to("/dev/zero")
+    _refused(device, "is a character device, not a regular file")
+    fifo = tmp_path / f"fifo{suffix}"
+    os.mkfifo(fifo)
+    _refused(fifo, r"is a FIFO \(named pipe\), not a regular file")
+
+
+@pytest.mark.parametrize("arrays, message", [
+    (dict(seed=np.zeros(64 * 2**20, np.int8)), "'seed' must be one integer"),
+    (dict(hands=np.zeros((3, 4, 16 * 2**20), np.int8)), r"'hands' must have shape"),
+    (dict(digest=np.array("0" * 16 * 2**20)), "'digest' must be one string of 64"),
+])
+def test_an_npz_member_that_inflates_is_refused_from_its_header(tmp_path, arrays, message):
+    # Tens of megabytes of zeros compress to a few hundred kilobytes; the member is refused
+    # from its header, before anything of that size is allocated.
+    path = tmp_path / "bomb.npz"
+    base = dict(hands=GOOD.hands, seed=np.int64(0), format_version=np.int64(FORMAT_VERSION),
+                digest=np.array(deals_digest(GOOD.hands, 0)))
+    np.savez_compressed(path, **{**base, **arrays})
+    assert path.stat().st_size < 2**20
+    tracemalloc.start()
+    try:
+        _refused(path, message)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * 2**20, f"{peak:,} bytes allocated to refuse the file"
