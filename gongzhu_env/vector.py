@@ -57,7 +57,11 @@ and their entries of ``actions`` are not read. A caller that lets different play
 different tables (``gongzhu_env.vector_env`` holds a learner's tables while the opponents play
 at the others) steps the tables each player is to move at. ``snapshot()`` copies every table's
 position (one small int64 array) and ``restore(snapshot)`` puts them back, outputs included,
-so a caller can undo a series of steps that went wrong halfway.
+so a caller can undo a series of steps that went wrong halfway. ``restore`` checks every table
+of the snapshot first (ranges and the bookkeeping between columns) and refuses, with nothing
+changed, one that no play could have produced: the kernels index with those numbers.
+
+A batch holds at most ``MAX_TABLES`` (2**20) tables, about 3 GB of arrays.
 
 Arrays (overwritten in place by every ``reset`` and ``step``; ``torch.from_numpy`` on them
 shares the memory):
