@@ -208,7 +208,10 @@ COVERED: dict[str, tuple[object, ...]] = {
     "players": (4,),
 }
 """Rule option -> the values ``GameBatch`` plays. Options not listed change no hand."""
-_SETTLEMENT_ONLY = ("settlement", "settlement_multiplier", "match_threshold", "double_pig")
+_SETTLEMENT_ONLY = (
+    "settlement", "settlement_multiplier", "match_threshold", "double_pig", "match_end",
+    "next_leader",
+)
 _DECL_CODES = {"free": _DECL_FREE, "none": _DECL_NONE, "all_but_sheep": _DECL_ALL_BUT_SHEEP}
 
 

@@ -281,7 +281,7 @@ def test_rules_not_covered_are_refused_naming_the_option(rules: Rules, option: s
 
 def test_options_that_change_no_hand_are_accepted() -> None:
     rules = Rules(settlement_multiplier=1, match_threshold=-500, double_pig=True,
-                  settlement="yuanbao")
+                  settlement="yuanbao", match_end="either", next_leader="biggest_loser")
     assert check_covered(rules) is rules
     for name in PRESET_NAMES:
         assert check_covered(name) == Rules.preset(name)
