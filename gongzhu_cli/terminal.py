@@ -276,13 +276,15 @@ def read_line(prompt: str = "") -> str:
     signal arrives (``signal.set_wakeup_fd``), so a signal at any moment ends the wait, and
     ``KeyboardInterrupt`` is raised as soon as the handler runs, as with ``input``.
 
-    This applies when stdin and stdout are terminals, Python handles SIGINT and this is the
-    main thread; otherwise (a pipe, a file, a thread) this is ``input(prompt)``. A terminal in
-    canonical mode hands over one whole line per read, so nothing is read ahead of the line.
-    Raises ``EOFError`` at end of input (Ctrl-D at the start of a line), like ``input``.
+    This applies on POSIX systems when stdin and stdout are terminals, Python handles SIGINT
+    and this is the main thread; otherwise (a pipe, a file, a thread, Windows, where ``select``
+    takes only sockets) this is ``input(prompt)``. A terminal in canonical mode hands over one
+    whole line per read, so nothing is read ahead of the line. Raises ``EOFError`` at end of
+    input (Ctrl-D at the start of a line), like ``input``.
     """
     stdin, stdout = sys.stdin, sys.stdout
-    if not (stdin is not None and stdout is not None and stdin.isatty() and stdout.isatty()
+    if not (os.name == "posix" and stdin is not None and stdout is not None
+            and stdin.isatty() and stdout.isatty()
             and threading.current_thread() is threading.main_thread()
             and callable(signal.getsignal(signal.SIGINT))):
         return input(prompt)
@@ -290,10 +292,11 @@ def read_line(prompt: str = "") -> str:
     stdout.flush()
     fd = stdin.fileno()
     wake_r, wake_w = os.pipe()
-    os.set_blocking(wake_r, False)
-    os.set_blocking(wake_w, False)
-    previous = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
+    previous: int | None = None
     try:
+        os.set_blocking(wake_r, False)
+        os.set_blocking(wake_w, False)
+        previous = signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
         # A signal before this point was caught by the interpreter's own check after the call
         # above; one after it is written to wake_w and makes the select below return.
         data = b""
@@ -310,7 +313,14 @@ def read_line(prompt: str = "") -> str:
                 if not chunk or chunk.endswith(b"\n"):
                     break
     finally:
-        signal.set_wakeup_fd(previous)
+        # Put back the descriptor replaced above, first thing and in line (a Python call could
+        # be interrupted before it ran): left in place, ours would point at a closed descriptor
+        # whose number the next open file may take, and every later signal would write a byte
+        # into that file. If a Ctrl-C lost the swap's result, ours is removed all the same.
+        if previous is not None:
+            signal.set_wakeup_fd(previous)
+        elif (current := signal.set_wakeup_fd(-1)) != wake_w:
+            signal.set_wakeup_fd(current)
         os.close(wake_r)
         os.close(wake_w)
     if not data:
