@@ -15,6 +15,7 @@ line of its own, and a write that fails is cut back off (``append_records``).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
 import sys
@@ -30,7 +31,8 @@ from gongzhu_cli.table import AgentFailed, Table
 from gongzhu_cli.terminal import Console, Interrupted, Style, read_line
 from gongzhu_env.engine import Game
 from gongzhu_env.integrity import printable
-from gongzhu_env.records import RecordError, load_records, save_records, sq_taker
+from gongzhu_env.match import match_over, next_hand_leader
+from gongzhu_env.records import RecordError, load_records, save_records
 from gongzhu_env.rules import Rules, count_word
 
 DEFAULT_OPPONENT = "policy:pretrained"
@@ -235,8 +237,14 @@ def run_play(*, opponents: Sequence[str] | None, seat: int, seed: int | None, ma
         console.say(f"gongzhu play: cannot build the opponents: {e}")
         return 2
     console.say(f"Gong Zhu: {', '.join(labels)}. Seed {seed} (same seed, same deals)."
-                + (f" Match until a total reaches {threshold}." if match else ""))
+                + (f" Match until a total reaches {threshold}"
+                   + (f" or {-threshold}." if rules.match_end == "either" else ".")
+                   if match else ""))
     rng = np.random.default_rng(seed)
+    # The match's end is judged by the engine's rule, with --threshold in the rules' place.
+    match_rules = dataclasses.replace(rules, match_threshold=threshold)
+    led_because = ("took the pig last hand" if rules.next_leader == "pig_taker"
+                   else "lost the most last hand")
     table = Table(seat, players, labels, rules, console, meta={"seed": seed})
     save_failed = False
     try:
@@ -244,7 +252,7 @@ def run_play(*, opponents: Sequence[str] | None, seat: int, seed: int | None, ma
             table.hand_number += 1
             game = Game(rules, rng=rng, leader=table.leader)
             if table.leader is not None:
-                console.say(f"\n{table.name(table.leader)} took the pig last hand and leads "
+                console.say(f"\n{table.name(table.leader)} {led_because} and leads "
                             "this one with any card.")
             table.play_hand(game)
             rec = table.record(game)
@@ -261,13 +269,13 @@ def run_play(*, opponents: Sequence[str] | None, seat: int, seed: int | None, ma
             table.summary(game)
             if not match:
                 break
-            if min(table.totals) <= threshold:
+            if match_over(table.totals, match_rules):
                 best = max(range(len(table.totals)), key=lambda s: table.totals[s])
                 console.say(console.style.bold(
                     f"Match over after {table.hand_number} hands: {table.name(best)} wins "
                     f"with {table.totals[best]:+d}."))
                 break
-            table.leader = sq_taker(game)
+            table.leader = next_hand_leader(game)
             table.game = None
             console.ask("Press Enter for the next hand... ")
     except (Interrupted, KeyboardInterrupt):

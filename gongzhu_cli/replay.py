@@ -17,14 +17,14 @@ from pathlib import Path
 from typing import TextIO
 
 from gongzhu_cli.table import Table, action_part
-from gongzhu_cli.terminal import Console, Interrupted, Style
+from gongzhu_cli.terminal import Console, Interrupted, Style, read_line
 from gongzhu_env.engine import Game
 from gongzhu_env.integrity import printable
 from gongzhu_env.records import RecordError, load_records, replay_record
 
 
 def run_replay(path: Path, *, hand: int | None, show_all: bool, colour: bool,
-               out: TextIO | None = None, read: Callable[[str], str] = input,
+               out: TextIO | None = None, read: Callable[[str], str] = read_line,
                err: TextIO | None = None) -> int:
     """Step through the hands of a record file (``hand`` is 1-based; ``None`` for all).
 

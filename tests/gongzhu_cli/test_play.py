@@ -125,10 +125,8 @@ def test_ctrl_c_quits_cleanly_without_saving():
     assert "Traceback" not in child.before
 
 
-def test_match_mode_until_threshold(tmp_path):
-    save = tmp_path / "match.jsonl"
-    child = spawn("play", "--seed", "5", "--opponents", "random", "--match", "--threshold", "-60",
-                  "--no-color", "--save", str(save))
+def _play_match_to_the_end(child) -> int:
+    """Answer every prompt of a match with the first legal card; return the hands played."""
     while True:
         i = child.expect([r"Options: [^\r\n]*\r\n", r"Press Enter for the next hand",
                           r"Match over after (\d+) hands: (.*) wins"])
@@ -142,6 +140,14 @@ def test_match_mode_until_threshold(tmp_path):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+    return hands
+
+
+def test_match_mode_until_threshold(tmp_path):
+    save = tmp_path / "match.jsonl"
+    child = spawn("play", "--seed", "5", "--opponents", "random", "--match", "--threshold", "-60",
+                  "--no-color", "--save", str(save))
+    hands = _play_match_to_the_end(child)
     records = load_records(save)
     assert len(records) == hands
     totals = np.zeros(4, dtype=int)
@@ -155,6 +161,48 @@ def test_match_mode_until_threshold(tmp_path):
             assert rec["leader"] == taker == game.first_leader
         # The match ends at the first hand that brings someone to -60 or below.
         assert (totals.min() <= -60) == (n == len(records) - 1)
+
+
+def _play_match_with_options(tmp_path, seed: int) -> tuple[list[dict], np.ndarray]:
+    """Play a ±300 match under ``match_end="either"``, ``next_leader="biggest_loser"``.
+
+    Return its records and final totals, having checked each later hand's leader and that the
+    match ended at the first hand that took a total to -300 or below or to +300 or above.
+    """
+    save = tmp_path / f"match{seed}.jsonl"
+    rules = '{"match_end": "either", "next_leader": "biggest_loser"}'
+    child = spawn("play", "--seed", str(seed), "--opponents", "random", "--match",
+                  "--threshold", "-300", "--rules", rules, "--no-color", "--save", str(save))
+    child.expect_exact("Match until a total reaches -300 or 300.")
+    hands = _play_match_to_the_end(child)
+    records = load_records(save)
+    assert len(records) == hands
+    totals = np.zeros(4, dtype=int)
+    for n, rec in enumerate(records):
+        game = replay_record(rec)
+        totals += game.scores()
+        if n:
+            # The seat with the lowest score of the previous hand leads; a tie goes to the
+            # first tied seat in play order from the previous hand's first leader.
+            prev = replay_record(records[n - 1])
+            scores = prev.scores()
+            order = [(prev.first_leader + k) % 4 for k in range(4)]
+            assert rec["leader"] == next(s for s in order if scores[s] == min(scores))
+        ended = totals.min() <= -300 or totals.max() >= 300
+        assert ended == (n == len(records) - 1)
+    return records, totals
+
+
+def test_match_next_leader_from_the_rules_is_the_biggest_loser(tmp_path):
+    records, _ = _play_match_with_options(tmp_path, seed=1)
+    assert len(records) >= 2  # seed 1 plays two hands, so a second leader was chosen
+
+
+def test_match_end_either_stops_at_the_winning_threshold(tmp_path):
+    records, totals = _play_match_with_options(tmp_path, seed=8)
+    # Seed 8's first hand takes a seat to +300 or more and nobody to -300: only the
+    # "either" end stops the match there.
+    assert len(records) == 1 and totals.max() >= 300 > -totals.min()
 
 
 def test_bad_opponent_spec_is_reported():
