@@ -13,8 +13,9 @@ Ray is imported only here and only when ``--backend ray`` asks for it (``import_
 extra (``pip install -e ".[ray]"``). ``docs/distributed.md`` shows a real cluster at work.
 
 A Ray instance this module starts itself binds every process to the loopback address
-(node IP 127.0.0.1, no dashboard), so nothing it does reaches beyond this machine. An address
-that does not answer is refused within ``CONNECT_TIMEOUT_S`` seconds, never waited on.
+(node IP 127.0.0.1, no dashboard web page) and connects to nothing beyond it
+(``local_ray_env``): nothing it does reaches beyond this machine. An address that does not
+answer is refused within ``CONNECT_TIMEOUT_S`` seconds, never waited on.
 
 ``RayExecutor`` runs functions as Ray tasks behind the ``concurrent.futures.Executor``
 interface the arena already uses for its process pool, so the local and the Ray arena share
@@ -41,6 +42,12 @@ CONNECT_TIMEOUT_S = 15.0
 """How long an ``--address`` may take to answer, and ``ray.init`` to join it (the environment
 variable ``GONGZHU_RAY_CONNECT_TIMEOUT`` overrides it, in seconds)."""
 LOOPBACK = "127.0.0.1"
+DEAD_END_PROXY = "http://127.0.0.1:1"
+"""The HTTP and HTTPS proxy a local Ray instance's processes are given (``local_ray_env``): a
+loopback port where nothing listens (port 1, TCPMUX, is long obsolete, and below 1024 only root
+may listen), so a request through it is refused at once without leaving the machine."""
+NO_PROXY = "localhost,127.0.0.1,::1"
+"""Where the processes of a local instance still go directly: loopback only."""
 
 
 class BackendError(RuntimeError):
@@ -103,18 +110,35 @@ def project_root() -> Path:
 
 
 def local_ray_env() -> dict[str, str]:
-    """Environment for a Ray instance started on this machine.
+    """Environment for a Ray instance started on this machine, inherited by all its processes.
 
     ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`` keeps Ray from replacing the loopback node address
     by the machine's network address (what it does for a node other nodes must reach), so every
     process binds to 127.0.0.1; ``RAY_USAGE_STATS_ENABLED=0`` keeps it from reporting usage to
-    its makers. ``PYTHONPATH`` lets the workers import this very checkout, as
-    the driver does, whatever the current directory.
+    its makers.
+
+    That is not all Ray does on its own: it starts its dashboard process even without a
+    dashboard (Ray 2.60, ``--modules-to-load=UsageStatsHead``), and that module asks the cloud
+    metadata address (169.254.169.254) and looks up ``metadata.google.internal`` to learn
+    which cloud it runs on, usage reports or not; a cluster not started by ``ray.init`` also
+    posts "usage reports are off" to ``usage-stats.ray.io``. Ray has no switch for either, but
+    all of it is HTTP through ``requests``, which honours the standard proxy variables: with
+    ``http_proxy``/``https_proxy`` at ``DEAD_END_PROXY`` such a request goes to a closed port
+    on loopback and fails at once, without a name looked up (a proxy resolves the name, not
+    the client). ``no_proxy`` keeps loopback direct; ``grpc_proxy`` empty tells gRPC (which
+    would read ``https_proxy`` too) to use no proxy, so Ray's own traffic between its
+    processes is untouched. ``tests/training/test_ray_network.py`` holds every process of a
+    local instance to loopback by tracing its ``connect()`` calls.
+
+    ``PYTHONPATH`` lets the workers import this very checkout, as the driver does, whatever
+    the current directory.
     """
     path = [str(project_root())]
     if os.environ.get("PYTHONPATH"):
         path.append(os.environ["PYTHONPATH"])
     return {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0",
+            "http_proxy": DEAD_END_PROXY, "https_proxy": DEAD_END_PROXY,
+            "no_proxy": NO_PROXY, "grpc_proxy": "",
             "PYTHONPATH": os.pathsep.join(path)}
 
 
@@ -122,9 +146,12 @@ def local_ray_env() -> dict[str, str]:
 def local_environment() -> Iterator[None]:
     """Keep a Ray instance (or test cluster) started inside this block on the loopback address.
 
-    The Ray processes started meanwhile inherit ``local_ray_env()``; Ray reads the switch
-    once, when it is imported, so an already imported Ray is told through its constant as
-    well. The caller's environment and Ray's constant are restored after.
+    Every local start goes through here (``connect`` without an address, the tests' simulated
+    cluster, ``benchmarks/bench_ray.py``). The Ray processes started meanwhile inherit
+    ``local_ray_env()`` for their whole life, and so do the workers they start later. Ray
+    reads the address switch once, when it is imported, so an already imported Ray is told
+    through its constant as well. The caller's environment and Ray's constant are restored
+    after.
     """
     saved = {k: os.environ.get(k) for k in local_ray_env()}
     os.environ.update(local_ray_env())

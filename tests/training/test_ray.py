@@ -10,7 +10,10 @@ its tests hold the plumbing: the mask, the export that must give RLlib's own log
 checkpoint loader and the arena reading the result.
 
 Order matters inside the ``ray`` xdist group: the tests that start a private instance come
-before the module's two-node cluster is started, so two Ray clusters never run at once.
+before the module's two-node cluster is started, so two Ray clusters never run at once. Where
+the platform allows it (Linux, root), the module runs in a network namespace whose only
+interface is loopback (``ray_support.loopback_only``): a Ray process that tried to reach
+beyond this machine could not.
 """
 
 from __future__ import annotations
@@ -37,7 +40,12 @@ from gongzhu_env.rules import Rules
 from tests.helpers import random_views
 from tests.training.arena.scripted_agents import Cheater, DiesOnce, FirstLegal
 from tests.training.arena.test_journal import Interrupt, _interrupt_after
-from tests.training.ray_support import RAY_GROUP, require_ray, two_node_cluster
+from tests.training.ray_support import (
+    RAY_GROUP,
+    loopback_only,  # noqa: F401 - the module's network namespace (an autouse fixture)
+    require_ray,
+    two_node_cluster,
+)
 from training import rllib_example, train
 from training.arena.cli import main as eval_main
 from training.arena.duplicate import duplicate_match
