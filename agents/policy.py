@@ -117,9 +117,10 @@ class PolicyLoadError(AgentError):
 
 
 def _brief(value: object, limit: int = 80) -> str:
-    """``repr(value)`` cut to ``limit`` characters: an error quotes bad input, not megabytes."""
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    """``repr(value)`` cut and escaped: an error quotes bad input, not megabytes of it."""
+    from gongzhu_env.integrity import printable
+
+    return printable(repr(value), limit)
 
 
 def check_hidden(hidden: object) -> list[int]:

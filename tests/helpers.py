@@ -16,6 +16,8 @@ from gongzhu_env.engine import Game
 from gongzhu_env.view import PlayerView
 
 if TYPE_CHECKING:
+    import pytest
+
     from agents.policy import QNetwork
 
 
@@ -95,3 +97,13 @@ def tiny_q_network(seed: int = 0, obs_len: int | None = None) -> QNetwork:
 
     torch.manual_seed(seed)
     return QNetwork(obs_len, hidden=(16,))
+
+
+def one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
+    """Return a command's stderr after checking it is one ``error:`` line and no traceback.
+
+    Bad input to a command is reported that way (exit status 2), never as a traceback.
+    """
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err, err
+    return err

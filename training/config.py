@@ -47,6 +47,93 @@ class ConfigError(ValueError):
     """A configuration value is invalid; the message names the field and what is expected."""
 
 
+# ---------------------------------------------------------------------------- bounds
+# Every number of a config has an upper bound as well as a lower one. A value past it cannot
+# be meant (or would take the machine down rather than train), and validation refuses it at
+# once, on a new config and on a run's config.json read back for --resume alike.
+MAX_SEED = 2**32 - 1
+"""Largest seed: numpy's global generator (``training.run.seed_everything``) and
+stable-baselines3 take seeds below 2**32."""
+MAX_THREADS = 256
+"""Most torch threads. torch starts one operating-system thread per count the first time it
+runs a parallel product; past the machine's cores they only spin against each other (see
+``DMCConfig.torch_threads``), and a count in the hundreds of thousands exhausts the system's
+thread limit and kills the process with a segmentation fault. 256 covers the largest single
+machines; a config stays valid on every machine, so the bound does not follow this one's
+core count."""
+MAX_ACTORS = 256
+"""Most actors. Each is a process (or a Ray actor) with its own copy of the network and its
+``num_tables`` tables; one or two fill a two-core machine, and 256 is more than a cluster of
+this project's size runs."""
+MAX_TABLES = 16_384
+"""Most tables played in lockstep (``num_tables``, SB3's ``n_envs``). Every table's
+observations go through one forward pass at a time: 16,384 tables of four seats of the
+standard game's 1,120 network inputs are about 300 MB of float32 per pass, 128 times the
+quick preset's tables."""
+MAX_REPLAY = 2**20
+"""Most samples in the replay buffer: at the standard game's 812 bytes a sample (600 observation
+bytes and 53 float32 targets) about 850 MB, more at the largest tables; eight times the
+presets' 131,072."""
+MAX_BATCH = 65_536
+"""Most samples in one gradient step or one actor message (``batch_size``, ``actor_chunk``):
+a batch's activations are held for the backward pass, about 300 MB at this size for the
+standard game, 64 times the quick preset's minibatch."""
+MAX_ROLLOUT = 2**18
+"""Most samples of one PPO rollout (SB3's ``n_steps * n_envs``), all held in its buffer as
+float32 observations: about 650 MB for the standard game, 128 times the quick preset's."""
+MAX_EPOCHS = 100
+"""Most PPO epochs per rollout (the presets use 1 to 4); more would spend a run's budget
+relearning one rollout."""
+MAX_SNAPSHOTS = 64
+"""Most frozen networks in the opponent pool (each a full copy of the network; the presets
+keep 5 to 8)."""
+MAX_CANDIDATES = 64
+"""Most periodic policies compared by checkpoint selection (each plays ``select_deals``)."""
+MAX_MATCH_HANDS = 10_000
+"""Highest cap on a match's hands; a match to the threshold ends in a few dozen hands."""
+MAX_STEPS = 10**12
+"""Highest count of decisions or steps (budgets, schedules, intervals counted in steps):
+months of training at the fastest measured rate, past any run."""
+MAX_SECONDS = 30 * 24 * 3600.0
+"""Longest time budget or interval, a month: the longest preset trains 90 minutes."""
+MAX_FACTOR = 1e6
+"""Largest scale, clip, weight or norm (``reward_scale``, ``reward_clip``, ``max_grad_norm``,
+``rollout_level_weight``, ``ent_coef``): past it the float32 targets, losses and gradients
+lose their precision or overflow."""
+MAX_REUSE = 100.0
+"""Most gradient steps per sample on average (``sample_reuse``; the presets use 1 or 2)."""
+MAX_OPPONENTS = 64
+"""Most entries of an opponent mix or an evaluation's baselines (each builds its agent)."""
+
+
+def _bound_of(name: str) -> float | None:
+    """Upper bound of a numeric field by its name (``None``: the caller bounds it)."""
+    if name.endswith("_deals"):
+        from training.arena.deals import MAX_DEALS  # the most deals the arena reads
+
+        return MAX_DEALS
+    return _BOUNDS.get(name)
+
+
+_BOUNDS: dict[str, float] = {
+    "seed": MAX_SEED, "torch_threads": MAX_THREADS, "num_actors": MAX_ACTORS,
+    "num_tables": MAX_TABLES, "n_envs": MAX_TABLES, "replay_size": MAX_REPLAY,
+    "min_replay": MAX_REPLAY, "batch_size": MAX_BATCH, "actor_chunk": MAX_BATCH,
+    "n_steps": MAX_ROLLOUT, "n_epochs": MAX_EPOCHS, "snapshot_pool_size": MAX_SNAPSHOTS,
+    "select_last": MAX_CANDIDATES, "max_hands": MAX_MATCH_HANDS,
+    **dict.fromkeys(("epsilon_decay_decisions", "total_decisions", "total_timesteps",
+                     "snapshot_interval_steps", "checkpoint_interval_steps",
+                     "eval_interval_steps"), MAX_STEPS),
+    **dict.fromkeys(("time_budget_s", "snapshot_interval_s", "checkpoint_interval_s",
+                     "log_interval_s", "eval_interval_s", "sync_interval_s"), MAX_SECONDS),
+    **dict.fromkeys(("reward_scale", "reward_clip", "max_grad_norm", "rollout_level_weight",
+                     "ent_coef"), MAX_FACTOR),
+    "sample_reuse": MAX_REUSE, "lr": 1.0,
+}
+"""The upper bound of each bounded numeric field (deal counts take the arena's
+``MAX_DEALS``; a learning rate above 1 makes Adam diverge at the first step)."""
+
+
 @dataclass
 class DMCConfig:
     """Deep Monte-Carlo self-play (``training.dmc``): all seats share one Q network.
@@ -303,44 +390,36 @@ class DMCConfig:
     spin-wait against the actor and other processes and run many times slower."""
 
     def validate(self) -> None:
-        """Raise ``ConfigError`` naming the first invalid field."""
+        """Raise ``ConfigError`` naming the first invalid field.
+
+        Every number is checked against its type, its lower bound and its upper bound
+        (``_BOUNDS``), the network's shape against ``agents.policy.plan_network`` and a
+        starting policy by loading it, so a config that passes builds and runs.
+        """
         _check_common(self)
         for name in ("num_tables", "batch_size", "replay_size", "snapshot_pool_size",
-                     "torch_threads", "actor_chunk"):
+                     "torch_threads", "actor_chunk", "select_deals"):
             _positive_int(self, name)
         for name in ("min_replay", "epsilon_decay_decisions", "total_decisions",
                      "eval_deals", "final_eval_deals", "num_actors", "select_last"):
             _nonneg_int(self, name)
-        _positive_int(self, "select_deals")
         _check_specs((self.select_opponent,), "select_opponent")
         for name in ("lr", "sample_reuse", "max_grad_norm", "reward_scale", "reward_clip",
                      "snapshot_interval_s", "time_budget_s", "checkpoint_interval_s",
                      "eval_interval_s", "log_interval_s", "sync_interval_s",
                      "rollout_level_weight"):
             _positive_float(self, name)
-        if self.rollout_share_final is None:
-            pass
-        elif isinstance(self.rollout_share_final, bool) or not isinstance(
-                self.rollout_share_final, (int, float)) \
-                or not 0.0 <= self.rollout_share_final <= 1.0:
-            raise ConfigError(f"rollout_share_final: must be None or a probability in [0, 1]; "
-                              f"got {self.rollout_share_final!r}")
+        for name in ("epsilon_start", "epsilon_end", "td_lambda", "lr_final_fraction",
+                     "rollout_share"):
+            _probability(self, name)
+        if self.rollout_share_final is not None:
+            _probability(self, "rollout_share_final")
+        for name in ("card_features", "holder_features", "select_average"):
+            _flag(self, name)
         _check_search_labels(self)
-        if type(self.select_average) is not bool:
-            raise ConfigError(f"select_average: must be true or false; got "
-                              f"{self.select_average!r}")
-        if not isinstance(self.init_policy, str):
-            raise ConfigError(f"init_policy: must be a policy file path or 'pretrained'; got "
-                              f"{self.init_policy!r}")
-        if self.init_policy:
-            from agents.policy import PolicyLoadError, resolve_policy_path
-
-            try:
-                path = resolve_policy_path(self.init_policy)
-            except PolicyLoadError as e:
-                raise ConfigError(f"init_policy: {e}") from None
-            if not path.is_file():
-                raise ConfigError(f"init_policy: no policy file at {path}")
+        if not isinstance(self.rules_mix, (list, tuple)):
+            raise ConfigError(f"rules_mix: must be a list of rule sets; got "
+                              f"{_quoted(self.rules_mix)}")
         if self.rules_mix:
             _check_rules_mix(self)
         if self.episode == "match" and (self.rollout_share or self.rollout_share_final):
@@ -349,14 +428,9 @@ class DMCConfig:
                               "rollout_share_final to 0")
         from agents.pimc import ROLLOUTS
 
-        if self.rollout_policy not in ROLLOUTS:
+        if not isinstance(self.rollout_policy, str) or self.rollout_policy not in ROLLOUTS:
             raise ConfigError(f"rollout_policy: must be one of {sorted(ROLLOUTS)}; got "
-                              f"{self.rollout_policy!r}")
-        for name in ("epsilon_start", "epsilon_end", "td_lambda", "lr_final_fraction",
-                     "rollout_share"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0:
-                raise ConfigError(f"{name}: must be a probability in [0, 1]; got {v!r}")
+                              f"{_quoted(self.rollout_policy)}")
         if self.batch_size > self.replay_size:
             raise ConfigError(f"batch_size: {self.batch_size} exceeds replay_size "
                               f"{self.replay_size}")
@@ -364,7 +438,9 @@ class DMCConfig:
             raise ConfigError(f"min_replay: {self.min_replay} exceeds replay_size "
                               f"{self.replay_size}")
         if self.precision not in PRECISIONS:
-            raise ConfigError(f"precision: must be one of {PRECISIONS}; got {self.precision!r}")
+            raise ConfigError(f"precision: must be one of {PRECISIONS}; got "
+                              f"{_quoted(self.precision)}")
+        _check_init_policy(self, _check_network(self))
         _check_opponents(self)
         _check_engine(self)
 
@@ -481,23 +557,32 @@ class SB3Config:
     """Threads torch may use."""
 
     def validate(self) -> None:
-        """Raise ``ConfigError`` naming the first invalid field."""
+        """Raise ``ConfigError`` naming the first invalid field (bounds as ``DMCConfig``)."""
         _check_common(self)
         for name in ("n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_pool_size",
                      "snapshot_interval_steps", "total_timesteps", "checkpoint_interval_steps",
                      "eval_interval_steps", "torch_threads"):
             _positive_int(self, name)
+        if self.n_envs * self.n_steps > MAX_ROLLOUT:
+            raise ConfigError(f"n_steps: a rollout of n_envs * n_steps = "
+                              f"{self.n_envs * self.n_steps:,} samples is held in memory at "
+                              f"once; at most {MAX_ROLLOUT:,}")
         for name in ("eval_deals", "final_eval_deals"):
             _nonneg_int(self, name)
         for name in ("lr", "reward_scale", "time_budget_s"):
             _positive_float(self, name)
-        if not isinstance(self.gamma, (int, float)) or not 0.0 < self.gamma <= 1.0:
-            raise ConfigError(f"gamma: must be in (0, 1]; got {self.gamma!r}")
-        if not isinstance(self.ent_coef, (int, float)) or self.ent_coef < 0:
-            raise ConfigError(f"ent_coef: must be >= 0; got {self.ent_coef!r}")
+        if isinstance(self.gamma, bool) or not isinstance(self.gamma, (int, float)) \
+                or not 0.0 < self.gamma <= 1.0:
+            raise ConfigError(f"gamma: must be in (0, 1]; got {_quoted(self.gamma)}")
+        if isinstance(self.ent_coef, bool) or not isinstance(self.ent_coef, (int, float)) \
+                or not 0 <= self.ent_coef <= MAX_FACTOR:
+            raise ConfigError(f"ent_coef: must be a number from 0 to {MAX_FACTOR:,.0f}; got "
+                              f"{_quoted(self.ent_coef)}")
+        _flag(self, "subproc")
+        _check_network(self)
         _check_opponents(self)
         if self.engine not in ENGINES:
-            raise ConfigError(f"engine: must be one of {ENGINES}; got {self.engine!r}")
+            raise ConfigError(f"engine: must be one of {ENGINES}; got {_quoted(self.engine)}")
         if self.engine == "batch":
             _check_batch_engine(self)
 
@@ -649,8 +734,7 @@ def _check_common(cfg: DMCConfig | SB3Config) -> None:
     """Check the fields every trainer's config has (preset, seed, rules, rewards, network)."""
     if cfg.preset not in PRESETS:
         raise ConfigError(f"preset: unknown preset {cfg.preset!r}; expected one of {PRESETS}")
-    if type(cfg.seed) is not int or cfg.seed < 0:
-        raise ConfigError(f"seed: must be a non-negative integer; got {cfg.seed!r}")
+    _nonneg_int(cfg, "seed")
     from gongzhu_env.rules import Rules
 
     try:
@@ -663,12 +747,70 @@ def _check_common(cfg: DMCConfig | SB3Config) -> None:
     if cfg.reward_mode == "team" and not rules.has_teams:
         raise ConfigError("reward_mode: 'team' needs rules with teams (team_play or "
                           f"pig_sheep_team); the rules {cfg.rules!r} have none")
-    if not cfg.hidden or any(type(h) is not int or h <= 0 for h in cfg.hidden):
-        raise ConfigError(f"hidden: layer widths must be positive integers; got "
-                          f"{list(cfg.hidden)}")
     if cfg.episode not in EPISODES:
         raise ConfigError(f"episode: must be one of {EPISODES}; got {cfg.episode!r}")
     _positive_int(cfg, "max_hands")
+
+
+def _check_network(cfg: DMCConfig | SB3Config) -> dict[str, Any]:
+    """Check the network's widths and size; return the architecture a fresh one has.
+
+    The sizes come from ``agents.policy.plan_network``, the checks every network is built
+    with, on the input this config's tables give (the rules' observation, a rules mix's
+    padded one, plus the features): a width of a billion or a network of gigabytes is
+    refused here, before a run directory is made, not by the allocator.
+    """
+    from agents.policy import plan_network
+    from gongzhu_env.rules import Rules
+    from gongzhu_env.view import obs_size
+
+    rules = Rules.coerce(cfg.rules)
+    mix = getattr(cfg, "rules_mix", ())
+    if mix:
+        from agents.rule_features import MixedInput
+
+        width = MixedInput([Rules.coerce(r) for r in mix]).width
+    else:
+        width = obs_size(rules, cfg.episode == "match")
+    card = getattr(cfg, "card_features", False)
+    holder = getattr(cfg, "holder_features", False)
+    try:
+        hidden, players, _ = plan_network(width, rules.num_actions, cfg.hidden,
+                                          card_features=card, holder_features=holder)
+    except ValueError as e:
+        raise ConfigError(f"hidden: {e}") from None
+    arch: dict[str, Any] = {"obs_size": width, "num_actions": rules.num_actions,
+                            "hidden": hidden, "card_features": card,
+                            "holder_features": holder}
+    if players is not None:
+        arch["players"] = players
+    return arch
+
+
+def _check_init_policy(cfg: DMCConfig, arch: Mapping[str, Any]) -> None:
+    """Refuse a starting policy that is not a ``q`` policy of the run's rules and network.
+
+    The file is loaded here (``agents.policy.load_policy_file`` checks it whole, and caches
+    it for the trainer), so a file that is not a policy, such as a system file, or one of
+    another shape is refused before a run directory is made.
+    """
+    if not isinstance(cfg.init_policy, str):
+        raise ConfigError(f"init_policy: must be a policy file path or 'pretrained'; got "
+                          f"{_quoted(cfg.init_policy)}")
+    if not cfg.init_policy:
+        return
+    from agents.policy import PolicyLoadError, load_policy_file
+    from gongzhu_env.rules import Rules
+
+    try:
+        net, data = load_policy_file(cfg.init_policy, Rules.coerce(cfg.rules))
+    except PolicyLoadError as e:
+        raise ConfigError(f"init_policy: {e}") from None
+    if data.get("kind", "q") != "q" or net.architecture() != dict(arch):
+        raise ConfigError(f"init_policy: {cfg.init_policy!r} holds a {data.get('kind')!r} "
+                          f"network {net.architecture()}; this run needs a 'q' network "
+                          f"{dict(arch)} (set hidden, card_features and holder_features to "
+                          "the file's)")
 
 
 def _check_search_labels(cfg: DMCConfig) -> None:
@@ -686,6 +828,20 @@ def _check_search_labels(cfg: DMCConfig) -> None:
     if cfg.search_labels and (cfg.episode != "hand" or cfg.rules_mix):
         raise ConfigError("search_labels: labels are of single hands of one rule set; they "
                           "cannot be combined with match episodes or a rules_mix")
+    if cfg.search_labels:
+        # Each set's manifest now (its chunks are checked when the trainer loads them), so a
+        # mistyped directory is refused before a run directory is made.
+        from gongzhu_env.rules import Rules
+        from training.search_labels import LabelError, check_label_set, label_dirs
+
+        dirs = label_dirs(cfg.search_labels)
+        try:
+            if not dirs:
+                raise LabelError(f"no label directory in {cfg.search_labels!r}")
+            for d in dirs:
+                check_label_set(d, Rules.coerce(cfg.rules))
+        except LabelError as e:
+            raise ConfigError(f"search_labels: {e}") from None
 
 
 def _check_rules_mix(cfg: DMCConfig) -> None:
@@ -764,6 +920,9 @@ def _check_opponents(cfg: DMCConfig | SB3Config) -> None:
     """Check who may sit at the table in training and in the evaluations (both trainers)."""
     _check_mix(cfg.opponent_mix, "opponent_mix")
     _check_specs(cfg.eval_opponents, "eval_opponents")
+    if not cfg.eval_opponents:
+        raise ConfigError("eval_opponents: must name at least one baseline (to skip the "
+                          "evaluations set eval_deals and final_eval_deals to 0)")
 
 
 def _check_batch_engine(cfg: SB3Config) -> None:
@@ -790,30 +949,66 @@ def _check_batch_engine(cfg: SB3Config) -> None:
         raise ConfigError(f"rules: {e} (or train with engine='scalar')") from None
 
 
-def _positive_int(cfg: object, name: str) -> None:
+def _int_field(cfg: object, name: str, least: int) -> None:
+    """Refuse a field that is not an integer from ``least`` to its bound (``_bound_of``)."""
     v = getattr(cfg, name)
-    if type(v) is not int or v <= 0:
-        raise ConfigError(f"{name}: must be a positive integer; got {v!r}")
+    most = _bound_of(name)
+    if type(v) is not int or v < least or (most is not None and v > most):
+        span = f"from {least} to {int(most):,}" if most is not None else \
+            ("positive" if least > 0 else "non-negative")
+        raise ConfigError(f"{name}: must be an integer {span}; got {_quoted(v)}")
+
+
+def _positive_int(cfg: object, name: str) -> None:
+    _int_field(cfg, name, 1)
 
 
 def _nonneg_int(cfg: object, name: str) -> None:
-    v = getattr(cfg, name)
-    if type(v) is not int or v < 0:
-        raise ConfigError(f"{name}: must be a non-negative integer; got {v!r}")
+    _int_field(cfg, name, 0)
 
 
 def _positive_float(cfg: object, name: str) -> None:
+    """Refuse a field that is not a finite number above 0 and at most its bound."""
     v = getattr(cfg, name)
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
-        raise ConfigError(f"{name}: must be a positive number; got {v!r}")
+    most = _bound_of(name)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) \
+            or (isinstance(v, float) and not math.isfinite(v)) or v <= 0 \
+            or (most is not None and v > most):
+        upto = "" if most is None else f" up to {most:,.0f}" if most >= 1000 else \
+            f" up to {most:g}"
+        raise ConfigError(f"{name}: must be a positive number{upto}; got {_quoted(v)}")
+
+
+def _quoted(value: object) -> str:
+    """``repr(value)`` cut short and escaped: an error quotes the bad value, not megabytes."""
+    from gongzhu_env.integrity import printable
+
+    return printable(repr(value), 80)
+
+
+def _probability(cfg: object, name: str) -> None:
+    """Refuse a field that is not a number in [0, 1] (bools are not numbers here)."""
+    v = getattr(cfg, name)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0:
+        raise ConfigError(f"{name}: must be a probability in [0, 1]; got {_quoted(v)}")
+
+
+def _flag(cfg: object, name: str) -> None:
+    """Refuse a field that is not ``true`` or ``false`` (a string "no" would read as true)."""
+    v = getattr(cfg, name)
+    if type(v) is not bool:
+        raise ConfigError(f"{name}: must be true or false; got {_quoted(v)}")
 
 
 def _check_specs(specs: tuple[str, ...], name: str) -> None:
+    """Every spec must build its agent; a list of at most ``MAX_OPPONENTS`` of them."""
     from agents import make_agent
     from agents.base import AgentError
 
-    if isinstance(specs, str):
-        raise ConfigError(f"{name}: must be a list of agent specs, not the string {specs!r}")
+    if not isinstance(specs, (list, tuple)):
+        raise ConfigError(f"{name}: must be a list of agent specs; got {_quoted(specs)}")
+    if len(specs) > MAX_OPPONENTS:
+        raise ConfigError(f"{name}: at most {MAX_OPPONENTS} agent specs; got {len(specs):,}")
     for spec in specs:
         try:
             make_agent(spec, seed=0)
@@ -830,6 +1025,10 @@ def _check_mix(mix: Mapping[str, float], name: str) -> None:
                 or w < 0:
             raise ConfigError(f"{name}: weight of {spec!r} must be a non-negative number; "
                               f"got {w!r}")
-    if sum(mix.values()) <= 0:
-        raise ConfigError(f"{name}: weights must not all be zero")
+    if len(mix) > MAX_OPPONENTS:
+        raise ConfigError(f"{name}: at most {MAX_OPPONENTS} opponents; got {len(mix):,}")
+    total = sum(mix.values())
+    if not 0 < total < math.inf:
+        raise ConfigError(f"{name}: weights must not all be zero, and their sum must be "
+                          f"finite; got {total!r}")
     _check_specs(tuple(s for s in mix if s not in SPECIAL_OPPONENTS), name)

@@ -40,6 +40,7 @@ from agents.rule_features import MixedInput
 from gongzhu_env.rules import Rules
 from training.arena import MatchResult, duplicate_match
 from training.arena.plots import new_figure
+from training.outdir import out_problem
 
 if TYPE_CHECKING:
     from training.config import Config
@@ -62,9 +63,15 @@ class TrainingError(RuntimeError):
 
 # ---------------------------------------------------------------------------- seeding
 def seed_everything(seed: int) -> None:
-    """Seed everything in one block: Python's ``random``, numpy's global state and torch."""
+    """Seed everything in one block: Python's ``random``, numpy's global state and torch.
+
+    numpy's global generator takes seeds below 2**32 only, while the actors' seeds are derived
+    from the config's (``seed * 7919 + 1000 * (actor + 1)``) and pass it for a config seed
+    above half a million; numpy gets the seed modulo 2**32, so every valid config seed
+    (``training.config.MAX_SEED``) seeds its actors. Seeds below 2**32 are used unchanged.
+    """
     random.seed(seed)
-    np.random.seed(seed)
+    np.random.seed(seed % 2**32)
     torch.manual_seed(seed)
 
 
@@ -86,8 +93,19 @@ class RunDir:
         self.tb = self.root / "tb"
 
     def make(self) -> None:
-        """Create the directories."""
-        self.checkpoints.mkdir(parents=True, exist_ok=True)
+        """Create the directories; ``TrainingError`` when the path cannot be a run directory.
+
+        A file at the path (or above it) is refused by name instead of failing with the
+        operating system's ``NotADirectoryError`` from deep inside ``mkdir``.
+        """
+        why = out_problem(self.root, resume=False, marker="", what="training run")
+        if why is not None:
+            raise TrainingError(why)
+        try:
+            self.checkpoints.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise TrainingError(f"cannot make the run directory {self.root}: "
+                                f"{e.strerror or e}") from None
 
     def periodic_policy(self, decisions: int) -> Path:
         """Where the policy saved after ``decisions`` learner decisions goes."""

@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import os
 import sys
 import time
@@ -52,6 +53,16 @@ from gongzhu_env.view import obs_size
 FORMAT = 1
 MANIFEST = "labels.json"
 DEFAULT_SPEC = "search"
+MAX_CHUNK_HANDS = 10_000
+"""Most hands in one chunk: a chunk is held in memory until it is written, and 10,000 hands
+are about 350,000 labels (some 280 MB); the presets use 10."""
+MAX_CHUNKS = 100_000
+"""Most chunks of a set: chunk files are numbered with five digits (``chunk_path``), and a
+sixth would be a file that neither ``--resume`` nor the loader sees."""
+MAX_WORKERS = 256
+"""Most worker processes. Each loads its own search network and plays its own chunk; past
+the machine's cores they only wait, and a count in the thousands would start that many
+processes."""
 
 
 class LabelError(ValueError):
@@ -68,6 +79,19 @@ class LabelSpec:
     chunk_hands: int
     others: str = ""
     """The spec that plays the seats beside the search ("": the search at every seat)."""
+
+    def __post_init__(self) -> None:
+        """Refuse settings that cannot make a label set (``LabelError`` naming the setting)."""
+        for name in ("spec", "others"):
+            if not isinstance(getattr(self, name), str):
+                raise LabelError(f"{name}: must be an agent spec; got {getattr(self, name)!r}")
+        if not isinstance(self.rules, Rules):
+            raise LabelError(f"rules: must be Rules; got {type(self.rules).__name__}")
+        if type(self.seed) is not int or self.seed < 0:
+            raise LabelError(f"seed: must be a non-negative integer; got {self.seed!r}")
+        if type(self.chunk_hands) is not int or not 1 <= self.chunk_hands <= MAX_CHUNK_HANDS:
+            raise LabelError(f"chunk_hands: must be an integer from 1 to {MAX_CHUNK_HANDS:,}; "
+                             f"got {self.chunk_hands!r}")
 
     def identity(self) -> dict[str, Any]:
         """Return the manifest's content: all that decides the labels besides the hand."""
@@ -265,6 +289,24 @@ def read_chunk(path: Path, identity: dict[str, Any], chunk: int, width: int,
     return obs, tgt
 
 
+def check_label_set(out: str | os.PathLike[str], rules: Rules) -> dict[str, Any]:
+    """Return the manifest of a label set made for ``rules``; ``LabelError`` if it is not one.
+
+    Reads only ``labels.json``, so a run's config can be checked before training starts;
+    the chunks are checked when they are loaded.
+    """
+    out = Path(out)
+    doc = read_manifest(out)
+    try:
+        have = Rules.from_dict(doc["rules"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise LabelError(f"{out / MANIFEST}: its rules are not valid rules ({e})") from None
+    if have != rules:
+        raise LabelError(f"{out}: labels were made for other rules than the run's "
+                         f"({have.to_dict()} != {rules.to_dict()})")
+    return doc
+
+
 def load_labels(out: str | os.PathLike[str], rules: Rules, width: int | None = None
                 ) -> tuple[np.ndarray, np.ndarray]:
     """Every finished chunk of a label set for ``rules``: ``(obs uint8, tgt float32)``.
@@ -273,11 +315,7 @@ def load_labels(out: str | os.PathLike[str], rules: Rules, width: int | None = N
     or foreign, or when it holds no label yet.
     """
     out = Path(out)
-    doc = read_manifest(out)
-    have = Rules.from_dict(doc["rules"])
-    if have != rules:
-        raise LabelError(f"{out}: labels were made for other rules than the run's "
-                         f"({have.to_dict()} != {rules.to_dict()})")
+    doc = check_label_set(out, rules)
     width = obs_size(rules) if width is None else width
     parts = [read_chunk(path, doc, int(path.stem.split("-")[1]), width, rules.num_actions)
              for path in sorted(out.glob("chunk-[0-9][0-9][0-9][0-9][0-9].npz"))]
@@ -353,10 +391,7 @@ def make_labels(out: str | os.PathLike[str], label_spec: LabelSpec, hands: int, 
     (the ones running finish), so a budgeted leg ends with whole chunks only.
     """
     out = Path(out)
-    if type(hands) is not int or hands < 1:
-        raise LabelError(f"hands: must be a positive integer; got {hands!r}")
-    if type(workers) is not int or workers < 1:
-        raise LabelError(f"workers: must be a positive integer; got {workers!r}")
+    check_amounts(label_spec, hands, workers, time_budget_s)
     done = open_set(out, label_spec, resume)
     chunks = -(-hands // label_spec.chunk_hands)
     todo = [c for c in range(chunks) if c not in done]
@@ -372,6 +407,41 @@ def make_labels(out: str | os.PathLike[str], label_spec: LabelSpec, hands: int, 
         log(f"  chunk {chunk}: {len(arrays['obs'])} labels ({written:,} this run, "
             f"{written / max(spent, 1e-9):.1f}/s)")
     return written
+
+
+def check_out(out: Path, resume: bool) -> None:
+    """Refuse an ``--out`` that is a file, or ``--resume`` where there is no set to resume."""
+    from training.outdir import out_problem
+
+    why = out_problem(out, resume=resume, marker=MANIFEST, what="label set")
+    if why is not None:
+        raise LabelError(why)
+
+
+def check_workers(workers: object) -> None:
+    """Refuse a worker count that is not an integer from 1 to ``MAX_WORKERS``."""
+    if type(workers) is not int or not 1 <= workers <= MAX_WORKERS:
+        raise LabelError(f"workers: must be an integer from 1 to {MAX_WORKERS}; got "
+                         f"{workers!r}")
+
+
+def check_amounts(label_spec: LabelSpec, hands: object, workers: object,
+                  time_budget_s: object) -> None:
+    """Refuse a count of hands, workers or seconds that cannot make a run (``LabelError``).
+
+    ``hands`` positive and within ``MAX_CHUNKS`` chunks, ``workers`` from 1 to
+    ``MAX_WORKERS``, ``time_budget_s`` finite and not negative (0: no limit).
+    """
+    if type(hands) is not int or hands < 1:
+        raise LabelError(f"hands: must be a positive integer; got {hands!r}")
+    if -(-hands // label_spec.chunk_hands) > MAX_CHUNKS:
+        raise LabelError(f"hands: {hands:,} hands of {label_spec.chunk_hands} a chunk make more "
+                         f"than {MAX_CHUNKS:,} chunks; label fewer hands or raise chunk_hands")
+    check_workers(workers)
+    if isinstance(time_budget_s, bool) or not isinstance(time_budget_s, (int, float)) \
+            or not 0 <= time_budget_s < math.inf:
+        raise LabelError(f"time_budget_s: must be a finite number of seconds, 0 for no limit; "
+                         f"got {time_budget_s!r}")
 
 
 def _run_chunks(label_spec: LabelSpec, todo: list[int], workers: int, start: float,
@@ -413,22 +483,27 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--chunk-hands", type=int, default=10, help="hands per chunk file")
     p.add_argument("--workers", type=int, default=1, help="processes (2 for both cores)")
-    p.add_argument("--time-budget", type=float, default=0.0,
-                   help="seconds after which no chunk starts (0: none)")
+    p.add_argument("--time-budget", type=float, default=None,
+                   help="seconds after which no chunk starts (default: no limit)")
     p.add_argument("--others", default="",
                    help="spec of the other seats (a mixed table; default: the search everywhere)")
     p.add_argument("--resume", action="store_true", help="add to the set already at --out")
     args = p.parse_args(argv)
     try:
+        budget = args.time_budget
+        if budget is not None and not 0 < budget < math.inf:
+            raise LabelError(f"--time-budget: must be a positive number of seconds; got "
+                             f"{budget} (leave it out for no limit)")
         rules = Rules.coerce(args.rules)
-        if args.chunk_hands < 1:
-            raise LabelError(f"--chunk-hands: must be a positive integer; got {args.chunk_hands}")
+        # The numbers first: they are checked at once, the specs may load a network.
+        spec = LabelSpec(args.spec, rules, args.seed, args.chunk_hands, args.others)
+        check_amounts(spec, args.hands, args.workers, budget or 0.0)
+        check_out(Path(args.out), args.resume)
         search_agent(args.spec, rules)
         if args.others:
             table_agent(args.others, rules, 0)
-        spec = LabelSpec(args.spec, rules, args.seed, args.chunk_hands, args.others)
         n = make_labels(args.out, spec, args.hands, workers=args.workers, resume=args.resume,
-                        time_budget_s=args.time_budget)
+                        time_budget_s=budget or 0.0)
     except (LabelError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -44,6 +44,7 @@ from training.config import (
     save_config,
 )
 from training.dmc import mixed_input
+from training.outdir import out_problem
 from training.run import (
     FINAL_EVAL_SEED,
     RunDir,
@@ -207,11 +208,12 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         out = args.out or f"runs/{args.preset}-{args.trainer}"
+        why = out_problem(out, resume=args.resume, marker=RunDir(out).config.name,
+                          what="training run")
+        if why is not None:
+            raise TrainingError(why)
         if args.resume:
-            cfg_path = RunDir(out).config
-            if not cfg_path.is_file():
-                raise TrainingError(f"cannot resume: {cfg_path} does not exist")
-            cfg = load_config(str(cfg_path))
+            cfg = load_config(str(RunDir(out).config))
             extra = _overrides(args)
             if extra:
                 cfg = config_from_dict({**cfg.to_dict(), **extra})
@@ -230,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
                     stack.callback(ray.shutdown)
             run_training(cfg, out, resume=args.resume, quiet=args.quiet,
                          backend=args.backend, address=args.address)
-    except (TrainingError, BackendError) as e:
+    except (ConfigError, TrainingError, BackendError) as e:  # e.g. a damaged label chunk
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -96,6 +96,29 @@ def test_seed_everything_seeds_every_generator_in_one_call():
     assert draw() != first
 
 
+def test_every_valid_config_seed_seeds_its_actors():
+    # An actor's seed is derived from the config's (training.dmc, training.dmc_ray) and passes
+    # numpy's 2**32 for a config seed above half a million: numpy takes it modulo 2**32,
+    # seeds below that unchanged, so an old run's numbers do not move.
+    from training.config import MAX_ACTORS, MAX_SEED
+
+    seed_everything(MAX_SEED * 7919 + 1000 * (MAX_ACTORS + 1))
+    seed_everything(2**32 + 5)
+    wrapped = np.random.random(3)
+    seed_everything(5)
+    np.testing.assert_array_equal(np.random.random(3), wrapped)
+
+
+def test_a_run_directory_is_not_made_over_a_file(tmp_path):
+    from training.run import TrainingError
+
+    (tmp_path / "f").write_text("x", encoding="utf-8")
+    with pytest.raises(TrainingError, match="is a file, but the training run needs a directory"):
+        RunDir(tmp_path / "f").make()
+    with pytest.raises(TrainingError, match="lies under the file"):
+        RunDir(tmp_path / "f" / "run").make()
+
+
 def test_the_deal_seeds_of_evaluation_and_selection_are_apart():
     assert len({EVAL_SEED, FINAL_EVAL_SEED, SELECT_SEED, 1}) == 4  # 1: the README's arena
 

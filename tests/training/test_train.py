@@ -18,7 +18,7 @@ from agents.policy import (
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import PRESETS, Rules
 from gongzhu_env.view import obs_size
-from tests.helpers import random_views
+from tests.helpers import one_line_error, random_views
 from training import train
 from training.arena.hands import play_hand
 from training.train import parse_rules
@@ -116,6 +116,60 @@ def test_command_line_refuses_bad_values_before_training(tmp_path, capsys):
     assert train.main(["--preset", "nosuch", "--out", str(out)]) == 2
     assert "preset" in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("args, why", [
+    (["--set", "torch_threads=1000000"], "torch_threads: must be an integer from 1 to 256"),
+    (["--set", "hidden=[1000000000]"], "hidden: hidden layer widths must be positive integers"),
+    (["--set", "num_tables=1000000000000"], "num_tables: must be an integer from 1 to 16,384"),
+    (["--trainer", "sb3", "--set", "n_envs=1000000000"], "n_envs: must be an integer"),
+    (["--seed", "99999999999"], "seed: must be an integer from 0 to 4,294,967,295"),
+    (["--time-budget", "nan"], "time_budget_s: must be a positive number"),
+    (["--actors", "1000000"], "num_actors: must be an integer from 0 to 256"),
+])
+def test_sizes_and_thread_counts_are_refused_with_one_line_before_training(tmp_path, capsys,
+                                                                           args, why):
+    out = tmp_path / "never"
+    assert train.main(["--preset", "tiny", "--out", str(out), *args]) == 2
+    assert why in one_line_error(capsys)
+    assert not out.exists()
+
+
+def test_a_file_that_is_not_a_policy_cannot_start_a_run(tmp_path, capsys):
+    text = tmp_path / "passwd"
+    text.write_text("root:x:0:0:root:/root:/bin/bash\n", encoding="utf-8")
+    out = tmp_path / "never"
+    assert train.main(["--preset", "tiny", "--out", str(out), "--set",
+                       f"init_policy={json.dumps(str(text))}"]) == 2
+    assert "init_policy: cannot read policy file" in one_line_error(capsys)
+    assert not out.exists()
+
+
+def test_an_out_that_is_a_file_is_refused_and_left_as_it_was(tmp_path, capsys):
+    taken = tmp_path / "notes.txt"
+    taken.write_text("keep me\n", encoding="utf-8")
+    assert train.main(["--preset", "tiny", "--out", str(taken), "--quiet"]) == 2
+    assert "is a file, but the training run needs a directory" in one_line_error(capsys)
+    assert train.main(["--preset", "tiny", "--out", str(taken / "run"), "--quiet"]) == 2
+    assert f"lies under the file {taken}" in one_line_error(capsys)
+    assert taken.read_text(encoding="utf-8") == "keep me\n"
+
+
+@pytest.mark.parametrize("field, value", [("torch_threads", 1_000_000),
+                                          ("num_tables", 10**12), ("hidden", [10**9])])
+def test_resume_refuses_a_config_json_past_the_bounds(tmp_path, capsys, field, value):
+    # The same values written into a run's config.json: --resume validates what it reads.
+    from training.config import make_config, save_config
+
+    run = tmp_path / "run"
+    run.mkdir()
+    save_config(make_config("tiny", "dmc"), str(run / "config.json"))
+    data = json.loads((run / "config.json").read_text(encoding="utf-8"))
+    data[field] = value
+    (run / "config.json").write_text(json.dumps(data), encoding="utf-8")
+    assert train.main(["--out", str(run), "--resume", "--quiet"]) == 2
+    assert f"config.json: {field}:" in one_line_error(capsys)
+    assert sorted(p.name for p in run.iterdir()) == ["config.json"]
 
 
 # Every rule set trains with both trainers: the network, the buffers and the single-seat env
