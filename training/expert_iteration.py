@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shutil
 import sys
@@ -49,6 +50,15 @@ GATE_SEED = 4242
 GATE_BASELINE = "expert"
 """The fixed player both networks of a gate also meet: a kept network must not lose ground to
 it."""
+CHUNK_HANDS = 10
+"""Hands per label chunk of a round (``training.search_labels``): a stop loses at most that
+many searched hands."""
+SEED_STRIDE = 1000
+"""Round ``r`` of a run with seed ``s`` labels and fine-tunes with seed ``s * 1000 + r``."""
+MAX_ROUNDS = 1000
+"""Most rounds of one run; a round takes about an hour on two cores."""
+MAX_GATE_EXTEND = 100
+"""Largest multiple an undecided gate plays on to (the recipes use 2)."""
 
 
 @dataclass(frozen=True)
@@ -92,19 +102,56 @@ class Recipe:
     every round's fine-tune: labels grown over several runs or sessions train together."""
 
     def check(self) -> None:
-        """Refuse settings that cannot make a run, naming the setting."""
-        for name in ("rounds", "hands", "gate_deals", "gate_extend"):
+        """Refuse settings that cannot make a run, naming the setting and what is expected.
+
+        Checked before anything is written, with the bounds of what each setting feeds: the
+        label set's chunks, the arena's deals, and the fine-tune's config (its seeds, time
+        budget and learning rate), so no setting fails an hour into a run.
+        """
+        from training.arena.deals import MAX_DEALS
+        from training.config import MAX_SECONDS, MAX_SEED, PRESETS
+        from training.search_labels import MAX_CHUNKS
+
+        for name, most in (("rounds", MAX_ROUNDS), ("hands", MAX_CHUNKS * CHUNK_HANDS),
+                           ("gate_deals", MAX_DEALS), ("gate_extend", MAX_GATE_EXTEND)):
             v = getattr(self, name)
             if type(v) is not int or v < 1:
                 raise ValueError(f"{name}: must be a positive integer; got {v!r}")
-        if not 0.0 < self.share <= 1.0:
+            if v > most:
+                raise ValueError(f"{name}: must be at most {most:,}; got {v:,}")
+        if self.gate_deals * self.gate_extend > MAX_DEALS:
+            raise ValueError(f"gate_extend: an undecided gate would play gate_deals * "
+                             f"gate_extend = {self.gate_deals * self.gate_extend:,} deals; the "
+                             f"arena plays at most {MAX_DEALS:,}")
+        if not _number(self.share) or not 0.0 < self.share <= 1.0:
             raise ValueError(f"share: must be in (0, 1]; got {self.share!r}")
-        for name in ("train_s", "lr"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name}: must be > 0; got {getattr(self, name)!r}")
+        for name, most in (("train_s", MAX_SECONDS), ("lr", 1.0)):
+            v = getattr(self, name)
+            if not _number(v) or not 0 < v <= most:
+                raise ValueError(f"{name}: must be a number above 0 and at most {most:,.10g}; "
+                                 f"got {v!r}")
+        top = (MAX_SEED - self.rounds) // SEED_STRIDE
+        if type(self.seed) is not int or not 0 <= self.seed <= top:
+            raise ValueError(f"seed: must be an integer from 0 to {top:,} (round r trains with "
+                             f"seed * {SEED_STRIDE} + r, at most {MAX_SEED:,}); got "
+                             f"{self.seed!r}")
+        for name in ("search", "rules", "start", "preset", "others", "extra_labels"):
+            if not isinstance(getattr(self, name), str):
+                raise ValueError(f"{name}: must be a string; got {getattr(self, name)!r}")
         if "net=" in self.search or not self.search.split(":")[0].strip() == "search":
             raise ValueError(f"search: must be a search spec without net= (each round "
                              f"names its network); got {self.search!r}")
+        if self.preset not in PRESETS:
+            raise ValueError(f"preset: must be one of {PRESETS}; got {self.preset!r}")
+        try:
+            Rules.coerce(self.rules)
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"rules: {e}") from None
+
+
+def _number(v: object) -> bool:
+    """Whether ``v`` is a finite int or float (bools are not numbers here)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 class ExpertIteration:
@@ -112,7 +159,10 @@ class ExpertIteration:
 
     def __init__(self, out: str | Path, recipe: Recipe, workers: int = 1,
                  log: Any = print) -> None:
+        from training.search_labels import check_workers
+
         recipe.check()
+        check_workers(workers)
         self.out = Path(out)
         self.recipe = recipe
         self.rules = Rules.coerce(recipe.rules)
@@ -157,7 +207,14 @@ class ExpertIteration:
     # ------------------------------------------------------------------ a round
     def run(self, resume: bool = False) -> dict[str, Any]:
         """Play every round not yet finished; return the state."""
+        from training.outdir import out_problem
+
+        why = out_problem(self.out, resume=resume, marker=self.state_path.name,
+                          what="expert-iteration run")
+        if why is not None:
+            raise ValueError(why)
         self.check_extra_labels()
+        self.check_players(fresh=not self.state_path.exists())
         state = self.load_state(resume)
         for r in range(len(state["rounds"]) + 1, self.recipe.rounds + 1):
             state["rounds"].append(self.round(r, Path(state["current"])))
@@ -181,6 +238,23 @@ class ExpertIteration:
             except LabelError as e:
                 raise ValueError(f"extra_labels: {e}") from None
 
+    def check_players(self, fresh: bool) -> None:
+        """Refuse a start network or an ``others`` spec that cannot play, before any work.
+
+        The start is checked for a new run only: a resumed run plays from its copy of it.
+        """
+        from agents.base import AgentError
+        from agents.policy import load_policy_file
+        from training.search_labels import table_agent
+
+        if fresh:
+            try:
+                load_policy_file(self.recipe.start, self.rules)
+            except AgentError as e:
+                raise ValueError(f"start: {e}") from None
+        if self.recipe.others:
+            table_agent(self.recipe.others, self.rules, 0)
+
     def training_labels(self, r: int) -> str:
         """Return the label sets round ``r`` fine-tunes on, joined with ``os.pathsep``."""
         from training.search_labels import label_dirs
@@ -198,11 +272,12 @@ class ExpertIteration:
         t0 = time.perf_counter()
         spec = f"{c.search}{',' if ':' in c.search else ':'}net={current}"
         labels = where / "labels"
-        make_labels(labels, LabelSpec(spec, self.rules, c.seed * 1000 + r, 10, c.others), c.hands,
+        make_labels(labels, LabelSpec(spec, self.rules, c.seed * SEED_STRIDE + r, CHUNK_HANDS,
+                                      c.others), c.hands,
                     workers=self.workers, resume=True, log=self.log)
         t1 = time.perf_counter()
         trained_on = self.training_labels(r)
-        policy = self.fine_tune(where / "train", current, trained_on, c.seed * 1000 + r)
+        policy = self.fine_tune(where / "train", current, trained_on, c.seed * SEED_STRIDE + r)
         t2 = time.perf_counter()
         head, baseline = self.gate(where, policy, current, c.gate_deals)
         if head.ci_low <= 0 < head.ci_high and c.gate_extend > 1:
@@ -301,10 +376,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=1, help="processes (2 for both cores)")
     p.add_argument("--resume", action="store_true")
     args = p.parse_args(argv)
-    recipe = Recipe(args.rounds, args.hands, args.search, args.share, args.train_s, args.lr,
-                    args.gate_deals, args.gate_extend, args.seed, args.rules, args.start,
-                    args.preset, args.others, args.keep_labels, args.extra_labels)
     try:
+        recipe = Recipe(args.rounds, args.hands, args.search, args.share, args.train_s, args.lr,
+                        args.gate_deals, args.gate_extend, args.seed, args.rules, args.start,
+                        args.preset, args.others, args.keep_labels, args.extra_labels)
         ExpertIteration(args.out, recipe, args.workers).run(args.resume)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -72,9 +72,13 @@ class Settings:
 
     def check(self) -> None:
         """Refuse settings that cannot make a run, naming the setting."""
+        from training.config import PRESETS
+
         if type(self.legs) is not int or not 0 <= self.legs <= len(LEGS):
             raise ValueError(f"legs: must be an integer from 0 to {len(LEGS)}; got "
                              f"{self.legs!r}")
+        if self.preset not in PRESETS:
+            raise ValueError(f"preset: must be one of {PRESETS}; got {self.preset!r}")
         self.leg.check()
 
 
@@ -83,7 +87,10 @@ class ShippedRecipe:
 
     def __init__(self, out: str | Path, settings: Settings = Settings(), workers: int = 2,
                  log: Any = print) -> None:
+        from training.search_labels import check_workers
+
         settings.check()
+        check_workers(workers)
         self.out = Path(out)
         self.settings = settings
         self.workers = workers
@@ -108,7 +115,17 @@ class ShippedRecipe:
 
     # ------------------------------------------------------------------ stages
     def run(self, resume: bool = False) -> dict[str, Any]:
-        """Run every stage not yet finished; return the report written to ``recipe.json``."""
+        """Run every stage not yet finished; return the report written to ``recipe.json``.
+
+        ``resume`` where no recipe run is, or an ``--out`` that is a file, is refused before
+        anything is written (as ``training.train`` and ``training.expert_iteration`` do).
+        """
+        from training.outdir import out_problem
+
+        why = out_problem(self.out, resume=resume, marker=self.report_path.name,
+                          what="recipe run")
+        if why is not None:
+            raise ValueError(why)
         report = self.load_report(resume)
         self.stage(report, "full", self.train_full)
         for k in range(1, self.settings.legs + 1):

@@ -15,7 +15,7 @@ from agents.policy import save_policy  # noqa: E402
 from agents.search import SearchAgent, SearchResult  # noqa: E402
 from gongzhu_env.rules import Rules  # noqa: E402
 from gongzhu_env.view import decode, obs_size  # noqa: E402
-from tests.helpers import tiny_q_network  # noqa: E402
+from tests.helpers import one_line_error, tiny_q_network  # noqa: E402
 from training import search_labels  # noqa: E402
 from training.config import ConfigError, make_config  # noqa: E402
 from training.dmc import DMCTrainer  # noqa: E402
@@ -408,3 +408,87 @@ def test_a_recipe_with_a_mixed_table_labels_there_and_older_runs_still_resume(
     (old / "state.json").write_text(json.dumps(state))
     resumed = ExpertIteration(old, Recipe(rounds=2, start=net_path), log=_quiet).run(resume=True)
     assert len(resumed["rounds"]) == 2 and asked[-1].others == ""
+
+
+@pytest.mark.parametrize("args, why", [
+    (["--time-budget", "-1"], "--time-budget: must be a positive number of seconds"),
+    (["--time-budget", "0"], "--time-budget: must be a positive number of seconds"),
+    (["--time-budget", "nan"], "--time-budget: must be a positive number of seconds"),
+    (["--time-budget", "inf"], "--time-budget: must be a positive number of seconds"),
+    (["--seed", "-1"], "seed: must be a non-negative integer"),
+    (["--chunk-hands", "0"], "chunk_hands: must be an integer from 1 to 10,000"),
+    (["--chunk-hands", "1000000"], "chunk_hands: must be an integer from 1 to 10,000"),
+    (["--workers", "0"], "workers: must be an integer from 1 to 256"),
+    (["--workers", "100000"], "workers: must be an integer from 1 to 256"),
+    (["--hands", "0"], "hands: must be a positive integer"),
+    (["--hands", "10000000000"], "more than 100,000 chunks"),
+    (["--resume"], "cannot resume: "),
+])
+def test_the_label_command_refuses_bad_numbers_before_any_work(tmp_path, capsys, spec, args,
+                                                              why):
+    out = tmp_path / "labels"
+    argv = ["--out", str(out), "--spec", spec, "--hands", "1", *args]
+    assert search_labels.main(argv) == 2
+    assert why in one_line_error(capsys)
+    assert not out.exists()
+
+
+def test_the_label_command_refuses_an_out_that_is_a_file(tmp_path, capsys, spec):
+    taken = tmp_path / "notes.txt"
+    taken.write_text("keep me\n", encoding="utf-8")
+    assert search_labels.main(["--out", str(taken), "--spec", spec, "--hands", "1"]) == 2
+    assert "is a file, but the label set needs a directory" in one_line_error(capsys)
+    assert taken.read_text(encoding="utf-8") == "keep me\n"
+
+
+def test_make_labels_refuses_a_budget_that_is_negative_or_not_a_number(tmp_path, spec):
+    label_spec = LabelSpec(spec, RULES, seed=1, chunk_hands=1)
+    for budget in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(LabelError, match="time_budget_s: must be a finite number"):
+            make_labels(tmp_path / "x", label_spec, 1, time_budget_s=budget, log=_quiet)
+    assert not (tmp_path / "x").exists()
+
+
+def test_expert_iteration_resume_where_there_is_no_run_is_refused(tmp_path, capsys, net_path,
+                                                                  monkeypatch):
+    # As training.train refuses it: a mistyped --out must not start a new run of hours.
+    from training import expert_iteration
+
+    def no_round(*_: object, **__: object) -> None:
+        raise AssertionError("a round started")
+
+    monkeypatch.setattr(expert_iteration.ExpertIteration, "round", no_round)
+    out = tmp_path / "new"
+    assert expert_iteration.main(["--out", str(out), "--start", net_path, "--resume"]) == 2
+    err = one_line_error(capsys)
+    assert "cannot resume: " in err and "state.json is missing" in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("args, why", [
+    (["--seed", "-1"], "seed: must be an integer from 0 to 4,294,967"),
+    (["--seed", "5000000"], "seed: must be an integer from 0 to 4,294,967"),
+    (["--train-s", "inf"], "train_s: must be a number above 0 and at most 2,592,000"),
+    (["--lr", "5"], "lr: must be a number above 0 and at most 1"),
+    (["--share", "nan"], r"share: must be in (0, 1]"),
+    (["--workers", "0"], "workers: must be an integer from 1 to 256"),
+    (["--gate-deals", "10000000"], "gate_deals: must be at most 1,000,000"),
+    (["--gate-deals", "600000"], "gate_extend: an undecided gate would play"),
+    (["--hands", "2000000"], "hands: must be at most 1,000,000"),
+    (["--preset", "huge"], "preset: must be one of"),
+    (["--rules", "bogus"], "rules: unknown rules preset"),
+    (["--others", "nobody"], "others: unknown agent 'nobody'"),
+    (["--start", "NOT_A_POLICY"], "start: cannot read policy file"),
+])
+def test_expert_iteration_refuses_bad_settings_before_writing(tmp_path, capsys, net_path, args,
+                                                              why):
+    text = tmp_path / "passwd"
+    text.write_text("root:x:0:0:root:/root:/bin/bash\n", encoding="utf-8")
+    from training import expert_iteration
+
+    out = tmp_path / "run"
+    argv = ["--out", str(out), "--start", net_path,
+            *[str(text) if a == "NOT_A_POLICY" else a for a in args]]
+    assert expert_iteration.main(argv) == 2
+    assert why in one_line_error(capsys)
+    assert not out.exists()

@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("torch")
 
 from gongzhu_env.rules import Rules  # noqa: E402
+from tests.helpers import one_line_error  # noqa: E402
 from training import shipped_recipe  # noqa: E402
 from training.expert_iteration import ExpertIteration  # noqa: E402
 from training.search_labels import load_labels  # noqa: E402
@@ -133,3 +134,30 @@ def test_the_legs_run_as_expert_iteration_runs(tmp_path, monkeypatch):
     assert recipe.run_leg(2, resume=True) == {"kept": False, "gate": -1.0,
                                              "against_expert": 0.0}
     assert seen == [(str(tmp_path / "leg-2"), False)]  # no state.json yet: a fresh start
+
+
+@pytest.mark.parametrize("args, why", [
+    (["--resume"], "cannot resume: "),
+    (["--workers", "0"], "workers: must be an integer from 1 to 256"),
+    (["--workers", "100000"], "workers: must be an integer from 1 to 256"),
+])
+def test_the_command_refuses_resume_without_a_run_and_bad_worker_counts(tmp_path, capsys,
+                                                                        monkeypatch, args, why):
+    def no_stage(*_: object, **__: object) -> None:
+        raise AssertionError("a stage started")
+
+    monkeypatch.setattr(ShippedRecipe, "stage", no_stage)
+    out = tmp_path / "new"
+    assert shipped_recipe.main(["--out", str(out), *args]) == 2
+    assert why in one_line_error(capsys)
+    assert not out.exists()
+
+
+def test_an_out_that_is_a_file_or_a_preset_that_is_none_is_refused(tmp_path, capsys):
+    taken = tmp_path / "notes.txt"
+    taken.write_text("keep me\n", encoding="utf-8")
+    assert shipped_recipe.main(["--out", str(taken)]) == 2
+    assert "is a file, but the recipe run needs a directory" in capsys.readouterr().err
+    assert taken.read_text(encoding="utf-8") == "keep me\n"
+    with pytest.raises(ValueError, match="preset: must be one of"):
+        Settings(preset="huge").check()
