@@ -130,6 +130,9 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
         key, sep, value = item.partition("=")
         if not sep:
             raise ConfigError(f"--set {item!r}: expected FIELD=VALUE")
+        if key.strip() in ("preset", "trainer"):
+            # Both pick the table of defaults the fields start from, so they have options.
+            raise ConfigError(f"--set {key.strip()}: choose it with --{key.strip()}, not --set")
         try:
             out[key.strip()] = json.loads(value)
         except json.JSONDecodeError:

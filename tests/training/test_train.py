@@ -126,6 +126,8 @@ def test_command_line_refuses_bad_values_before_training(tmp_path, capsys):
     (["--seed", "99999999999"], "seed: must be an integer from 0 to 4,294,967,295"),
     (["--time-budget", "nan"], "time_budget_s: must be a positive number"),
     (["--actors", "1000000"], "num_actors: must be an integer from 0 to 256"),
+    (["--set", 'preset="full"'], "--set preset: choose it with --preset"),
+    (["--set", "trainer=[1]"], "--set trainer: choose it with --trainer"),
 ])
 def test_sizes_and_thread_counts_are_refused_with_one_line_before_training(tmp_path, capsys,
                                                                            args, why):
