@@ -33,7 +33,8 @@ PRESETS = ("quick", "full", "tiny")
 TRAINERS = ("dmc", "sb3")
 REWARD_MODES = ("zero_sum", "raw", "team")
 SPECIAL_OPPONENTS = ("self", "snapshot")
-ENGINES = ("scalar", "batch")
+SB3_ENGINES = ("scalar", "batch")
+"""``SB3Config.engine`` values (the DMC trainer's, with ``"auto"``, are ``ENGINES``)."""
 PRECISIONS = ("auto", "float32", "bfloat16")
 """``DMCConfig.precision`` values (``training.precision`` resolves them)."""
 BATCH_OPPONENTS = ("random", "self", "snapshot")
@@ -581,8 +582,9 @@ class SB3Config:
         _flag(self, "subproc")
         _check_network(self)
         _check_opponents(self)
-        if self.engine not in ENGINES:
-            raise ConfigError(f"engine: must be one of {ENGINES}; got {_quoted(self.engine)}")
+        if self.engine not in SB3_ENGINES:
+            raise ConfigError(f"engine: must be one of {SB3_ENGINES}; got "
+                              f"{_quoted(self.engine)}")
         if self.engine == "batch":
             _check_batch_engine(self)
 
@@ -876,6 +878,7 @@ def _check_rules_mix(cfg: DMCConfig) -> None:
 
 
 ENGINES = ("auto", "batch", "scalar")
+"""``DMCConfig.engine`` values."""
 
 
 def batch_engine_obstacle(cfg: DMCConfig) -> str | None:
