@@ -109,34 +109,47 @@ def parse_rules(text: str) -> str | dict[str, Any]:
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """Collect the config fields the command line sets, each from exactly one place.
+
+    A field named twice (a flag and ``--set``, or ``--set`` repeated) is refused: otherwise the
+    last one would win without a word, and which one a person meant is a guess.
+    """
     out: dict[str, Any] = {}
+    given_by: dict[str, str] = {}
+
+    def put(field: str, value: Any, source: str) -> None:
+        if field in given_by:
+            raise ConfigError(f"{source}: {field} is already given by {given_by[field]}; give "
+                              "it in one place only")
+        given_by[field] = source
+        out[field] = value
+
     if args.rules is not None:
-        out["rules"] = parse_rules(args.rules)
+        put("rules", parse_rules(args.rules), f"--rules {args.rules}")
     if args.rules_mix is not None:
         mix = [name.strip() for name in args.rules_mix.split(",") if name.strip()]
-        out["rules_mix"] = tuple(mix)
+        put("rules_mix", tuple(mix), f"--rules-mix {args.rules_mix}")
         out.setdefault("rules", mix[0] if mix else "standard")
-    if args.episode is not None:
-        out["episode"] = args.episode
-    if args.seed is not None:
-        out["seed"] = args.seed
-    if args.time_budget is not None:
-        out["time_budget_s"] = args.time_budget
-    if args.final_eval_deals is not None:
-        out["final_eval_deals"] = args.final_eval_deals
-    if args.actors is not None:
-        out["num_actors"] = args.actors
+    for field, value, flag in (("episode", args.episode, "--episode"),
+                               ("seed", args.seed, "--seed"),
+                               ("time_budget_s", args.time_budget, "--time-budget"),
+                               ("final_eval_deals", args.final_eval_deals, "--final-eval-deals"),
+                               ("num_actors", args.actors, "--actors")):
+        if value is not None:
+            put(field, value, f"{flag} {value}")
     for item in args.set:
         key, sep, value = item.partition("=")
         if not sep:
             raise ConfigError(f"--set {item!r}: expected FIELD=VALUE")
-        if key.strip() in ("preset", "trainer"):
+        key = key.strip()
+        if key in ("preset", "trainer"):
             # Both pick the table of defaults the fields start from, so they have options.
-            raise ConfigError(f"--set {key.strip()}: choose it with --{key.strip()}, not --set")
+            raise ConfigError(f"--set {key}: choose it with --{key}, not --set")
         try:
-            out[key.strip()] = json.loads(value)
+            parsed = json.loads(value)
         except json.JSONDecodeError:
-            out[key.strip()] = value
+            parsed = value
+        put(key, parsed, f"--set {item}")
     return out
 
 

@@ -137,6 +137,22 @@ def test_sizes_and_thread_counts_are_refused_with_one_line_before_training(tmp_p
     assert not out.exists()
 
 
+@pytest.mark.parametrize("args, why", [
+    (["--seed", "3", "--set", "seed=5"], "--set seed=5: seed is already given by --seed 3"),
+    (["--set", "num_tables=8", "--set", "num_tables=16"],
+     "--set num_tables=16: num_tables is already given by --set num_tables=8"),
+    (["--rules", "huapai", "--set", 'rules="standard"'],
+     "rules is already given by --rules huapai"),
+    (["--actors", "1", "--set", "num_actors=2"], "num_actors is already given by --actors 1"),
+])
+def test_a_field_given_twice_is_refused_rather_than_the_last_winning(tmp_path, capsys, args,
+                                                                     why):
+    out = tmp_path / "never"
+    assert train.main(["--preset", "tiny", "--out", str(out), *args]) == 2
+    assert why in one_line_error(capsys)
+    assert not out.exists()
+
+
 def test_a_file_that_is_not_a_policy_cannot_start_a_run(tmp_path, capsys):
     text = tmp_path / "passwd"
     text.write_text("root:x:0:0:root:/root:/bin/bash\n", encoding="utf-8")
