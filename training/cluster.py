@@ -130,6 +130,13 @@ def local_ray_env() -> dict[str, str]:
     processes is untouched. ``tests/training/test_ray_network.py`` holds every process of a
     local instance to loopback by tracing its ``connect()`` calls.
 
+    ``RAY_worker_niceness=0`` runs the workers at the priority of the command that started
+    them, as the local backend's processes run. Ray lowers its workers to niceness 15 so that
+    its own servers stay responsive on a node given over to Ray; on a machine shared with
+    other work that hands nearly all their CPU to any other busy process (weight 36 against
+    1024 in Linux's scheduler), so an actor took minutes to start and the arena's tasks
+    crawled while two busy loops ran.
+
     ``PYTHONPATH`` lets the workers import this very checkout, as the driver does, whatever
     the current directory.
     """
@@ -137,6 +144,7 @@ def local_ray_env() -> dict[str, str]:
     if os.environ.get("PYTHONPATH"):
         path.append(os.environ["PYTHONPATH"])
     return {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0",
+            "RAY_worker_niceness": "0",
             "http_proxy": DEAD_END_PROXY, "https_proxy": DEAD_END_PROXY,
             "no_proxy": NO_PROXY, "grpc_proxy": "",
             "PYTHONPATH": os.pathsep.join(path)}

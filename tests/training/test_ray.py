@@ -252,7 +252,7 @@ def test_tasks_reach_both_nodes_and_a_chunk_whose_worker_died_is_played_again(
         assert {n["NodeManagerAddress"] for n in ray.nodes()} == {"127.0.0.1"}
         pool = RayExecutor(ray)
         futures = [pool.submit(_node_after, 0.5) for _ in range(6)]
-        assert {f.result(timeout=60) for f in futures} == nodes  # both nodes take tasks
+        assert {f.result(timeout=600) for f in futures} == nodes  # both nodes take tasks
         got = duplicate_match(DiesOnce(str(marker)), "random", 12, seed=3, workers=2,
                               executor=pool)
         assert marker.exists()  # one worker did die
@@ -265,6 +265,16 @@ def test_tasks_reach_both_nodes_and_a_chunk_whose_worker_died_is_played_again(
         doomed = RayExecutor(ray, max_retries=1).submit(os._exit, 1)
         with pytest.raises(WorkerLostError, match="retries are used up"):
             doomed.result(timeout=120)
+
+
+@RAY_GROUP
+def test_workers_of_a_local_instance_run_at_the_priority_of_the_command(cluster):
+    """Ray lowers its workers to niceness 15, which on a busy machine leaves them almost no
+    CPU beside any other busy process; a local instance's run as the command does."""
+    with ray_session(cluster.address) as ray:
+        pool = RayExecutor(ray)
+        niceness = {pool.submit(os.nice, 0).result(timeout=600) for _ in range(4)}
+    assert niceness == {os.nice(0)}
 
 
 @RAY_GROUP
@@ -285,10 +295,10 @@ def test_dmc_on_ray_replaces_a_killed_actor_and_keeps_its_checkpoints(
     at_kill: list[int] = []
 
     def kill_one_actor_mid_run():
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 600
         while not (made and made[0].batches >= 2) and time.monotonic() < deadline:
             time.sleep(0.05)  # until the run is under way (early: a loaded machine is slow)
-        pid = ray.get(made[0].slots[0].pid.remote(), timeout=60)
+        pid = ray.get(made[0].slots[0].pid.remote(), timeout=600)
         at_kill.append(made[0].batches)
         os.kill(pid, signal.SIGKILL)
         killed.append(pid)
@@ -324,28 +334,115 @@ def test_dmc_on_ray_replaces_a_killed_actor_and_keeps_its_checkpoints(
     assert not ray.is_initialized()
 
 
-def test_an_actor_that_keeps_dying_stops_the_run_with_a_clear_error():
-    """A dead actor is replaced; one that dies three times in a row without delivering a
-    batch is given up with ``WorkerLostError`` (the trainer then checkpoints and exits 1)."""
-    from training.dmc_ray import MAX_FRUITLESS, RayActors
+class _Done:
+    """A finished call of a scripted actor: its result, or the error it raises."""
 
-    class FakeRay:
-        def kill(self, handle, no_restart=True):
-            pass
+    def __init__(self, result):
+        self.result = result
+
+
+class _ScriptedActor:
+    """An actor whose every batch arrives, or whose every call fails with ``fate``."""
+
+    def __init__(self, fate):
+        batch = (np.zeros((1, 4), np.uint8), np.zeros((1, 2), np.float32),
+                 {"decisions": 1, "forced": 0, "games": 0, "ret_sum": 0.0, "ret_n": 0})
+        self.play = self
+        self._result = batch if fate is None else fate
+
+    def remote(self, *args):
+        return _Done(self._result)
+
+
+class _Script:
+    """The actor class and the Ray of ``RayActors`` without a cluster: actor k (in order of
+    creation, replacements included) delivers if ``fates[k]`` is None, else fails with it."""
+
+    def __init__(self, fates):
+        self.exceptions = require_ray().exceptions
+        self.fates = iter(fates)
+
+    def remote(self, cfg_dict, actor_id):  # the actor class
+        return _ScriptedActor(next(self.fates))
+
+    def wait(self, refs, num_returns, timeout):
+        return list(refs), []
+
+    def get(self, done):
+        if isinstance(done.result, BaseException):
+            raise done.result
+        return done.result
+
+    def kill(self, handle, no_restart=True):
+        pass
+
+
+def _scripted_actors(n, fates):
+    """``RayActors`` for ``n`` actors whose fates ``_Script`` decides; and what it logs."""
+    from training.config import make_config
+    from training.dmc_ray import RayActors
 
     said: list[str] = []
-    actors = RayActors.__new__(RayActors)  # the transport without a cluster
-    actors.ray, actors.log, actors.replaced = FakeRay(), said.append, 0
-    actors.slots, actors._fruitless, actors._pending = [object()], [0], {}
-    actors._spawn = lambda slot: actors.slots.__setitem__(slot, object())
-    for _ in range(MAX_FRUITLESS - 1):
-        actors._replace(0, actors.slots[0], RuntimeError("killed"))
-    assert actors.replaced == MAX_FRUITLESS - 1 and "the run goes on" in said[-1]
-    old = actors.slots[0]
-    actors._replace(0, object(), RuntimeError("stale"))  # an already replaced handle
-    assert actors.slots[0] is old
-    with pytest.raises(WorkerLostError, match="3 times in a row"):
-        actors._replace(0, actors.slots[0], RuntimeError("killed"))
+    actors = RayActors.__new__(RayActors)
+    actors.cfg = make_config("tiny", trainer="dmc")
+    actors.cfg.num_actors = n
+    script = _Script(fates)
+    actors.ray, actors.log, actors._started = script, said.append, False
+    actors._start(script)
+    return actors, said
+
+
+def _serve(actors, rounds):
+    """Collect ``rounds`` times, each slot waiting to respawn being due at once."""
+    got = 0
+    for _ in range(rounds):
+        for slot in actors._respawn_at:
+            actors._respawn_at[slot] = -1.0
+        got += len(actors.get(timeout=0.0))
+    return got
+
+
+def test_a_slot_that_keeps_losing_its_actors_waits_longer_while_another_feeds_the_run():
+    """Ray's memory monitor kills the newest worker first, so on a short-of-memory machine
+    every replacement of a slot can die at once: that slot waits longer each time (the first
+    replacement at once), and the run goes on while another actor delivers."""
+    from training.dmc_ray import MAX_FRUITLESS
+
+    oom = require_ray().exceptions.OutOfMemoryError("a worker was killed: node low on memory")
+    deaths = 2 * MAX_FRUITLESS + 1
+    actors, said = _scripted_actors(2, [oom, None, *[oom] * deaths])
+    got = _serve(actors, deaths + 1)
+    assert actors.replaced == deaths + 1  # the first actor of slot 0 and each replacement
+    assert got > 0 and actors.batches == got  # slot 1 fed the run all along
+    assert actors._fruitless == [deaths + 1, 0]
+    waits = [line.split("died (")[1].split("); ")[1] for line in said]
+    assert waits[:4] == ["starting a new one, the run goes on",
+                         "a new one starts in 1 s, the run goes on",
+                         "a new one starts in 2 s, the run goes on",
+                         "a new one starts in 4 s, the run goes on"]
+    assert "OutOfMemoryError: a worker was killed" in said[0]
+
+
+def test_the_run_stops_when_no_actor_is_left_to_deliver():
+    """Every slot losing ``MAX_FRUITLESS`` actors in a row without a batch stops the run with
+    ``WorkerLostError`` (the trainer then checkpoints and exits 1); a batch resets a slot."""
+    from training.dmc_ray import MAX_FRUITLESS
+
+    died = require_ray().exceptions.ActorDiedError()
+    # slot 0 loses two actors and its third delivers, slot 1's first delivers; then every
+    # actor dies
+    actors, _ = _scripted_actors(2, [died, None, died, None, *[died] * 20])
+    _serve(actors, 4)
+    assert actors.replaced == 2 and actors._fruitless == [0, 0]
+    for slot in (0, 1):  # from now on every actor dies
+        actors.slots[slot].play._result = died
+    with pytest.raises(WorkerLostError, match=f"every Ray actor slot lost {MAX_FRUITLESS}"):
+        _serve(actors, 4 * MAX_FRUITLESS)
+    assert min(actors._fruitless) == MAX_FRUITLESS
+    # One slot alone is given up on after MAX_FRUITLESS deaths, as before.
+    alone, _ = _scripted_actors(1, [died] * MAX_FRUITLESS)
+    with pytest.raises(WorkerLostError, match="ActorDiedError"):
+        _serve(alone, MAX_FRUITLESS)
 
 
 # ---------------------------------------------------------------------------- RLlib
