@@ -145,40 +145,41 @@ def test_addresses_are_read_and_loopback_is_told_apart():
 
 
 @RAY_GROUP
-def test_an_address_that_does_not_answer_fails_fast_and_says_so(tmp_path, capsys):
+def test_an_address_that_does_not_answer_fails_fast_and_says_so(tmp_path, capsys, monkeypatch):
     """A closed port is refused at once; a port that accepts but is no Ray cluster times out.
 
-    The second in a subprocess of the command, as a user runs it: a ``ray.init`` left
-    waiting cannot be taken back inside a process (the first never gets that far).
+    Neither is judged by a clock (a busy machine stretches any): the closed port is tried with
+    a wait of ten minutes allowed, and its message must be the refusal, not the wait running
+    out; the silent port gets a 3 s wait, and its message must name that wait. The second in
+    a subprocess of the command, as a user runs it: a ``ray.init`` left waiting cannot be
+    taken back inside a process (the first never gets that far).
     """
     require_ray()
     closed = socket.socket()
     closed.bind(("127.0.0.1", 0))
     closed_port = closed.getsockname()[1]
     closed.close()
+    monkeypatch.setenv("GONGZHU_RAY_CONNECT_TIMEOUT", "600")
     where = ["--backend", "ray", "--address", f"127.0.0.1:{closed_port}"]
-    start = time.monotonic()
+    refused = f"cannot reach a Ray cluster at 127.0.0.1:{closed_port} (Connection refused"
     assert eval_main([*MATCH, "--deals", "2", *where]) == 2
-    assert "cannot reach a Ray cluster" in capsys.readouterr().err
+    assert refused in capsys.readouterr().err
     # Training checks the address before it writes anything.
     assert train.main(["--preset", "tiny", "--actors", "1", "--out", str(tmp_path / "run"),
                        *where]) == 2
-    assert "cannot reach a Ray cluster" in capsys.readouterr().err
+    assert refused in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
-    assert time.monotonic() - start < 30
     silent = socket.socket()
     silent.bind(("127.0.0.1", 0))
     silent.listen(8)
     try:
-        start = time.monotonic()
         proc = subprocess.run(
             [sys.executable, "-m", "training.evaluate", *MATCH, "--deals", "2",
              "--backend", "ray", "--address", f"127.0.0.1:{silent.getsockname()[1]}"],
             cwd=ROOT, env={**os.environ, "GONGZHU_RAY_CONNECT_TIMEOUT": "3"},
-            capture_output=True, text=True, timeout=90)
+            capture_output=True, text=True, timeout=600)
         assert proc.returncode == 2, proc.stderr
         assert "did not accept this process within 3 s" in proc.stderr
-        assert time.monotonic() - start < 60
     finally:
         silent.close()
 
