@@ -21,6 +21,13 @@ if TYPE_CHECKING:
     from agents.policy import QNetwork
 
 
+HANG_S = 300
+"""How long a test waits for a command it started to answer or to end: a bound on a hang only.
+
+A passing command answers in seconds, but a 2-core machine busy with other work can stretch a
+start that imports torch to a minute or more, so the bound is far above that."""
+
+
 def make_deal(*seats: str) -> list[list[int]]:
     """Build a deal from four (possibly partial) hands written as card text.
 

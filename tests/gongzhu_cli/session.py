@@ -10,6 +10,7 @@ from pathlib import Path
 import pexpect
 
 from gongzhu_env.cards import SUIT_SYMBOLS, parse_card
+from tests.helpers import HANG_S
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8", "COLUMNS": "200"}
@@ -17,7 +18,7 @@ ENV = {**os.environ, "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8", "COLUMNS": "2
 
 def spawn(*args: str) -> pexpect.spawn:
     return pexpect.spawn(sys.executable, ["-m", "gongzhu_cli", *args], cwd=str(ROOT), env=ENV,
-                         encoding="utf-8", timeout=30, dimensions=(60, 220))
+                         encoding="utf-8", timeout=HANG_S, dimensions=(60, 220))
 
 
 def read_hand(text: str) -> list[int]:

@@ -10,6 +10,7 @@ import pytest
 
 import gongzhu_cli.main as cli
 from tests.gongzhu_cli.session import ENV, ROOT
+from tests.helpers import HANG_S
 
 
 def test_forward_passes_arguments_unchanged(tmp_path, monkeypatch):
@@ -40,13 +41,13 @@ def test_bench_without_checkout_is_explained(tmp_path, monkeypatch, capsys):
 def test_help_everywhere():
     for args in (["--help"], ["play", "--help"], ["replay", "--help"], ["demo", "--help"]):
         out = subprocess.run([sys.executable, "-m", "gongzhu_cli", *args], cwd=ROOT, env=ENV,
-                             capture_output=True, text=True, timeout=60)
+                             capture_output=True, text=True, timeout=HANG_S)
         assert out.returncode == 0 and "usage: gongzhu" in out.stdout
 
 
 def test_demo_still_works():
     out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "demo", "--seed", "2"],
-                         cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60)
+                         cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=HANG_S)
     assert out.returncode == 0
     scores = json.loads(out.stdout.strip().splitlines()[-1].split(":", 1)[1])
     assert len(scores) == 4

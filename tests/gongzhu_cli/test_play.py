@@ -15,6 +15,7 @@ import pytest
 from gongzhu_env.cards import card_str, parse_card
 from gongzhu_env.records import load_records, replay_record
 from tests.gongzhu_cli.session import ENV, ROOT, expect_reask, next_turn, spawn
+from tests.helpers import HANG_S
 
 
 def test_full_hand_with_bad_inputs(tmp_path):
@@ -208,15 +209,15 @@ def test_match_end_either_stops_at_the_winning_threshold(tmp_path):
 def test_bad_opponent_spec_is_reported():
     out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "play", "--opponents",
                           "no_such_agent", "--seed", "1"], cwd=ROOT, env=ENV,
-                         capture_output=True, text=True, timeout=60, input="")
+                         capture_output=True, text=True, timeout=HANG_S, input="")
     assert out.returncode == 2
     assert "cannot build the opponents" in out.stdout and "no_such_agent" in out.stdout
     out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "play", "--opponents",
                           "random", "greedy", "--seed", "1"], cwd=ROOT, env=ENV,
-                         capture_output=True, text=True, timeout=60, input="")
+                         capture_output=True, text=True, timeout=HANG_S, input="")
     assert out.returncode == 2 and "one agent spec for all three other seats or three" in out.stdout
     out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "play", "--match", "--threshold",
-                          "500"], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60,
+                          "500"], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=HANG_S,
                          input="")
     assert out.returncode == 2 and "negative score" in out.stderr
 
@@ -345,7 +346,7 @@ def test_a_write_that_fails_part_way_is_cut_back(tmp_path):
     child = pexpect.spawn(sys.executable, ["-m", "gongzhu_cli", "play", "--seed", "4",
                                            "--opponents", "random", "--no-color", "--save",
                                            str(save)],
-                          cwd=str(ROOT), env=ENV, encoding="utf-8", timeout=60,
+                          cwd=str(ROOT), env=ENV, encoding="utf-8", timeout=HANG_S,
                           dimensions=(60, 220), preexec_fn=limit_file_size)
     while child.expect([r"Options: [^\r\n]*\r\n", r"Could not append to"]) == 0:
         child.sendline("1")

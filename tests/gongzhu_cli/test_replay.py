@@ -14,7 +14,7 @@ import pytest
 from gongzhu_env.engine import Game
 from gongzhu_env.records import record_hand, save_records
 from tests.gongzhu_cli.session import ENV, ROOT, spawn
-from tests.helpers import random_playout
+from tests.helpers import HANG_S, random_playout
 
 
 def test_replay_all(tmp_path):
@@ -24,7 +24,7 @@ def test_replay_all(tmp_path):
     save_records(path, games)
     out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "replay", str(path), "--all",
                           "--no-color"], cwd=ROOT, env=ENV, capture_output=True, text=True,
-                         timeout=60)
+                         timeout=HANG_S)
     assert out.returncode == 0, out.stderr
     text = out.stdout
     assert text.count(" plays ") == 104
@@ -32,7 +32,7 @@ def test_replay_all(tmp_path):
     assert text.count("over ===") == 2
     out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "replay", str(path), "--all",
                           "--hand", "2", "--no-color"], cwd=ROOT, env=ENV, capture_output=True,
-                         text=True, timeout=60)
+                         text=True, timeout=HANG_S)
     assert "hand 2 of 2" in out.stdout and out.stdout.count("wins the trick") == 13
     for line in out.stdout.splitlines():
         m = re.match(r"Seat (\d)\s+(-?\d+)\s+(-?\d+)   ", line)
@@ -66,7 +66,7 @@ def test_bad_replay_files(tmp_path, content, message):
     if content is not None:
         path.write_text(content, encoding="utf-8")
     out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "replay", str(path), "--all"],
-                         cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60)
+                         cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=HANG_S)
     assert out.returncode == 2 and out.stdout == ""
     assert message in out.stderr and "bad.jsonl" in out.stderr
     assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
@@ -79,10 +79,10 @@ def test_replay_of_a_tampered_record_and_bad_hand_number(tmp_path):
     path = tmp_path / "tampered.jsonl"
     path.write_text(json.dumps(rec) + "\n", encoding="utf-8")
     out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "replay", str(path), "--all"],
-                         cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60)
+                         cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=HANG_S)
     assert out.returncode == 2 and "hand 1: stored scores" in out.stderr
     out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "replay", str(path), "--hand",
-                          "4"], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=60)
+                          "4"], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=HANG_S)
     assert out.returncode == 2 and "--hand must be 1..1, got 4" in out.stderr
 
 

@@ -18,6 +18,7 @@ from gongzhu_env.players import play_turns, start_hand
 from gongzhu_env.records import load_records, record_hand, replay_record, save_records
 from gongzhu_env.rules import Rules
 from tests.gongzhu_cli.session import ENV, ROOT, expect_reask, next_prompt, spawn
+from tests.helpers import HANG_S
 
 TWO = Rules.preset("two_decks")
 PAIR, DONE2 = 52, 104
@@ -138,7 +139,7 @@ def test_whole_two_deck_hand_in_the_terminal(tmp_path):
     # The saved hand replays in the terminal, pair leads and two-card plays included.
     out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "replay", str(save), "--all",
                           "--no-color"], cwd=ROOT, env=ENV, capture_output=True, text=True,
-                         timeout=60)
+                         timeout=HANG_S)
     assert out.returncode == 0, out.stderr
     assert out.stdout.count("You (seat 0) leads the pair") == counts["pair_leads"]
     assert out.stdout.count("wins the trick") == len(game.tricks)
@@ -147,7 +148,7 @@ def test_whole_two_deck_hand_in_the_terminal(tmp_path):
 def test_demo_under_two_decks_plays_the_seeded_hand():
     out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "demo", "--rules", "two_decks",
                           "--seed", "3", "--agent", "greedy"], cwd=ROOT, env=ENV,
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=HANG_S)
     assert out.returncode == 0, out.stderr
     scores = json.loads(out.stdout.strip().splitlines()[-1].split(":", 1)[1])
     # The same seeds in-process give the same hand: the demo played two-deck rules.
@@ -171,7 +172,7 @@ def test_replay_of_two_deck_records(tmp_path):
     save_records(path, [record_hand(g) for g in games])
     out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "replay", str(path), "--all",
                           "--no-color"], cwd=ROOT, env=ENV, capture_output=True, text=True,
-                         timeout=60)
+                         timeout=HANG_S)
     assert out.returncode == 0, out.stderr
     text = out.stdout
     pair_leads = sum(PAIR <= a < DONE2 for g in games for a in g.actions)

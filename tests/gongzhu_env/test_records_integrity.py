@@ -38,7 +38,7 @@ from gongzhu_env.records import (
     save_records,
 )
 from gongzhu_env.rules import Rules
-from tests.helpers import random_playout
+from tests.helpers import HANG_S, random_playout
 from tests.strategies import json_values
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -222,7 +222,7 @@ def test_escape_sequences_in_player_names_are_escaped_when_replayed(tmp_path):
     save_records(path, [_record(9, meta={"players": evil})])
     out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "replay", str(path), "--all",
                           "--no-color"], cwd=ROOT, capture_output=True, text=True,
-                         encoding="utf-8", timeout=60)
+                         encoding="utf-8", timeout=HANG_S)
     assert out.returncode == 0, out.stderr
     assert not any(c in out.stdout for c in "\x1b\r\x07\u202e")
     assert "\\x1b[2J\\x1b[31mMallory" in out.stdout and "Carol\\u202e" in out.stdout
@@ -233,7 +233,7 @@ def test_escape_sequences_in_a_bad_record_are_escaped_in_the_error(tmp_path):
     rec = {**_record(10), "format": "\x1b]0;owned\x07"}
     path = _write(tmp_path / "bad.jsonl", rec)
     out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "replay", str(path), "--all"],
-                         cwd=ROOT, capture_output=True, text=True, encoding="utf-8", timeout=60)
+                         cwd=ROOT, capture_output=True, text=True, encoding="utf-8", timeout=HANG_S)
     assert out.returncode == 2
     assert "\x1b" not in out.stdout + out.stderr and "\\u001b]0;owned" in out.stderr
     assert "Traceback" not in out.stdout + out.stderr
@@ -244,7 +244,7 @@ def test_escape_sequences_in_a_bad_record_are_escaped_in_the_error(tmp_path):
 def test_replay_of_a_bad_meta_exits_2_without_traceback(tmp_path, change):
     path = _write(tmp_path / "bad.jsonl", {**_record(11), **change})
     out = subprocess.run([sys.executable, "-m", "gongzhu_cli", "replay", str(path), "--all"],
-                         cwd=ROOT, capture_output=True, text=True, encoding="utf-8", timeout=60)
+                         cwd=ROOT, capture_output=True, text=True, encoding="utf-8", timeout=HANG_S)
     assert out.returncode == 2
     assert "bad.jsonl, line 1" in out.stderr and "Traceback" not in out.stdout + out.stderr
 
