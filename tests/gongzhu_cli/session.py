@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import sys
 from pathlib import Path
 
@@ -16,9 +17,23 @@ ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8", "COLUMNS": "200"}
 
 
+def interruptible() -> None:
+    """Give a child started by a test Ctrl-C as a person at a terminal has it (a ``preexec_fn``).
+
+    A test run started in the background by a shell without job control (``pytest ... &`` in a
+    script, ``nohup``, some CI runners) has SIGINT ignored, and an ignored signal stays ignored
+    across ``exec``; Python then leaves it ignored rather than raising ``KeyboardInterrupt``,
+    so the command under test would never see the Ctrl-C a test sends, and the test would
+    wait for an answer that cannot come. A blocked SIGINT is inherited the same way.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def spawn(*args: str) -> pexpect.spawn:
     return pexpect.spawn(sys.executable, ["-m", "gongzhu_cli", *args], cwd=str(ROOT), env=ENV,
-                         encoding="utf-8", timeout=HANG_S, dimensions=(60, 220))
+                         encoding="utf-8", timeout=HANG_S, dimensions=(60, 220),
+                         preexec_fn=interruptible)
 
 
 def read_hand(text: str) -> list[int]:

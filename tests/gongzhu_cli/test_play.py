@@ -14,7 +14,7 @@ import pytest
 
 from gongzhu_env.cards import card_str, parse_card
 from gongzhu_env.records import load_records, replay_record
-from tests.gongzhu_cli.session import ENV, ROOT, expect_reask, next_turn, spawn
+from tests.gongzhu_cli.session import ENV, ROOT, expect_reask, interruptible, next_turn, spawn
 from tests.helpers import HANG_S
 
 
@@ -341,6 +341,7 @@ def test_a_write_that_fails_part_way_is_cut_back(tmp_path):
     limit = len(before) + 300
 
     def limit_file_size() -> None:
+        interruptible()
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
     child = pexpect.spawn(sys.executable, ["-m", "gongzhu_cli", "play", "--seed", "4",

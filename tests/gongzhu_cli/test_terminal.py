@@ -87,11 +87,12 @@ def test_ctrl_c_is_never_lost_at_a_prompt():
 
     import pexpect
 
-    from tests.gongzhu_cli.session import ENV, ROOT
+    from tests.gongzhu_cli.session import ENV, ROOT, interruptible
+    from tests.helpers import HANG_S
 
     rounds = 500
     child = pexpect.spawn(sys.executable, ["-c", _INTERRUPTED_ASKS, str(rounds)], cwd=str(ROOT),
-                          env=ENV, encoding="utf-8", timeout=120)
+                          env=ENV, encoding="utf-8", timeout=HANG_S, preexec_fn=interruptible)
     # The deadline only bounds a hang: without the fix a round waits for a line forever.
     child.expect(r"answered (\d+) of \d+\r\n")
     assert int(child.match.group(1)) == rounds
