@@ -144,66 +144,73 @@ def _play_match_to_the_end(child) -> int:
     return hands
 
 
-def test_match_mode_until_threshold(tmp_path):
-    save = tmp_path / "match.jsonl"
-    child = spawn("play", "--seed", "5", "--opponents", "random", "--match", "--threshold", "-60",
-                  "--no-color", "--save", str(save))
+def _recorded_match(save, *args: str, greeting: str = "Gong Zhu: "
+                    ) -> list[tuple[dict, object, np.ndarray]]:
+    """Play a match of ``gongzhu play --match ARGS --save SAVE`` to its end.
+
+    Return each hand's record, its replayed game and the totals after it, having checked the
+    greeting and that the file holds as many hands as the match reported.
+    """
+    child = spawn("play", "--opponents", "random", "--match", "--no-color", "--save", str(save),
+                  *args)
+    child.expect_exact(greeting)
     hands = _play_match_to_the_end(child)
     records = load_records(save)
     assert len(records) == hands
-    totals = np.zeros(4, dtype=int)
-    for n, rec in enumerate(records):
+    out, totals = [], np.zeros(4, dtype=int)
+    for rec in records:
         game = replay_record(rec)
-        totals += game.scores()
+        totals = totals + game.scores()
+        out.append((rec, game, totals))
+    return out
+
+
+def test_match_mode_until_threshold(tmp_path):
+    played = _recorded_match(tmp_path / "match.jsonl", "--seed", "5", "--threshold", "-60")
+    for n, (rec, game, totals) in enumerate(played):
         if n:
             # Each later hand is led, freely, by the previous hand's pig taker.
-            prev = replay_record(records[n - 1])
+            prev = played[n - 1][1]
             taker = next(s for s in range(4) if parse_card("SQ") in prev.captured[s])
             assert rec["leader"] == taker == game.first_leader
         # The match ends at the first hand that brings someone to -60 or below.
-        assert (totals.min() <= -60) == (n == len(records) - 1)
+        assert (totals.min() <= -60) == (n == len(played) - 1)
 
 
-def _play_match_with_options(tmp_path, seed: int) -> tuple[list[dict], np.ndarray]:
+def _play_match_with_options(tmp_path, seed: int) -> tuple[int, np.ndarray]:
     """Play a ±300 match under ``match_end="either"``, ``next_leader="biggest_loser"``.
 
-    Return its records and final totals, having checked each later hand's leader and that the
-    match ended at the first hand that took a total to -300 or below or to +300 or above.
+    Return its number of hands and final totals, having checked each later hand's leader and
+    that the match ended at the first hand that took a total to -300 or below or to +300 or
+    above.
     """
-    save = tmp_path / f"match{seed}.jsonl"
     rules = '{"match_end": "either", "next_leader": "biggest_loser"}'
-    child = spawn("play", "--seed", str(seed), "--opponents", "random", "--match",
-                  "--threshold", "-300", "--rules", rules, "--no-color", "--save", str(save))
-    child.expect_exact("Match until a total reaches -300 or 300.")
-    hands = _play_match_to_the_end(child)
-    records = load_records(save)
-    assert len(records) == hands
-    totals = np.zeros(4, dtype=int)
-    for n, rec in enumerate(records):
-        game = replay_record(rec)
-        totals += game.scores()
+    played = _recorded_match(tmp_path / f"match{seed}.jsonl", "--seed", str(seed),
+                             "--threshold", "-300", "--rules", rules,
+                             greeting="Match until a total reaches -300 or 300.")
+    for n, (rec, _, totals) in enumerate(played):
         if n:
             # The seat with the lowest score of the previous hand leads; a tie goes to the
             # first tied seat in play order from the previous hand's first leader.
-            prev = replay_record(records[n - 1])
+            prev = played[n - 1][1]
             scores = prev.scores()
             order = [(prev.first_leader + k) % 4 for k in range(4)]
             assert rec["leader"] == next(s for s in order if scores[s] == min(scores))
         ended = totals.min() <= -300 or totals.max() >= 300
-        assert ended == (n == len(records) - 1)
-    return records, totals
+        assert ended == (n == len(played) - 1)
+    return len(played), played[-1][2]
 
 
 def test_match_next_leader_from_the_rules_is_the_biggest_loser(tmp_path):
-    records, _ = _play_match_with_options(tmp_path, seed=1)
-    assert len(records) >= 2  # seed 1 plays two hands, so a second leader was chosen
+    hands, _ = _play_match_with_options(tmp_path, seed=1)
+    assert hands >= 2  # seed 1 plays two hands, so a second leader was chosen
 
 
 def test_match_end_either_stops_at_the_winning_threshold(tmp_path):
-    records, totals = _play_match_with_options(tmp_path, seed=8)
+    hands, totals = _play_match_with_options(tmp_path, seed=8)
     # Seed 8's first hand takes a seat to +300 or more and nobody to -300: only the
     # "either" end stops the match there.
-    assert len(records) == 1 and totals.max() >= 300 > -totals.min()
+    assert hands == 1 and totals.max() >= 300 > -totals.min()
 
 
 def test_bad_opponent_spec_is_reported():
