@@ -65,7 +65,13 @@ from typing import Any
 
 from agents import AgentError
 from gongzhu_env.rules import Rules, rules_value
-from training.arena.deals import DealFileError, DealSet, generate_deals, load_deals
+from training.arena.deals import (
+    MAX_DEALS,
+    DealFileError,
+    DealSet,
+    generate_deals,
+    load_deals,
+)
 from training.arena.duplicate import ArenaError, duplicate_match, journal_path, make_executor
 from training.arena.formats import MODES, SCORINGS, check_format, team_presets
 from training.arena.hands import HandRecord, validate_agents
@@ -84,8 +90,6 @@ from training.cluster import (
 )
 
 DEFAULT_DEALS = 2000
-MAX_DEALS = 1_000_000
-"""The most deals a run may ask for: a million deals are hours of play even for rule agents."""
 MAX_WORKERS = 256
 MAX_RESAMPLES = 1_000_000
 
