@@ -1,4 +1,4 @@
-"""The ``gongzhu`` command: play, replay, demo, and thin fronts for eval, train and bench.
+"""The ``gongzhu`` command: play, replay, serve, demo, and thin fronts for eval, train and bench.
 
 ``gongzhu play`` and ``gongzhu replay`` live in ``gongzhu_cli.play`` and ``gongzhu_cli.replay``.
 ``gongzhu eval``,
@@ -128,6 +128,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
                       colour=use_colour(args.no_color, sys.stdout))
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the web table (the ``[web]`` extra)."""
+    from gongzhu_cli.serve import run_serve
+
+    return run_serve(host=args.host, port=args.port, max_tables=args.max_tables,
+                     idle_timeout=args.idle_timeout, agents=args.agent,
+                     allow_origins=args.allow_origin)
+
+
 def forward(command: str, argv: list[str]) -> int:
     """Run the ``main(argv)`` of the module behind ``command`` (``eval`` or ``train``)."""
     module_name, what, extra = FRONTS[command]
@@ -237,6 +246,28 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--all", action="store_true", help="print everything without pausing")
     replay.add_argument("--no-color", action="store_true", help="plain text")
     replay.set_defaults(func=cmd_replay)
+
+    serve = sub.add_parser(
+        "serve", help="play against the AI in a web browser (the [web] extra)",
+        description="Serve the web table: choose the rules, your seat and each opponent, play "
+        "by clicking (or typing) cards, ask what the AI would play, download and replay hand "
+        "records. Listens on 127.0.0.1 unless --host says otherwise.")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1, this machine only; "
+                       "anything else is reachable by others: see docs/web.md)")
+    serve.add_argument("--port", type=int, default=8000,
+                       help="port to listen on (default 8000; 0: any free port, printed)")
+    serve.add_argument("--max-tables", type=int, default=64, metavar="N",
+                       help="most tables held at once (default 64)")
+    serve.add_argument("--idle-timeout", type=float, default=1800, metavar="SECONDS",
+                       help="free a table untouched for this long (default 1800)")
+    serve.add_argument("--agent", action="append", default=[], metavar="SPEC",
+                       help="also offer this agent spec as an opponent (e.g. pimc:worlds=64, "
+                       "policy:runs/quick/policy.pt); repeatable")
+    serve.add_argument("--allow-origin", action="append", default=[], metavar="URL",
+                       help="a page origin allowed to connect besides the server's own (e.g. "
+                       "https://cards.example.org behind a proxy that rewrites Host)")
+    serve.set_defaults(func=cmd_serve)
 
     demo = sub.add_parser("demo", help="play one seeded hand between agents and print it")
     demo.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents")

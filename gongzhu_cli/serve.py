@@ -1,0 +1,106 @@
+"""``gongzhu serve``: the web table, served by uvicorn on 127.0.0.1 unless a host is given.
+
+The server binds its socket itself before uvicorn starts, so that ``--port 0`` (any free port)
+prints the port it really got, and so that a host that is not a loopback address is known,
+and warned about, before anything listens. The application is ``gongzhu_cli.web.app``;
+docs/web.md describes it and how to run it for others behind a reverse proxy.
+
+Starlette, uvicorn and websockets come with the ``[web]`` extra; without them the command says
+which package is missing and how to install it.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+LOOPBACK = "127.0.0.1"
+
+
+def is_loopback(address: str) -> bool:
+    """Whether ``address`` (an IP address, as bound) is a loopback address."""
+    try:
+        return ipaddress.ip_address(address.split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """Open a listening TCP socket on ``host``:``port`` (``0``: a free port)."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def url_of(sock: socket.socket) -> str:
+    """Return the address a browser opens for a bound socket."""
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    if host in ("0.0.0.0", "::"):
+        shown = "127.0.0.1" if host == "0.0.0.0" else "[::1]"
+    return f"http://{shown}:{port}/"
+
+
+def run_serve(*, host: str, port: int, max_tables: int, idle_timeout: float,
+              agents: Sequence[str] = (), allow_origins: Sequence[str] = (),
+              out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Serve the web table until Ctrl-C; return the exit status."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    try:
+        import uvicorn
+
+        from gongzhu_cli.web.app import Limits, create_app
+        from gongzhu_cli.web.tables import OPPONENTS
+    except ModuleNotFoundError as e:
+        print(f"gongzhu serve: the web table needs the package {e.name!r}, which is not "
+              "installed; install the extra: pip install 'gongzhu-rl[web]'", file=err)
+        return 2
+    if not 0 <= port <= 65535:
+        print(f"gongzhu serve: --port must be 0..65535 (0: any free port); got {port}",
+              file=err)
+        return 2
+    if max_tables < 1:
+        print(f"gongzhu serve: --max-tables must be at least 1; got {max_tables}", file=err)
+        return 2
+    if not idle_timeout > 0:
+        print(f"gongzhu serve: --idle-timeout must be a positive number of seconds; got "
+              f"{idle_timeout}", file=err)
+        return 2
+    try:
+        sock = bind(host, port)
+    except (OSError, UnicodeError) as e:
+        print(f"gongzhu serve: cannot listen on {host}:{port}: {e}", file=err)
+        return 2
+    bound = sock.getsockname()[0]
+    if not is_loopback(bound):
+        print(f"gongzhu serve: warning: listening on {bound}, beyond this machine's loopback: "
+              "anyone who can reach it may open tables here. Put it behind a reverse proxy "
+              "with TLS to serve others (docs/web.md).", file=err)
+    limits = Limits(max_tables=max_tables, idle_s=float(idle_timeout),
+                    sweep_s=min(30.0, max(0.5, idle_timeout / 4)))
+    app = create_app(limits, opponents=(*OPPONENTS, *[a for a in agents if a not in OPPONENTS]),
+                     allowed_origins=allow_origins)
+    config = uvicorn.Config(app, log_level="warning", ws_max_size=limits.max_upload + 4096,
+                            lifespan="on", timeout_graceful_shutdown=5)
+    server = uvicorn.Server(config)
+    print(f"Gong Zhu web table: {url_of(sock)}  (Ctrl-C stops it)", file=out, flush=True)
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
+    return 0

@@ -1,0 +1,546 @@
+"""The Starlette application of ``gongzhu serve``: the page, its files and one WebSocket.
+
+A browser opens ``/ws`` and speaks JSON messages, one object per WebSocket text message, each
+with a ``type``. From the browser:
+
+===============  ===========================================================================
+type             meaning
+===============  ===========================================================================
+new_table        ``{"config": {...}}`` (``TableConfig.parse``): build a table, seat the
+                 person, answer ``table`` then ``state``
+join             ``{"table": id}``: reconnect to a table (after a page reload), answer ``state``
+move             ``{"action": "SQ" | "SQ+SQ" | "DONE"}`` (optional ``"seat"``, which must be
+                 the person's own): play it
+hint             what would the AI play here: answer ``hint``
+next_hand        deal the next hand of a match
+record           the finished hands as hand-record JSON lines: answer ``record``
+leave            free the table
+replay_open      ``{"text": "..."}``: a hand-record file to replay: answer ``replay``
+replay_hand      ``{"hand": n}`` (1-based): answer ``replay_hand`` with every step's frame
+ping             answer ``pong``
+===============  ===========================================================================
+
+From the server: ``hello`` (on connecting: presets, opponents, limits), ``table``,
+``state`` (after every action, from the person's view: ``gongzhu_cli.web.messages``),
+``hint``, ``record``, ``replay``, ``replay_hand``, ``detached`` (the table was opened in another
+window), ``pong`` and ``error`` (``code`` and ``message``). Anything wrong a browser sends is
+answered with an ``error`` to that browser alone, and changes nothing: malformed JSON, an
+unknown type, an illegal or out-of-turn move, a move for another seat, a message over the size
+limit, messages beyond the rate limit, an unknown table.
+
+Agents act in worker threads (``anyio.to_thread``), on a copy of their seat's view, so a slow
+``search`` never holds up another table; the game is changed only on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import anyio
+import anyio.to_thread
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from gongzhu_cli.web.messages import (
+    describe,
+    error_message,
+    hello_message,
+    hint_message,
+    spectator_frame,
+)
+from gongzhu_cli.web.tables import (
+    AUTO,
+    OPPONENTS,
+    TableConfig,
+    TableError,
+    TableSession,
+    TableStore,
+    config_dict,
+    read_records,
+)
+from gongzhu_env.cards import parse_card
+from gongzhu_env.engine import Game
+from gongzhu_env.records import RecordError, replay_record
+from gongzhu_env.rules import PRESETS, Rules
+
+STATIC = Path(__file__).resolve().parent / "static"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The server's bounds; ``gongzhu serve`` flags set them."""
+
+    max_tables: int = 64
+    """Live tables at once; a new table beyond it is refused until one is freed."""
+    idle_s: float = 1800.0
+    """A table nobody has touched for this long is freed."""
+    max_message: int = 16 * 1024
+    """Largest message a browser may send (bytes), but for ``replay_open``."""
+    max_upload: int = 4 * 1024 * 1024
+    """Largest ``replay_open`` message: a hand-record file of about a thousand hands."""
+    rate: float = 20.0
+    """Messages per second a connection may send on average..."""
+    burst: int = 60
+    """...and at once."""
+    ai_threads: int = 4
+    """Worker threads for agents' moves and hints, shared by every table."""
+    sweep_s: float = 30.0
+    """How often idle tables are looked for."""
+
+
+class RateLimit:
+    """A token bucket: ``burst`` messages at once, refilled at ``rate`` a second."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, float(burst)
+        self.tokens = float(burst)
+        self.stamp = time.monotonic()
+
+    def take(self) -> float:
+        """Spend one token; return 0, or the seconds until one is back when none is left."""
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return 0.0
+        return (1 - self.tokens) / self.rate
+
+
+class Connection:
+    """One browser connection: its socket, the table it plays, its replay file, its budget."""
+
+    def __init__(self, websocket: WebSocket, limits: Limits) -> None:
+        self.websocket = websocket
+        self.table: TableSession | None = None
+        self.replay: list[dict[str, Any]] | None = None
+        self.rate = RateLimit(limits.rate, limits.burst)
+        self._send_lock = asyncio.Lock()
+        self.open = True
+
+    async def send(self, message: Mapping[str, Any]) -> None:
+        """Send one message; a connection that has gone away is just marked closed."""
+        if not self.open:
+            return
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        async with self._send_lock:
+            try:
+                await self.websocket.send_text(text)
+            except Exception:  # noqa: BLE001 - the browser left; the table lives on
+                self.open = False
+
+
+class Server:
+    """The tables and the connections of one app."""
+
+    def __init__(self, limits: Limits, opponents: Sequence[str]) -> None:
+        self.limits = limits
+        self.opponents = tuple(opponents)
+        self.store = TableStore(limits.max_tables, limits.idle_s)
+        self.limiter = anyio.CapacityLimiter(limits.ai_threads)
+        self.attached: dict[str, Connection] = {}
+        """Table id -> the connection that plays it now."""
+        self.drivers: dict[str, asyncio.Task[None]] = {}
+
+    # ------------------------------------------------------------------ lifecycle
+    async def sweeper(self) -> None:
+        """Free idle tables, forever (cancelled when the app stops)."""
+        while True:
+            await asyncio.sleep(self.limits.sweep_s)
+            for table_id in self.store.sweep():
+                conn = self.attached.pop(table_id, None)
+                if conn is not None:
+                    conn.table = None
+
+    def hello(self) -> dict[str, Any]:
+        """Return what a browser needs to offer a table (the ``hello`` message)."""
+        return hello_message({
+            "presets": {name: Rules.preset(name).to_dict() for name in PRESETS},
+            "opponents": [AUTO, *self.opponents],
+            "limits": {k: v for k, v in asdict(self.limits).items()
+                       if k in ("max_tables", "idle_s", "max_message", "max_upload", "rate",
+                                "burst")},
+        })
+
+    # ------------------------------------------------------------------ one connection
+    async def serve(self, websocket: WebSocket) -> None:
+        """Read a connection's messages until it closes; answer each."""
+        await websocket.accept()
+        conn = Connection(websocket, self.limits)
+        await conn.send(self.hello())
+        try:
+            while True:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                await self.handle(conn, message.get("text"), message.get("bytes"))
+        except WebSocketDisconnect:
+            pass
+        finally:
+            conn.open = False
+            table = conn.table
+            if table is not None and self.attached.get(table.id) is conn:
+                del self.attached[table.id]
+
+    async def handle(self, conn: Connection, text: str | None, data: bytes | None) -> None:
+        """Check one raw message (size, rate, JSON, type) and dispatch it."""
+        limits = self.limits
+        if text is None:
+            await conn.send(error_message("binary", "messages are JSON text; a binary frame of "
+                                          f"{len(data or b'')} bytes was ignored"))
+            return
+        size = len(text.encode("utf-8", "surrogatepass"))
+        wait = conn.rate.take()
+        if wait:
+            await conn.send(error_message(
+                "rate_limited", f"too many messages: at most {limits.rate:g} a second on "
+                f"average ({limits.burst} at once); this one was ignored, try again in "
+                f"{wait:.2f} s", retry_after=round(wait, 3)))
+            return
+        if size > limits.max_upload:
+            await conn.send(self._too_large(size, limits.max_upload))
+            return
+        try:
+            msg = json.loads(text)
+        except (ValueError, RecursionError) as e:
+            await conn.send(error_message("bad_json", f"the message is not JSON ({e}); send "
+                                          "one JSON object such as {\"type\": \"ping\"}"))
+            return
+        if not isinstance(msg, dict) or not isinstance(msg.get("type"), str):
+            await conn.send(error_message("bad_message", "a message is a JSON object with a "
+                                          "'type' string, e.g. {\"type\": \"move\", \"action\": "
+                                          "\"SQ\"}"))
+            return
+        kind = msg["type"]
+        if size > limits.max_message and kind != "replay_open":
+            await conn.send(self._too_large(size, limits.max_message))
+            return
+        handler = HANDLERS.get(kind)
+        if handler is None:
+            await conn.send(error_message("unknown_type", f"unknown message type "
+                                          f"{kind[:40]!r}; known types: {sorted(HANDLERS)}"))
+            return
+        try:
+            await handler(self, conn, msg)
+        except TableError as e:
+            await conn.send(error_message(e.code, str(e), request=kind))
+
+    def _too_large(self, size: int, cap: int) -> dict[str, Any]:
+        return error_message(
+            "too_large", f"a message of {size} bytes is over the limit of {cap} bytes (only "
+            f"replay_open, a hand-record file, may have up to {self.limits.max_upload}); it "
+            "was ignored")
+
+    # ------------------------------------------------------------------ tables
+    def _table(self, conn: Connection) -> TableSession:
+        if conn.table is None or conn.table.id not in self.store.tables:
+            conn.table = None
+            raise TableError("no_table", "this window plays no table (it may have been freed "
+                             "after a long idle time); start a new table")
+        conn.table.touch()
+        return conn.table
+
+    async def attach(self, conn: Connection, table: TableSession) -> None:
+        """Make ``conn`` the window that plays ``table``; the former one is told."""
+        former = self.attached.get(table.id)
+        if former is not None and former is not conn:
+            former.table = None
+            await former.send({"type": "detached", "table": table.id,
+                               "message": "this table was opened in another window"})
+        if conn.table is not None and conn.table is not table:
+            self.attached.pop(conn.table.id, None)
+        conn.table = table
+        self.attached[table.id] = conn
+
+    async def notify(self, table: TableSession, message: Mapping[str, Any]) -> None:
+        """Send to the window playing ``table``, if there is one."""
+        conn = self.attached.get(table.id)
+        if conn is not None:
+            await conn.send(message)
+
+    def drive(self, table: TableSession) -> None:
+        """Let the AI seats play until it is the person's turn (in the background)."""
+        task = self.drivers.get(table.id)
+        if task is not None and not task.done():
+            return
+        if table.ai_to_move() is None:
+            return
+        table.thinking = table.ai_to_move()
+        self.drivers[table.id] = asyncio.get_running_loop().create_task(self._drive(table))
+
+    async def _drive(self, table: TableSession) -> None:
+        try:
+            while (seat := table.ai_to_move()) is not None:
+                table.thinking = seat
+                agent = table.players[seat]
+                view = table.game.view(seat)
+                try:
+                    action = await anyio.to_thread.run_sync(agent.act, view,
+                                                            limiter=self.limiter)
+                except Exception as e:  # noqa: BLE001 - an agent's failure stops its table
+                    table.thinking = None
+                    table.fail(f"{table.labels[seat]} failed: {type(e).__name__}: {e}")
+                    break
+                table.thinking = None
+                if table.id not in self.store.tables:
+                    return  # freed meanwhile
+                try:
+                    event = table.ai_move(seat, int(action))
+                except TableError:
+                    break
+                table.touch()
+                await self.notify(table, table.state(event))
+        finally:
+            table.thinking = None
+            self.drivers.pop(table.id, None)
+        if table.failure is not None:
+            await self.notify(table, table.state())
+
+
+# ---------------------------------------------------------------------- handlers
+async def on_new_table(server: Server, conn: Connection, msg: dict[str, Any]) -> None:
+    """Build a table (agents may load networks: in a worker thread), seat the person."""
+    config = TableConfig.parse(msg.get("config", {}), server.opponents)
+    server.store.check_room()
+    table_id = server.store.new_id()
+    try:
+        table = await anyio.to_thread.run_sync(TableSession, table_id, config,
+                                                limiter=server.limiter)
+    except Exception as e:  # noqa: BLE001 - a table that cannot be seated is explained
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise TableError("bad_opponents", f"cannot seat the opponents: {first}") from None
+    try:
+        server.store.add(table)
+    except TableError:
+        table.close()
+        raise
+    await server.attach(conn, table)
+    await conn.send({"type": "table", "table": table.id, "config": config_dict(config),
+                     "labels": table.labels, "notice": table.notice})
+    server.drive(table)
+    await conn.send(table.state())
+
+
+async def on_join(server: Server, conn: Connection, msg: dict[str, Any]) -> None:
+    """Reconnect to a table by id (a reload, another window)."""
+    table = server.store.get(msg.get("table"))
+    table.touch()
+    await server.attach(conn, table)
+    await conn.send({"type": "table", "table": table.id, "config": config_dict(table.config),
+                     "labels": table.labels, "notice": table.notice, "rejoined": True})
+    await conn.send(table.state())
+
+
+async def on_move(server: Server, conn: Connection, msg: dict[str, Any]) -> None:
+    """Play the person's move; the AI seats then play on, in the background."""
+    table = server._table(conn)
+    event = table.human_move(msg.get("action"), msg.get("seat"))
+    server.drive(table)
+    await conn.send(table.state(event))
+
+
+async def on_hint(server: Server, conn: Connection, msg: dict[str, Any]) -> None:
+    """Send the search agent's value of each legal card, for the person's own position."""
+    table = server._table(conn)
+    view = table.view()
+    if view.current_player != table.seat or view.phase == "over" or table.thinking is not None:
+        raise TableError("not_your_turn", "a hint is for your own turn; wait for it")
+    seq = table.seq
+    values, choice, note = await anyio.to_thread.run_sync(_hint, table, limiter=server.limiter)
+    await conn.send(hint_message(seq, values, choice, table.rules.decks, note))
+
+
+def _hint(table: TableSession) -> tuple[dict[int, float] | None, int, str]:
+    try:
+        return table.hint()
+    except TableError:
+        raise
+    except Exception as e:  # noqa: BLE001 - e.g. the search refuses two decks
+        raise TableError("hint_unavailable", f"the search agent cannot advise here: {e}") \
+            from None
+
+
+async def on_next_hand(server: Server, conn: Connection, msg: dict[str, Any]) -> None:
+    """Deal the next hand of a match."""
+    table = server._table(conn)
+    table.next_hand()
+    server.drive(table)
+    await conn.send(table.state())
+
+
+async def on_record(server: Server, conn: Connection, msg: dict[str, Any]) -> None:
+    """Send the finished hands as hand-record JSON lines, for the browser to save."""
+    table = server._table(conn)
+    text = await anyio.to_thread.run_sync(table.record_text, limiter=server.limiter)
+    await conn.send({"type": "record", "filename": f"gongzhu-{table.config.seed}.jsonl",
+                     "hands": len(table.records), "text": text})
+
+
+async def on_leave(server: Server, conn: Connection, msg: dict[str, Any]) -> None:
+    """Free the table this window plays."""
+    table = server._table(conn)
+    server.attached.pop(table.id, None)
+    server.store.remove(table.id)
+    conn.table = None
+    await conn.send({"type": "left", "table": table.id})
+
+
+async def on_replay_open(server: Server, conn: Connection, msg: dict[str, Any]) -> None:
+    """Read a hand-record file with every check ``gongzhu replay`` makes; list its hands."""
+    text = msg.get("text")
+    if not isinstance(text, str):
+        raise TableError("bad_message", "replay_open needs 'text': the content of a hand-record "
+                         "file (JSON lines)")
+    try:
+        records = await anyio.to_thread.run_sync(read_records, text, limiter=server.limiter)
+    except RecordError as e:
+        raise TableError("bad_record", f"this is not a readable hand-record file: {e}") \
+            from None
+    conn.replay = records
+    hands = []
+    for n, rec in enumerate(records, start=1):
+        meta = rec.get("meta") or {}
+        hands.append({"hand": n, "complete": rec.get("complete", False),
+                      "scores": rec.get("scores"), "players": meta.get("players")})
+    await conn.send({"type": "replay", "hands": hands})
+
+
+async def on_replay_hand(server: Server, conn: Connection, msg: dict[str, Any]) -> None:
+    """Every step of one recorded hand, replayed by the engine, as spectator frames."""
+    if conn.replay is None:
+        raise TableError("no_replay", "open a hand-record file first (replay_open)")
+    n = msg.get("hand")
+    if type(n) is not int or not 1 <= n <= len(conn.replay):
+        raise TableError("bad_message", f"'hand' must be a hand number 1..{len(conn.replay)}; "
+                         f"got {n!r}")
+    frames = await anyio.to_thread.run_sync(replay_frames, conn.replay[n - 1],
+                                            limiter=server.limiter)
+    await conn.send({"type": "replay_hand", "hand": n, **frames})
+
+
+def replay_frames(record: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the frames of one record: its deal, then one per action, checked by the engine."""
+    try:
+        final = replay_record(record)
+    except RecordError as e:
+        raise TableError("bad_record", f"the hand does not replay: {e}") from None
+    rules = final.rules
+    n = rules.players
+    meta = record.get("meta") or {}
+    labels = [str(x) for x in (meta.get("players") or [f"Seat {s}" for s in range(n)])]
+    game = Game.from_hands([[parse_card(c) for c in h] for h in record["deal"]], rules,
+                           leader=record["leader"])
+    frames = [spectator_frame(game, "The deal", 0)]
+    for step, action in enumerate(final.actions, start=1):
+        seat, phase = game.current_player, str(game.phase)
+        game.step(action)
+        frames.append(spectator_frame(game, describe(labels, seat, phase, action, rules.decks),
+                                      step))
+    return {"labels": labels, "players": n, "decks": rules.decks, "rules": rules.to_dict(),
+            "frames": frames, "scores": game.scores() if game.is_over() else None}
+
+
+async def on_ping(server: Server, conn: Connection, msg: dict[str, Any]) -> None:
+    """Answer ``pong`` (a client's check that the connection is alive)."""
+    await conn.send({"type": "pong"})
+
+
+HANDLERS = {
+    "new_table": on_new_table, "join": on_join, "move": on_move, "hint": on_hint,
+    "next_hand": on_next_hand, "record": on_record, "leave": on_leave,
+    "replay_open": on_replay_open, "replay_hand": on_replay_hand, "ping": on_ping,
+}
+
+
+# ---------------------------------------------------------------------- the app
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
+                               "style-src 'self'; script-src 'self'; connect-src 'self'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+}
+
+
+class SecurityHeaders:
+    """ASGI middleware: ``SECURITY_HEADERS`` on every HTTP response (the page and its files)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.headers = [(k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """Pass the request on, adding the headers to the response's start."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *self.headers]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def _same_origin(websocket: WebSocket, allowed: Sequence[str]) -> bool:
+    """Whether a WebSocket comes from this server's own page (or an allowed origin).
+
+    A browser always sends ``Origin`` with a WebSocket; a page of another site that tries to
+    reach this server from the person's browser is refused. Programs that send no ``Origin``
+    (the load benchmark, tests) are let in.
+    """
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return True
+    if origin in allowed:
+        return True
+    host = websocket.headers.get("host", "")
+    return urlsplit(origin).netloc == host
+
+
+def create_app(limits: Limits | None = None, opponents: Sequence[str] = OPPONENTS,
+               allowed_origins: Sequence[str] = ()) -> Starlette:
+    """Build the application: ``/`` the page, ``/static`` its files, ``/ws`` the game."""
+    limits = limits or Limits()
+    server = Server(limits, opponents)
+
+    async def index(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html")
+
+    async def ws(websocket: WebSocket) -> None:
+        if not _same_origin(websocket, allowed_origins):
+            await websocket.close(code=1008, reason="cross-origin connection refused")
+            return
+        await server.serve(websocket)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        sweeper = asyncio.get_running_loop().create_task(server.sweeper())
+        try:
+            yield
+        finally:
+            sweeper.cancel()
+            for table_id in list(server.store.tables):
+                server.store.remove(table_id)
+
+    app = Starlette(routes=[
+        Route("/", index),
+        Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
+        WebSocketRoute("/ws", ws),
+    ], lifespan=lifespan, middleware=[Middleware(SecurityHeaders)])
+    app.state.server = server
+    return app

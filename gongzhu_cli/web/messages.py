@@ -1,0 +1,202 @@
+"""The messages a browser receives, built from one seat's ``PlayerView`` and public facts only.
+
+A browser is one seat at the table. Everything it is sent about a hand in progress comes from
+``view`` (``game.view(seat)``: that seat's own cards and the public state, with another seat's
+hidden exposures already hidden) and from ``PublicTable`` (the names at the table, the match
+standings, the results of finished hands): never from the ``Game``, which knows every hand.
+That is the whole defence against leaking a hidden card, so it is kept structural: nothing in
+this module imports or receives a ``Game`` for a seat's messages. The over-the-wire leak test
+(tests/gongzhu_cli/web/test_leak.py) swaps hidden cards between opponents and checks that no
+message to the observer changes, the engine's own leak check applied to what goes out.
+
+The one exception is the replay of a hand-record file (``replay_frames``): the person opened
+their own record, every hand in it is finished and the record holds the deal, so the frames
+show every seat's cards, read from the replayed game's public surface.
+
+Cards travel as card text (``"SQ"``, ``"C10"``); a two-deck pair lead as ``"SQ+SQ"``; the end of
+a declaration turn as ``"DONE"`` (``gongzhu_env.cards.action_str``), the notation of the hand
+records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from gongzhu_cli.terminal import view_part
+from gongzhu_env.cards import action_str, card_str, multiset_cards
+from gongzhu_env.state import GameState
+from gongzhu_env.view import HIDDEN_ACTION, PlayerView
+
+PROTOCOL = 1
+"""Version of the message protocol (``hello`` carries it)."""
+
+
+@dataclass
+class PublicTable:
+    """What everyone at a table knows that a hand's ``PlayerView`` does not hold.
+
+    Names, the match standings and the results of finished hands are public: the results of a
+    hand are shown to every seat once it is over, as at a real table.
+    """
+
+    table: str
+    """The table's id (the browser's key to reconnect)."""
+    labels: list[str]
+    """How each seat is called ("You", "expert"...)."""
+    match: bool
+    hand_number: int
+    """1-based number of the hand in progress (or just finished)."""
+    totals: list[int]
+    """Each seat's cumulative raw score over the finished hands of the match."""
+    history: list[dict[str, Any]] = field(default_factory=list)
+    """One entry per finished hand: ``{"scores": [...], "settled": [...]}``."""
+    thinking: int | None = None
+    """The AI seat whose move is being computed, if any."""
+    match_over: bool = False
+    winners: list[int] = field(default_factory=list)
+    losers: list[int] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+    """The finished hand's result (``hand_result``), once it is over."""
+    records: int = 0
+    """Finished hands that can be downloaded as hand records."""
+    failure: str | None = None
+    """Why the table cannot go on (an agent failed), if it cannot."""
+
+
+def cards(seq: Sequence[int]) -> list[str]:
+    """Card text of each card of ``seq``."""
+    return [card_str(c) for c in seq]
+
+
+def _number(x: int | Fraction) -> int | float:
+    """Return a settlement amount for JSON: an int, or a float for a split coin share."""
+    return x if isinstance(x, int) else float(x)
+
+
+def hand_result(scores: Sequence[int], settled: Sequence[int | Fraction]) -> dict[str, Any]:
+    """Return the public result of a finished hand: raw scores and the settlement."""
+    return {"scores": list(scores), "settled": [_number(x) for x in settled]}
+
+
+def state_message(view: PlayerView, public: PublicTable, seq: int,
+                  event: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Build the table as ``view.seat`` sees it: the message the page draws from.
+
+    ``event`` describes the action that led here (``action_event``), also built from the view.
+    """
+    rules = view.rules
+    n = rules.players
+    me = view.seat
+    decks = rules.decks
+    your_turn = view.current_player == me and view.phase != "over" and public.thinking is None
+    legal = [action_str(a, decks) for a in view.legal_actions] if your_turn else []
+    last = view.tricks[-1] if view.tricks else None
+    exposed = [cards(multiset_cards(view.exposed_masks[s], view.exposed_pair_masks[s]))
+               for s in range(n)]
+    captured = [cards(multiset_cards(view.captured_masks[s], view.captured_pair_masks[s]))
+                for s in range(n)]
+    return {
+        "type": "state",
+        "seq": seq,
+        "table": public.table,
+        "seat": me,
+        "players": n,
+        "decks": decks,
+        "labels": list(public.labels),
+        "phase": str(view.phase),
+        "current_player": view.current_player,
+        "your_turn": your_turn,
+        "thinking": public.thinking,
+        "hand": cards(view.hand),
+        "legal": legal,
+        "part": view_part(view) if your_turn else 0,
+        "first_leader": view.first_leader,
+        "trick": {"leader": view.trick_leader, "cards": cards(view.current_trick),
+                  "pair_lead": bool(view.pair_lead)},
+        "last_trick": None if last is None else {
+            "leader": last.leader, "cards": cards(last.cards), "winner": last.winner,
+            "number": len(view.tricks)},
+        "tricks_played": len(view.tricks),
+        "exposed": exposed,
+        "exposed_counts": list(view.exposed_counts),
+        "captured": captured,
+        "declared": [bool(view.declared_seats >> s & 1) for s in range(n)],
+        "scores": list(view.scores),
+        "teams": None if view.teams is None else [list(t) for t in view.teams],
+        "hand_number": public.hand_number,
+        "match": {"on": public.match, "totals": list(public.totals),
+                  "history": list(public.history), "over": public.match_over,
+                  "winners": list(public.winners), "losers": list(public.losers)},
+        "result": public.result,
+        "records": public.records,
+        "failure": public.failure,
+        "event": event,
+    }
+
+
+def action_event(view: PlayerView, seat: int, phase: str) -> dict[str, Any]:
+    """Describe the action ``seat`` just took, as ``view.seat`` may know it.
+
+    The action is read back from the view's history (``view.actions[-1]``), so another seat's
+    hidden exposure arrives as ``null`` ("exposed a card"), exactly as the view hides it.
+    """
+    last = view.actions[-1]
+    text = None if last == HIDDEN_ACTION else action_str(last, view.rules.decks)
+    return {"seat": seat, "phase": phase, "action": text}
+
+
+def hello_message(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Build the first message on a connection: the protocol, what a table may be, the limits."""
+    return {"type": "hello", "protocol": PROTOCOL, **options}
+
+
+def error_message(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    """Build a refusal: ``code`` for programs, ``message`` for people."""
+    return {"type": "error", "code": code, "message": message, **extra}
+
+
+def hint_message(seq: int, values: Mapping[int, float] | None, choice: int, decks: int,
+                 note: str) -> dict[str, Any]:
+    """Build the search's answer for the person's position: each legal card's value in points."""
+    return {"type": "hint", "seq": seq,
+            "values": None if values is None else
+            {action_str(a, decks): round(v, 1) for a, v in values.items()},
+            "choice": action_str(choice, decks), "note": note}
+
+
+# ------------------------------------------------------------------------ replay (own records)
+def describe(labels: Sequence[str], seat: int, phase: str, action: int, decks: int) -> str:
+    """One line for a recorded action, for the replay."""
+    who = labels[seat]
+    text = action_str(action, decks)
+    if phase == "declare":
+        return f"{who} is done declaring" if text == "DONE" else f"{who} exposes {text}"
+    if "+" in text:
+        return f"{who} leads the pair {text}"
+    return f"{who} plays {text}"
+
+
+def spectator_frame(game: GameState, text: str, step: int) -> dict[str, Any]:
+    """Every seat's cards and the public state of a replayed hand after ``step`` actions."""
+    last = game.tricks[-1] if game.tricks else None
+    return {
+        "step": step,
+        "text": text,
+        "phase": str(game.phase),
+        "current_player": game.current_player,
+        "hands": [cards(multiset_cards(game.hand_masks[s], game.hand_pair_masks[s]))
+                  for s in range(game.rules.players)],
+        "trick": {"leader": game.trick_leader, "cards": cards(game.trick_cards),
+                  "pair_lead": bool(game.pair_lead)},
+        "last_trick": None if last is None else {
+            "leader": last.leader, "cards": cards(last.cards), "winner": last.winner,
+            "number": len(game.tricks)},
+        "exposed": [cards(multiset_cards(game.exposed_masks[s], game.exposed_pair_masks[s]))
+                    for s in range(game.rules.players)],
+        "captured": [cards(multiset_cards(game.captured_masks[s], game.captured_pair_masks[s]))
+                     for s in range(game.rules.players)],
+        "scores": list(game.provisional_scores()),
+    }
