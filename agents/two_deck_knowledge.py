@@ -42,8 +42,7 @@ from gongzhu_env.cards import (
 )
 from gongzhu_env.engine import Game, IllegalActionError
 from gongzhu_env.scoring import score_two_decks
-from gongzhu_env.two_decks import HAND_SIZE2
-from gongzhu_env.two_decks import play_key as pair_play_key
+from gongzhu_env.pair_tricks import play_key as pair_play_key
 
 if TYPE_CHECKING:
     from gongzhu_env.rules import Rules
@@ -85,7 +84,7 @@ def play_key(cards: tuple[int, ...], suit: int, pair_lead: bool) -> tuple[int, .
     """Rank of one seat's play to a trick of ``suit``; ``None`` for a discard.
 
     A single card ranks by itself; a two-card play to a pair lead by the engine's own order
-    (``gongzhu_env.two_decks``: pairs below unpaired cards except in diamonds). Between equal
+    (``gongzhu_env.pair_tricks``: pairs below unpaired cards except in diamonds). Between equal
     keys the earlier play wins, so a later play must rank strictly higher to take the lead.
     """
     if pair_lead:
@@ -238,7 +237,7 @@ def _constraints(view: PlayerView) -> tuple[list[list[int]], list[list[int]], li
     for s in range(4):
         seen = ms_add(seen, played[s])
     unseen = [2 - ms_count(seen, c) for c in range(NUM_CARDS)]
-    room = [0 if s == me else HAND_SIZE2 - ms_size(played[s]) for s in range(4)]
+    room = [0 if s == me else view.rules.hand_size - ms_size(played[s]) for s in range(4)]
     floor = [[0] * NUM_CARDS for _ in range(4)]
     cap = [[0] * NUM_CARDS if s == me else [2] * NUM_CARDS for s in range(4)]
     for s in range(4):

@@ -22,6 +22,11 @@ Contenders (each plays ``--hands`` complete hands with uniformly random legal ac
   steps, and at least 64 steps) from ``reset``; hands/s counts the hands finished. The kernels
   are compiled (or loaded from numba's cache) before the clock starts; that time is printed as
   ``batch kernels ready``.
+* ``engine@baseline``, ``engine_2decks@baseline`` (with ``--baseline DIR``): the same engine
+  loops run by the code of another checkout (an earlier commit, e.g. from ``git worktree add
+  DIR COMMIT``), each in a child process that imports that checkout's engine and times only the
+  loop; interleaved with this checkout's runs, so a change to the engine is measured old
+  against new in one run.
 * ``openspiel``: OpenSpiel ``hearts`` with ``pass_cards=false``, chance nodes (the deal) included,
   when ``pyspiel`` is importable (``pip install -e .[bench]``).
 * ``openspiel+infostate``: the same, with the acting player's information-state tensor written
@@ -41,8 +46,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -137,6 +144,32 @@ def run_engine_2decks(hands: int, seed: int) -> tuple[int, float]:
 def run_raw_env_2decks(hands: int, seed: int) -> tuple[int, float]:
     """``raw_env`` under the two-deck preset: 1153 observation values, 105-entry masks."""
     return _run_aec(raw_env(rules=TWO_DECKS), hands, seed)
+
+
+_BASELINE_CHILD = """
+import json, sys, time
+from benchmarks import bench_env as b
+from gongzhu_env.rules import Rules
+b._clock = time.perf_counter if sys.argv[4] == "wall" else time.process_time
+rules = Rules.preset(sys.argv[3])
+print(json.dumps(b.run_engine(int(sys.argv[1]), int(sys.argv[2]), rules)))
+"""
+
+
+def _baseline_runner(root: str, preset: str, clock: str) -> Runner:
+    """Run ``run_engine`` of the checkout at ``root`` in a child process (only the loop timed)."""
+
+    def run(hands: int, seed: int) -> tuple[int, float]:
+        env = {**os.environ, "PYTHONPATH": root}
+        done = subprocess.run([sys.executable, "-c", _BASELINE_CHILD, str(hands), str(seed),
+                               preset, clock], cwd=root, env=env, capture_output=True,
+                              text=True, check=False)
+        if done.returncode:
+            raise RuntimeError(f"the baseline at {root} failed: {done.stderr.strip()[-400:]}")
+        decisions, seconds = json.loads(done.stdout.strip().splitlines()[-1])
+        return int(decisions), float(seconds)
+
+    return run
 
 
 def _batch_runner(size: int, decisions: int) -> tuple[Runner, float]:
@@ -271,9 +304,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--batch-decisions", type=int, default=2_000_000,
                    help="decisions per run of each batch contender (default 2,000,000)")
     p.add_argument("--no-batch", action="store_true", help="skip the batched engine")
+    p.add_argument("--baseline", metavar="DIR",
+                   help="a checkout of another commit (git worktree add DIR COMMIT): also run "
+                        "its engine loops, interleaved with this checkout's, as "
+                        "engine@baseline and engine_2decks@baseline")
     p.add_argument("--only", nargs="+", metavar="NAME",
                    help="run only these contenders (engine raw_env env engine_2decks "
-                        "raw_env_2decks batch64 batch256 batch1024 batch4096 openspiel "
+                        "raw_env_2decks engine@baseline engine_2decks@baseline batch64 batch256 batch1024 batch4096 openspiel "
                         "openspiel+infostate)")
     args = p.parse_args(argv)
     # Checked before any run: every bound keeps the floats drawn up front within memory
@@ -297,6 +334,14 @@ def main(argv: list[str] | None = None) -> int:
     contenders: list[tuple[str, Runner]] = [
         ("engine", run_engine), ("raw_env", run_raw_env), ("env", run_env),
         ("engine_2decks", run_engine_2decks), ("raw_env_2decks", run_raw_env_2decks)]
+    if args.baseline:
+        root = os.path.abspath(args.baseline)
+        if not os.path.isfile(os.path.join(root, "gongzhu_env", "engine.py")):
+            p.error(f"--baseline {args.baseline!r} is not a checkout of this project (no "
+                    "gongzhu_env/engine.py in it)")
+        contenders += [("engine@baseline", _baseline_runner(root, "standard", args.clock)),
+                       ("engine_2decks@baseline", _baseline_runner(root, "two_decks",
+                                                                   args.clock))]
     batch_ready: float | None = None
     wanted = set(args.only or ())
     if not args.no_batch and (not wanted or wanted & {f"batch{n}" for n in BATCH_SIZES}):
@@ -340,7 +385,9 @@ def main(argv: list[str] | None = None) -> int:
     ]
     # The two-deck engine beside the one-deck one (hands/s; a two-deck hand is twice as long).
     ratios += [(two, one, by_name[two]["hands_per_s"] / by_name[one]["hands_per_s"], "hands/s")
-               for two, one in (("engine_2decks", "engine"), ("raw_env_2decks", "raw_env"))
+               for two, one in (("engine_2decks", "engine"), ("raw_env_2decks", "raw_env"),
+                                ("engine", "engine@baseline"),
+                                ("engine_2decks", "engine_2decks@baseline"))
                if two in by_name and one in by_name]
     # The batches against OpenSpiel with its information-state tensor, per decision: both
     # write an observation for the player to act at every decision (the bar of the batch).

@@ -8,7 +8,6 @@ Note: ``from gongzhu_env import env`` is the factory function. The module of the
 imported first and its name is then rebound to the function, as PettingZoo users expect.
 """
 
-import gongzhu_env.two_decks  # noqa: F401  (registers the two-deck game with ``Game``)
 from gongzhu_env.engine import Game, IllegalActionError
 from gongzhu_env.env import env, raw_env
 from gongzhu_env.match import Match

@@ -120,7 +120,43 @@ def mask_of(cards: Iterable[int]) -> int:
     return m
 
 
-def multiset_masks(cards: Iterable[int]) -> tuple[int, int]:
+Multiset = tuple[int, int]
+"""A multiset of cards as two masks ``(once, twice)``: the cards present at least once, and
+those present twice. Every card set of the game is one: with one deck ``twice`` is simply
+empty, with two decks a card may be held, exposed, taken or played twice. These helpers are
+the only place that counts copies."""
+
+
+def ms_put(once: int, twice: int, bit: int) -> Multiset:
+    """Add one copy of the card ``bit`` (a one-bit mask) to the multiset ``(once, twice)``."""
+    if once & bit:
+        return once, twice | bit
+    return once | bit, twice
+
+
+def ms_take(once: int, twice: int, bit: int) -> Multiset:
+    """Remove one copy of the card ``bit`` (a one-bit mask) from ``(once, twice)``."""
+    if twice & bit:
+        return once, twice ^ bit
+    return once ^ bit, twice
+
+
+def ms_add(a: Multiset, b: Multiset) -> Multiset:
+    """Return the sum of two multisets whose counts add up to at most two per card."""
+    return a[0] | b[0], a[1] | b[1] | (a[0] & b[0])
+
+
+def ms_copies(once: int, twice: int, bit: int) -> int:
+    """Count the copies (0, 1 or 2) of the card ``bit`` (a one-bit mask) in ``(once, twice)``."""
+    return (1 if once & bit else 0) + (1 if twice & bit else 0)
+
+
+def ms_size(once: int, twice: int) -> int:
+    """Count the cards of the multiset ``(once, twice)``."""
+    return once.bit_count() + twice.bit_count()
+
+
+def multiset_masks(cards: Iterable[int]) -> Multiset:
     """Return a multiset of cards of two decks as two masks: ``(once, twice)``.
 
     ``once`` holds every card present at least once, ``twice`` those present twice (so

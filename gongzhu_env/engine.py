@@ -1,11 +1,15 @@
-"""The Gong Zhu game state machine: deal, declaration, thirteen tricks, scoring.
+"""The Gong Zhu game state machine: deal, declaration, tricks, scoring, for every table.
 
 ``Game`` is the single source of truth for the rules: which actions are legal, who moves, who
 wins a trick and what each seat scores. It knows nothing of PettingZoo or observations; the env,
 the agents, the arena and the CLI all drive it through ``legal_actions()`` and ``step()``.
 
 State is kept as a few integers per seat (52-bit card masks, see ``gongzhu_env.cards``), so a
-step is a handful of integer operations and ``clone()`` copies a few short lists.
+step is a handful of integer operations and ``clone()`` copies a few short lists. Every card set
+(a hand, a seat's exposures, captures and plays) is a multiset ``(once, twice)`` of two masks:
+with one deck the ``twice`` masks are simply empty, with two decks (RULES.md 6.11) a card may be
+there twice. Decks and seats are data of the game (``rules.decks``, ``rules.players``): one
+class plays every table.
 
 Phases and actions (one flat action space of 53):
 
@@ -19,11 +23,17 @@ Phases and actions (one flat action space of 53):
   wins and its taker leads next.
 * ``"over"``: ``scores()`` gives the four raw hand scores.
 
+Two decks differ in the rules of a trick only (pair leads, two-card follows, which play wins):
+those rules are ``gongzhu_env.pair_tricks``, pure functions of masks that ``Game`` asks with
+its own state; ``_pairs`` says whether they apply. Actions there are ``0..51`` one copy of a
+card, ``52 + k`` the pair lead of card ``k`` and ``104`` DONE (``rules.num_actions``).
+
 Rule variants (``gongzhu_env.rules``) are decided once, in ``_setup``: which exposed cards are
 restricted in play (``_restrict``), whether strict exposure or exposed leads apply (``_strict``,
 ``_may_lead``), whether discards are checked for colour (``_colour``) and how hands are scored.
 Legality is written once: ``_declare_legal``, and for play ``_lead_legal`` and
-``_follow_legal``; ``step`` checks every action against it.
+``_follow_legal`` (which ask ``pair_tricks`` at two decks); ``step`` checks every action
+against it.
 
 Outside this module a game is read only through its public surface (``gongzhu_env.state``
 describes it: ``GameState``); the private slots below are free to change.
@@ -36,46 +46,52 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from gongzhu_env import pair_tricks
 from gongzhu_env.cards import (
-    C2,
     C10,
     DJ,
     DONE,
     EXPOSABLE,
     EXPOSABLE_MASK,
-    FULL_DECK,
     HA,
-    NUM_ACTIONS,
     NUM_CARDS,
     SCORING_MASK,
     SQ,
     SUIT_MASKS,
     SUIT_TABLES,
+    action_str,
+    actions_of,
     card_index,
     card_str,
     cards_of,
+    ms_put,
+    ms_take,
+    multiset_cards,
     parse_card,
 )
+from gongzhu_env.deal import shuffled_deck
 from gongzhu_env.html import game_html
 from gongzhu_env.render import render_game
 from gongzhu_env.rules import Rules, count_word
-from gongzhu_env.scoring import score_masks
+from gongzhu_env.scoring import score_masks, score_two_decks
 from gongzhu_env.state import PHASES, Phase, Trick
 from gongzhu_env.view import PlayerView, encode_observation
 
-__all__ = ["Game", "IllegalActionError", "Phase", "Trick", "DONE", "IMPLEMENTATIONS"]
+__all__ = ["Game", "IllegalActionError", "Phase", "Trick", "DONE"]
 
 NUM_SEATS = 4
 NUM_TRICKS = 13
 HAND_SIZE = 13
 _DONE_BIT = 1 << DONE
-_C2_BIT = 1 << C2
+_SQ_BIT = 1 << SQ
 _RANKS = (1 << 13) - 1
 _T0, _T1, _T2, _T3 = SUIT_TABLES
-# Dealing: card i's bit as an int64 (52-bit masks fit), and where each seat's block of the
-# shuffled deck starts; ``np.add.reduceat`` sums the four blocks in one call.
+# Dealing: card i's bit as an int64 (52-bit masks fit); ``np.add.reduceat`` sums each seat's
+# block of the shuffled deck into its hand mask in one call.
 _CARD_BITS = np.array([1 << c for c in range(NUM_CARDS)], dtype=np.int64)
-_BLOCK_STARTS = np.arange(0, NUM_CARDS, HAND_SIZE)
+_BLOCK_STARTS = {n: np.arange(0, NUM_CARDS // n * n, NUM_CARDS // n) for n in range(3, 9)}
+# The empty second masks of a one-deck table, shared (never written: only two decks do).
+_NO_PAIRS = {n: (0,) * n for n in range(3, 9)}
 # The legal declaration actions for each subset of the exposable cards (DONE is always legal).
 _DECLARE_ACTIONS = {
     m | _DONE_BIT: (*cards_of(m), DONE)
@@ -94,32 +110,22 @@ _DECLARED = tuple(tuple(sum(1 << ((first + i) & 3) for i in range(turns)) for tu
                   for first in range(NUM_SEATS))
 
 
-IMPLEMENTATIONS: dict[int, type[Game]] = {}
-"""The ``Game`` subclass that plays each deck count other than one (``rules.decks``).
-
-``Game(rules)`` and ``Game.from_hands(hands, rules)`` build an instance of it, so callers never
-name it; ``gongzhu_env.two_decks`` registers itself here when ``gongzhu_env`` is imported.
-"""
-
-
 class IllegalActionError(ValueError):
     """An action that is malformed or not legal in the current state. The state is unchanged."""
 
 
-def _legal_text(mask: int) -> str:
-    acts = [card_str(a) for a in cards_of(mask & FULL_DECK)]
-    if mask & _DONE_BIT:
-        acts.append("DONE")
-    return "[" + ", ".join(acts) + "]"
+def _legal_text(mask: int, decks: int) -> str:
+    return "[" + ", ".join(action_str(a, decks) for a in actions_of(mask, decks)) + "]"
 
 
 class Game:
-    """One hand of Gong Zhu.
+    """One hand of Gong Zhu, at any table the rules allow (one or two decks, 3 to 8 seats).
 
     ``Game(rules, seed=...)`` deals at random from a seeded ``numpy.random.Generator`` (pass
-    ``rng=`` to reuse one across many hands); ``Game.from_hands(hands, rules)`` starts from a
-    given deal. ``leader`` makes that seat lead the first trick with any card (a later hand of a
-    match); by default the C2 holder leads C2.
+    ``rng=`` to reuse one across many hands; ``gongzhu_env.deal`` is the deal); and
+    ``Game.from_hands(hands, rules)`` starts from a given deal. ``leader`` makes that seat lead
+    the first trick with any card (a later hand of a match); by default the holder of the lead
+    card (C2 at four seats) leads it.
     """
 
     __slots__ = (
@@ -129,19 +135,14 @@ class Game:
         "_tricks", "_actions", "_legal", "_deal", "_prov",
         "_restrict", "_restrictable", "_strict", "_may_lead", "_colour", "_wrong",
         "_first_drawn", "_doubled", "_teams", "_seats", "_lead_bit", "_num_tricks",
+        "_first_pig",
+        # The second copies: cards held, exposed, taken or played twice (empty with one deck).
+        "_hand2", "_exposed2", "_exposed_all2", "_captured2", "_played2",
+        # Two decks' trick rules (``pair_tricks``): whether they apply, the exposed copies each
+        # seat still holds, the trick's plays, whether it was led with a pair, and a
+        # follower's first card of two with the cards that may complete it.
+        "_pairs", "_xheld", "_xheld2", "_plays", "_pair_lead", "_pending", "_second",
     )
-
-    def __new__(cls, rules: Rules | str | None = None, *args: object, **kwargs: object) -> Game:
-        """Build the game class of ``rules.decks``: ``Game(rules)`` is a two-deck game for two.
-
-        ``rules=None`` (the standard rules) takes the fast path; ``clone`` and ``from_hands``
-        build their instance with ``object.__new__``, which skips this dispatch altogether.
-        """
-        if rules is not None and cls is Game:
-            decks = rules.decks if type(rules) is Rules else Rules.coerce(rules).decks
-            if decks != 1:
-                return object.__new__(_implementation(decks))
-        return object.__new__(cls)
 
     def __init__(self, rules: Rules | str | None = None, seed: int | None = None, *,
                  rng: np.random.Generator | None = None, leader: int | None = None) -> None:
@@ -151,22 +152,16 @@ class Game:
             raise ValueError("pass either seed= or rng=, not both")
         if type(rules) is not Rules:
             rules = Rules.coerce(rules)
-        # The deck is ``rng.permutation`` of the cards in play, shuffled here as the cards'
-        # bits (the same permutation from the same draws); seat s gets deck[hs*s:hs*(s+1)] for
-        # a hand size hs, and each hand's mask is the sum of its card bits, summed in numpy
-        # (52-bit masks fit in int64).
-        if rules.players == 4:
-            deck = _CARD_BITS.copy()
-            starts, size = _BLOCK_STARTS, HAND_SIZE
+        deck = shuffled_deck(rules, rng)
+        size = rules.hand_size
+        first = tuple(deck[::size].tolist()) if rules.first_drawn_exposure else None
+        if rules.decks == 1:
+            # Each hand's mask is the sum of its card bits (one copy each), summed in numpy.
+            hands = np.add.reduceat(_CARD_BITS[deck], _BLOCK_STARTS[rules.players]).tolist()
+            self._setup(rules, hands, None, leader, first)
         else:
-            deck, starts = _deck_of(rules)
-            size = rules.hand_size
-        rng.shuffle(deck)
-        hands = np.add.reduceat(deck, starts).tolist()
-        # The first card dealt to seat s is the first of its block (first-drawn exposure).
-        first = tuple(b.bit_length() - 1 for b in deck[::size].tolist()) \
-            if rules.first_drawn_exposure else None
-        self._setup(rules, hands, leader, first)
+            self._setup_multisets(rules, deck.reshape(rules.players, size).tolist(), leader,
+                                  first)
 
     @classmethod
     def from_hands(cls, hands: Sequence[Sequence[int | str]], rules: Rules | str | None = None,
@@ -175,31 +170,32 @@ class Game:
         """Start a hand from a given deal: one hand per seat covering the deck.
 
         Four hands of 13 cards for four players; ``rules.players`` hands of ``rules.hand_size``
-        cards, none of them a removed card (``rules.removed_cards``), at other table sizes.
+        cards, none of them a removed card (``rules.removed_cards``), at other table sizes;
+        four hands of 26 in which every card appears twice with two decks.
 
         Cards may be indices or text (``"SQ"``). ``hands[i]`` is seat ``i``'s hand.
         ``first_drawn[i]`` is the first card dealt to seat ``i`` (only used by
         ``first_drawn_exposure``); by default it is ``hands[i][0]`` as given.
         """
         rules = Rules.coerce(rules)
-        if rules.decks != 1 and cls is Game:
-            return _implementation(rules.decks).from_hands(hands, rules, leader=leader,
-                                                           first_drawn=first_drawn)
-        masks = _validate_hands(hands, rules)
+        cards = _validate_hands(hands, rules)
         first: tuple[int, ...] | None = None
+        if first_drawn is not None and not rules.first_drawn_exposure:
+            raise ValueError("first_drawn only applies to first_drawn_exposure, which these "
+                             "rules do not have")
         if rules.first_drawn_exposure:
             if first_drawn is None:
                 first_drawn = [h[0] for h in hands]
-            if isinstance(first_drawn, str) or len(first_drawn) != len(masks):
-                raise ValueError(f"first_drawn must be {len(masks)} cards, one per seat; got "
+            if isinstance(first_drawn, str) or len(first_drawn) != len(cards):
+                raise ValueError(f"first_drawn must be {len(cards)} cards, one per seat; got "
                                  f"{first_drawn!r}")
             first = tuple(parse_card(c) if isinstance(c, str) else c for c in first_drawn)
             for seat, c in enumerate(first):
-                if type(c) is not int or not 0 <= c < NUM_CARDS or not masks[seat] >> c & 1:
+                if type(c) is not int or not 0 <= c < NUM_CARDS or c not in cards[seat]:
                     raise ValueError(f"first_drawn[{seat}] = {first_drawn[seat]!r} is not a card "
                                      f"of seat {seat}'s hand")
         game = object.__new__(cls)
-        game._setup(rules, masks, leader, first)
+        game._setup_multisets(rules, cards, leader, first)
         return game
 
     @classmethod
@@ -215,29 +211,61 @@ class Game:
                 raise IllegalActionError(f"replay failed at action #{i}: {e}") from None
         return game
 
-    def _setup(self, rules: Rules, hands: list[int], leader: int | None,
-               first_drawn: tuple[int, ...] | None = None) -> None:
+    def _setup_multisets(self, rules: Rules, hands: list[list[int]], leader: int | None,
+                         first_drawn: tuple[int, ...] | None) -> None:
+        """Start from checked hands of card indices: each becomes its ``(once, twice)`` masks."""
+        once, twice = [], []
+        for hand in hands:
+            a = b = 0
+            for c in hand:
+                a, b = ms_put(a, b, 1 << c)
+            once.append(a)
+            twice.append(b)
+        self._setup(rules, once, twice if rules.decks > 1 else None, leader, first_drawn)
+
+    def _setup(self, rules: Rules, hands: list[int], hands2: list[int] | None,
+               leader: int | None, first_drawn: tuple[int, ...] | None = None) -> None:
+        """Start the hand: ``hands`` the cards each seat holds, ``hands2`` those held twice.
+
+        ``hands2`` is ``None`` for one deck, whose second masks stay empty.
+        """
         self.rules = rules
         self._hand = hands
-        self._deal = tuple(hands)
         n = self._seats = rules.players
         if n == 4:
             self._exposed = [0, 0, 0, 0]
             self._captured = [0, 0, 0, 0]
             self._played_by = [0, 0, 0, 0]
             self._voids = [0, 0, 0, 0]
-            self._lead_bit = lead = _C2_BIT
-            self._num_tricks = NUM_TRICKS
         else:
             self._exposed = [0] * n
             self._captured = [0] * n
             self._played_by = [0] * n
             self._voids = [0] * n
-            self._lead_bit = lead = 1 << rules.lead_card
-            self._num_tricks = rules.hand_size
+        self._lead_bit = lead = 1 << rules.lead_card
+        self._num_tricks = rules.hand_size
         self._exposed_all = 0
+        self._exposed_all2 = 0
+        self._pairs = pairs = hands2 is not None
+        if pairs:
+            self._hand2 = hands2
+            self._exposed2 = [0] * n
+            self._captured2 = [0] * n
+            self._played2 = [0] * n
+            self._xheld = [0] * n
+            self._xheld2 = [0] * n
+            self._deal = tuple(zip(hands, hands2, strict=True))
+        else:
+            self._hand2 = self._exposed2 = self._captured2 = self._played2 = \
+                self._xheld = self._xheld2 = _NO_PAIRS[n]
+            self._deal = tuple(hands)
+        self._plays: list[tuple[int, ...]] = [] if pairs else ()  # type: ignore[assignment]
+        self._pair_lead = False
+        self._pending = -1
+        self._second = 0
+        self._first_pig = -1
         if leader is None:
-            # The holder of the lead card (C2 at four).
+            # The holder of the lead card (C2 at four; the lowest such seat with two decks).
             self._first_leader = 0 if hands[0] & lead else 1 if hands[1] & lead else \
                 2 if hands[2] & lead else next(s for s in range(3, n) if hands[s] & lead)
             self._free_first_lead = rules.first_lead == "any"
@@ -273,8 +301,9 @@ class Game:
                         first_drawn: tuple[int, ...] | None) -> None:
         """Decide once what a non-standard rule set changes; the hot path then reads flags."""
         # Exposed cards under the play restriction: none if exposures are hidden; a first-drawn
-        # card exposed by its holder is free too.
-        restrictable = 0 if rules.hidden_exposure else EXPOSABLE_MASK
+        # card exposed by its holder is free too. (With two decks the restriction is per copy:
+        # ``pair_tricks`` reads the exposed copies held, ``_xheld``.)
+        restrictable = 0 if rules.hidden_exposure or self._pairs else EXPOSABLE_MASK
         if first_drawn is not None:
             for c in first_drawn:
                 restrictable &= ~(1 << c)
@@ -300,10 +329,18 @@ class Game:
             self._phase = _PLAY
 
     def _expose(self, seat: int, card: int) -> None:
-        """Record ``seat``'s exposure of ``card`` with every effect it has under these rules."""
+        """Record ``seat``'s exposure of one copy of ``card`` with every effect it has."""
         bit = 1 << card
-        self._exposed[seat] |= bit
-        self._exposed_all |= bit
+        if self._pairs:
+            self._exposed[seat], self._exposed2[seat] = ms_put(self._exposed[seat],
+                                                               self._exposed2[seat], bit)
+            self._exposed_all, self._exposed_all2 = ms_put(self._exposed_all,
+                                                           self._exposed_all2, bit)
+            self._xheld[seat], self._xheld2[seat] = ms_put(self._xheld[seat],
+                                                           self._xheld2[seat], bit)
+        else:
+            self._exposed[seat] |= bit
+            self._exposed_all |= bit
         self._restrict |= bit & self._restrictable
         first = self._first_drawn
         if first is not None and first[seat] == card:
@@ -338,18 +375,20 @@ class Game:
 
     @property
     def hands(self) -> tuple[tuple[int, ...], ...]:
-        """Each seat's remaining cards, as sorted tuples."""
-        return tuple(cards_of(m) for m in self._hand)
+        """Each seat's remaining cards, as sorted tuples (a card held twice appears twice)."""
+        return tuple(multiset_cards(a, b) for a, b in zip(self._hand, self._hand2, strict=True))
 
     @property
     def deal(self) -> tuple[tuple[int, ...], ...]:
-        """Each seat's thirteen cards as dealt, sorted.
+        """Each seat's cards as dealt, sorted (``from_hands(game.deal, rules)`` restores it).
 
         Under ``first_drawn_exposure`` each seat's first dealt card comes first, so that
         ``Game.from_hands(game.deal, rules)`` (which takes ``hands[i][0]`` as the first dealt
         card) restores it.
         """
-        hands = tuple(cards_of(m) for m in self._deal)
+        if self._pairs:
+            return tuple(multiset_cards(a, b) for a, b in self._deal)  # type: ignore[misc]
+        hands = tuple(cards_of(m) for m in self._deal)  # type: ignore[arg-type]
         first = self._first_drawn
         if first is None:
             return hands
@@ -357,13 +396,15 @@ class Game:
 
     @property
     def exposed(self) -> tuple[tuple[int, ...], ...]:
-        """The cards each seat exposed (including an auto-exposed card)."""
-        return tuple(cards_of(m) for m in self._exposed)
+        """The copies each seat exposed (including an auto-exposed card)."""
+        return tuple(multiset_cards(a, b)
+                     for a, b in zip(self._exposed, self._exposed2, strict=True))
 
     @property
     def captured(self) -> tuple[tuple[int, ...], ...]:
-        """The scoring cards each seat has taken so far."""
-        return tuple(cards_of(m) for m in self._captured)
+        """The scoring cards each seat has taken so far (a card twice if it took both)."""
+        return tuple(multiset_cards(a, b)
+                     for a, b in zip(self._captured, self._captured2, strict=True))
 
     @property
     def first_drawn(self) -> tuple[int, ...] | None:
@@ -454,20 +495,32 @@ class Game:
         """The suits of ``voids`` as masks (bit ``s`` for suit ``s``)."""
         return tuple(self._voids)
 
-    # Two decks (``gongzhu_env.two_decks``) hold a card twice; these give the cards held, exposed,
-    # taken or played twice, so a reader can count copies the same way at any table. With one
-    # deck they are all empty.
+    # The second masks of the multisets: the cards held, exposed, taken or played twice, so a
+    # reader counts copies the same way at any table. With one deck they are all empty.
     @property
     def hand_pair_masks(self) -> tuple[int, ...]:
         """Cards each seat holds twice (none with one deck)."""
-        return (0, 0, 0, 0) if self._seats == 4 else (0,) * self._seats
+        return tuple(self._hand2)
 
-    exposed_pair_masks = captured_pair_masks = played_pair_masks = hand_pair_masks
+    @property
+    def exposed_pair_masks(self) -> tuple[int, ...]:
+        """Cards each seat exposed both copies of (none with one deck)."""
+        return tuple(self._exposed2)
+
+    @property
+    def captured_pair_masks(self) -> tuple[int, ...]:
+        """Scoring cards each seat took both copies of (none with one deck)."""
+        return tuple(self._captured2)
+
+    @property
+    def played_pair_masks(self) -> tuple[int, ...]:
+        """Cards each seat has played both copies of (none with one deck)."""
+        return tuple(self._played2)
 
     @property
     def pair_lead(self) -> bool:
         """Whether the trick in progress was led with a pair (never with one deck)."""
-        return False
+        return self._pair_lead
 
     @property
     def first_pig_taker(self) -> int | None:
@@ -475,7 +528,7 @@ class Game:
 
         It leads the next hand of a match.
         """
-        return next((s for s, m in enumerate(self._captured) if m >> SQ & 1), None)
+        return None if self._first_pig < 0 else self._first_pig
 
     @property
     def doubled_mask(self) -> int:
@@ -532,7 +585,9 @@ class Game:
         phase = self._phase
         if phase == _OVER:
             return True
-        if phase == _DECLARE:
+        if phase == _DECLARE or self._pairs:
+            # A two-deck hand's second copies and pair plays are not worth a cheaper test:
+            # its play-outs run to the end.
             return False
         sb = _SCORING_BIT
         for c in self._trick:
@@ -548,7 +603,11 @@ class Game:
         prov = self._prov
         if prov is None:
             exp, rules = self._exposed_all, self.rules
-            if rules.is_standard:
+            if self._pairs:
+                exposed = (exp, self._exposed_all2)
+                prov = [score_two_decks((c, c2), exposed)
+                        for c, c2 in zip(self._captured, self._captured2, strict=True)]
+            elif rules.is_standard:
                 prov = [score_masks(c, exp) for c in self._captured]
             else:
                 d, own = self._doubled, self._exposed
@@ -562,7 +621,11 @@ class Game:
     # mask that ``legal_actions`` lists, and each rule of play is one clause of ``_lead_legal`` or
     # ``_follow_legal``.
     def legal_mask(self) -> int:
-        """Legal actions of the seat to move as a 53-bit mask (bit 52 is DONE)."""
+        """Legal actions of the seat to move as a mask: bit ``a`` is action ``a``.
+
+        53 bits (bit 52 DONE) with one deck; 105 with two (bits ``52 + k`` the pair leads,
+        bit 104 DONE).
+        """
         legal = self._legal
         if legal < 0:
             legal = self._legal = self._compute_legal()
@@ -573,6 +636,8 @@ class Game:
         legal = self._legal
         if legal < 0:
             legal = self._legal = self._compute_legal()
+        if self._pairs:
+            return actions_of(legal, 2)
         suit = self._led_suit
         if suit >= 0 and legal & self._led_mask:
             # Following suit (the common case): the legal cards lie in the led suit. (A seat
@@ -588,6 +653,8 @@ class Game:
         """Work out the legal mask of the seat to move, by phase (cached until the next step)."""
         phase = self._phase
         if phase == _PLAY:
+            if self._pairs:
+                return self._pair_legal()
             hand = self._hand[self._current]
             return self._follow_legal(hand) if self._trick else self._lead_legal(hand)
         if phase == _DECLARE:
@@ -595,8 +662,10 @@ class Game:
         return 0
 
     def _declare_legal(self) -> int:
-        """Expose any exposable card still held and unexposed, or end the turn."""
-        return (self._hand[self._current] & EXPOSABLE_MASK & ~self._exposed_all) | _DONE_BIT
+        """Expose one more copy of an exposable card held and not yet exposed, or end the turn."""
+        p = self._current
+        return (self._hand[p] & ~self._exposed[p] | self._hand2[p] & ~self._exposed2[p]) \
+            & EXPOSABLE_MASK | 1 << self.rules.done_action
 
     # The rules of play, clause by clause; each clause returns. ``hand`` is the hand of the
     # seat to move. ``_restrict`` holds the exposed cards under the play restriction (none
@@ -640,6 +709,30 @@ class Game:
                 legal ^= bit
         return legal
 
+    def _pair_legal(self) -> int:
+        """Two decks: what the seat to move may play (``pair_tricks`` has the rules)."""
+        p = self._current
+        hand, hand2 = self._hand[p], self._hand2[p]
+        if not self._plays:
+            if not self._tricks and not self._free_first_lead:
+                # The first lead contains the lead card: alone, or as a pair.
+                lead = self._lead_bit
+                return lead | (hand2 & lead) << NUM_CARDS
+            return pair_tricks.lead_legal(hand, hand2, self._xheld[p], self._xheld2[p],
+                                          self._suits_led, self._may_lead)
+        if not self._pair_lead:
+            return pair_tricks.follow_legal(hand, self._led_mask, pair_tricks.restricted(
+                hand2, self._xheld[p], self._xheld2[p], self._suits_led))
+        if self._pending >= 0:
+            return self._second
+        return pair_tricks.first_cards(self._follow_plays())
+
+    def _follow_plays(self) -> list[tuple[int, int]]:
+        """Two decks: every legal two-card play of the seat to move to the pair lead."""
+        p = self._current
+        return pair_tricks.follow_plays(self._hand[p], self._hand2[p], self._xheld[p],
+                                        self._xheld2[p], self._led_suit, self._suits_led)
+
     def _unled_restricted(self, hand: int) -> int:
         """Restricted exposed cards in ``hand`` whose suit has not been led yet."""
         out = 0
@@ -670,6 +763,9 @@ class Game:
         if not self._phase:
             # Declaration (no action is legal once the hand is over, so the phase is not OVER).
             self._declare(action)
+            return
+        if self._pairs:
+            self._play_pairs(action)
             return
         # Play a card. Inlined here, because this is the hottest path of every rollout.
         p = self._current
@@ -729,8 +825,11 @@ class Game:
         wrong = self._wrong
         if taken:
             # Discard colour: the first wrong-colour discarder takes the cards, not the winner.
-            self._captured[winner if wrong < 0 else wrong] |= taken
+            taker = winner if wrong < 0 else wrong
+            self._captured[taker] |= taken
             self._prov = None
+            if taken & _SQ_BIT:
+                self._first_pig = taker
         if wrong >= 0:
             self._wrong = -1
         tricks = self._tricks
@@ -746,9 +845,104 @@ class Game:
         else:
             self._legal = self._lead_legal(hands[winner])
 
+    def _play_pairs(self, action: int) -> None:
+        """Two decks: apply a legal play (a single card, a pair lead, one card of two)."""
+        p = self._current
+        plays = self._plays
+        if not plays:
+            # A lead: one card, or a pair (``PAIR + k``).
+            card = action - pair_tricks.PAIR if action >= pair_tricks.PAIR else action
+            self._pair_lead = action >= pair_tricks.PAIR
+            self._led_suit = card // 13
+            self._led_mask = SUIT_MASKS[self._led_suit]
+            self._trick_leader = p
+            self._take_copy(p, card)
+            if self._pair_lead:
+                self._take_copy(p, card)
+                plays.append((card, card))
+            else:
+                plays.append((card,))
+        elif not self._pair_lead:
+            self._take_copy(p, action)
+            plays.append((action,))
+        elif self._pending < 0:
+            # The first card of a two-card follow. An off-suit card here does not yet show a
+            # void (the seat may still hold one card of the suit): the completed play does.
+            self._second = pair_tricks.second_cards(self._follow_plays(), action)
+            self._take_copy(p, action, shows_void=False)
+            self._pending = action
+            self._legal = self._second
+            return
+        else:
+            self._take_copy(p, action, shows_void=False)
+            led = self._led_mask
+            if not (led >> action & 1 and led >> self._pending & 1):
+                # A discard in a two-card follow: the seat had at most one card of the suit
+                # and has played it (the follow rule), so it holds none now.
+                self._voids[p] |= 1 << self._led_suit
+            plays.append((min(self._pending, action), max(self._pending, action)))
+            self._pending = -1
+            self._second = 0
+        if len(plays) == self._seats:
+            self._end_pair_trick()
+        else:
+            self._current = (p + 1) % self._seats
+            self._legal = self._compute_legal()
+
+    def _take_copy(self, p: int, card: int, shows_void: bool = True) -> None:
+        """Two decks: move one copy of ``card`` from seat ``p``'s hand to the trick.
+
+        The copy is the unexposed one when the card follows or leads its suit and the exposed
+        one when it is discarded (6.11); an off-suit card also shows the seat void in the led
+        suit (``shows_void``; a two-card follow decides that once both cards are played).
+        """
+        bit = 1 << card
+        in_suit = bool(bit & self._led_mask)
+        x1, x2 = self._xheld[p], self._xheld2[p]
+        if x1 & bit and (not in_suit or (x2 & bit) == (self._hand2[p] & bit)):
+            # An exposed copy leaves: every copy held is exposed, or the card is discarded.
+            self._xheld[p], self._xheld2[p] = ms_take(x1, x2, bit)
+        self._hand[p], self._hand2[p] = ms_take(self._hand[p], self._hand2[p], bit)
+        self._played_by[p], self._played2[p] = ms_put(self._played_by[p], self._played2[p], bit)
+        self._trick.append(card)
+        if not in_suit and shows_void:
+            self._voids[p] |= 1 << self._led_suit
+
+    def _end_pair_trick(self) -> None:
+        """Two decks: give the complete trick to its winner, who leads next."""
+        suit = self._led_suit
+        leader = self._trick_leader
+        winner = (leader + pair_tricks.trick_winner(self._plays, suit, self._pair_lead)) \
+            % self._seats
+        cap, cap2 = self._captured[winner], self._captured2[winner]
+        for c in self._trick:
+            bit = 1 << c
+            if bit & SCORING_MASK:
+                cap, cap2 = ms_put(cap, cap2, bit)
+                if c == SQ and self._first_pig < 0:
+                    self._first_pig = winner
+        if cap != self._captured[winner] or cap2 != self._captured2[winner]:
+            self._captured[winner], self._captured2[winner] = cap, cap2
+            self._prov = None
+        self._tricks.append(_new_tuple(Trick, (leader, tuple(self._trick), winner)))
+        self._suits_led |= 1 << suit
+        self._trick = []
+        self._plays = []
+        self._pair_lead = False
+        self._led_suit = -1
+        self._led_mask = 0
+        self._current = self._trick_leader = winner
+        if not self._hand[winner]:
+            # Pair tricks take two cards a seat: the hand ends when the cards do, whatever
+            # the number of tricks.
+            self._phase = _OVER
+            self._legal = 0
+        else:
+            self._legal = self._compute_legal()
+
     def _declare(self, action: int) -> None:
         """Expose a card for the seat to move, or end its declaration turn with DONE."""
-        if action != DONE:
+        if action != self.rules.done_action:
             self._expose(self._current, action)
         else:
             self._declare_turns += 1
@@ -773,20 +967,40 @@ class Game:
                 f"the hand is over: no action is legal (got {action!r}); start a new hand"
             )
         phase = PHASES[self._phase].value
-        if type(action) is not int or not 0 <= action < NUM_ACTIONS:
+        decks, done, pairs = self.rules.decks, self.rules.done_action, self._pairs
+        if type(action) is not int or not 0 <= action <= done:
+            spaces = "0..51 one card, 52+k the pair of card k" if pairs else "0..51 a card index"
             what = (f"{action!r} (type {type(action).__name__}) is not an action; expected an "
-                    "int in 0..52 (0..51 a card index, 52 DONE)")
+                    f"int in 0..{done} ({spaces}, {done} DONE)")
         else:
-            what = f"{card_str(action)} ({action}) is not legal"
-            if action == DONE:
+            what = f"{action_str(action, decks)} ({action}) is not legal"
+            if action == done:
                 what += ": DONE only ends a declaration turn"
             elif self._phase == _DECLARE:
-                what += ": in declaration only an exposable card (SQ DJ C10 HA) in hand, " \
-                        "not yet exposed, may be exposed"
+                what += (": in declaration only a copy of SQ DJ C10 HA that is held and not yet "
+                         "exposed may be exposed" if pairs else
+                         ": in declaration only an exposable card (SQ DJ C10 HA) in hand, "
+                         "not yet exposed, may be exposed")
+            elif action >= NUM_CARDS:
+                card = action - pair_tricks.PAIR
+                if self._plays:
+                    what += ": only the leader may lead a pair; a follower plays its two cards " \
+                            "one action at a time"
+                elif not self._hand2[seat] >> card & 1:
+                    what += f": seat {seat} does not hold two copies of {card_str(card)}"
             elif not self._hand[seat] >> action & 1:
                 what += f": seat {seat} does not hold it"
+            elif self._pending >= 0 or self._pair_lead:
+                rule = pair_tricks.rule_text(
+                    self._hand[seat], self._hand2[seat], self._pending, self._led_suit,
+                    bool(self._xheld[seat] & self._led_mask)
+                    and not self._suits_led >> self._led_suit & 1)
+                what += (f": with {card_str(self._pending)} it would not make a legal play to "
+                         f"the pair lead ({rule})" if self._pending >= 0 else
+                         f": no legal play to the pair lead starts with it ({rule})")
         return IllegalActionError(
-            f"{what} in the {phase} phase for seat {seat}; legal actions: {_legal_text(legal)}"
+            f"{what} in the {phase} phase for seat {seat}; legal actions: "
+            f"{_legal_text(legal, decks)}"
         )
 
     def _end_declaration(self) -> None:
@@ -837,7 +1051,7 @@ class Game:
     # ------------------------------------------------------------------ copies and views
     def clone(self) -> Game:
         """Return an independent copy of this game (for search): a few short lists are copied."""
-        g = object.__new__(Game)  # no deck dispatch: a clone keeps its class
+        g = object.__new__(Game)
         g.rules = self.rules
         g._hand = self._hand[:]
         g._deal = self._deal
@@ -873,6 +1087,25 @@ class Game:
         g._seats = self._seats
         g._lead_bit = self._lead_bit
         g._num_tricks = self._num_tricks
+        g._first_pig = self._first_pig
+        g._exposed_all2 = self._exposed_all2
+        g._pairs = self._pairs
+        g._pair_lead = self._pair_lead
+        g._pending = self._pending
+        g._second = self._second
+        if self._pairs:
+            g._hand2 = self._hand2[:]
+            g._exposed2 = self._exposed2[:]
+            g._captured2 = self._captured2[:]
+            g._played2 = self._played2[:]
+            g._xheld = self._xheld[:]
+            g._xheld2 = self._xheld2[:]
+            g._plays = self._plays[:]
+        else:
+            # One deck: the second masks are one shared tuple of zeros, never written.
+            g._hand2 = g._exposed2 = g._captured2 = g._played2 = g._xheld = g._xheld2 = \
+                self._hand2
+            g._plays = self._plays
         return g
 
     def view(self, seat: int) -> PlayerView:
@@ -913,20 +1146,6 @@ class Game:
         return game_html(self)
 
 
-_DECKS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-
-
-def _deck_of(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
-    """Return a fresh copy of the bits of the cards in play, and where each seat's block starts."""
-    n = rules.players
-    cached = _DECKS.get(n)
-    if cached is None:
-        bits = np.array([1 << c for c in range(NUM_CARDS) if rules.deck_mask >> c & 1],
-                        dtype=np.int64)
-        cached = _DECKS[n] = (bits, np.arange(0, len(bits), rules.hand_size))
-    return cached[0].copy(), cached[1]
-
-
 def seat_index(seat: object, seats: int, what: str = "seat") -> int:
     """Return ``seat`` as an int seat of a table of ``seats``, or raise naming the problem.
 
@@ -941,14 +1160,6 @@ def seat_index(seat: object, seats: int, what: str = "seat") -> int:
             if 0 <= index < seats:
                 return index
     raise ValueError(f"{what} must be a seat 0..{seats - 1}; got {seat!r}")
-
-
-def _implementation(decks: int) -> type[Game]:
-    try:
-        return IMPLEMENTATIONS[decks]
-    except KeyError:
-        raise ValueError(f"no game is registered for decks={decks}; import gongzhu_env (which "
-                         f"registers the two-deck game) before building one") from None
 
 
 def deal_cards(hands: Sequence[Sequence[int | str]], what: str,
@@ -973,33 +1184,37 @@ def deal_cards(hands: Sequence[Sequence[int | str]], what: str,
     return out
 
 
-def _validate_hands(hands: Sequence[Sequence[int | str]], rules: Rules) -> list[int]:
-    """Check a deal and return its masks, or raise a ``ValueError`` saying what is wrong.
+def _validate_hands(hands: Sequence[Sequence[int | str]], rules: Rules) -> list[list[int]]:
+    """Check a deal and return its hands as card indices, or raise a ``ValueError`` saying why.
 
-    One hand per seat of ``rules.hand_size`` distinct cards, none a removed card: with the
-    sizes dividing the deck, that covers every card in play once.
+    One hand per seat of ``rules.hand_size`` cards, no card more often than there are decks,
+    none a removed card: with the sizes dividing the deck, that covers every card in play
+    ``rules.decks`` times.
     """
-    n, size = rules.players, rules.hand_size
+    n, size, decks = rules.players, rules.hand_size, rules.decks
     what = f"a deal is {count_word(n)} hands of {size} cards"
-    if n != 4:
+    if decks > 1:
+        what = f"a {count_word(decks)}-deck deal is {count_word(n)} hands of {size} cards"
+    elif n != 4:
         what += f" (players={n})"
     removed = ~rules.deck_mask
-    masks = []
-    seen = 0
-    for seat, hand in enumerate(deal_cards(hands, what, n)):
-        m = 0
+    out = deal_cards(hands, what, n)
+    total = [0] * NUM_CARDS
+    for seat, hand in enumerate(out):
         for idx in hand:
-            bit = 1 << idx
-            if m & bit or seen & bit:
-                raise ValueError(f"seat {seat}: card {card_str(idx)} appears twice in the deal")
-            if bit & removed:
-                out = " ".join(card_str(c) for c in rules.removed_cards)
+            total[idx] += 1
+            if total[idx] > decks:
+                if decks == 1:
+                    raise ValueError(f"seat {seat}: card {card_str(idx)} appears twice in the "
+                                     "deal")
+                raise ValueError(f"card {card_str(idx)} appears {total[idx]} times in the deal; "
+                                 f"{count_word(decks)} decks hold {count_word(decks)} copies of "
+                                 "each card")
+            if 1 << idx & removed:
+                gone = " ".join(card_str(c) for c in rules.removed_cards)
                 raise ValueError(f"seat {seat}: card {card_str(idx)} is not in the deck at "
-                                 f"{n} players (removed: {out})")
-            m |= bit
+                                 f"{n} players (removed: {gone})")
         if len(hand) != size:
-            raise ValueError(f"seat {seat} has {len(hand)} cards; every hand must have {size}")
-        seen |= m
-        masks.append(m)
-    return masks
-
+            every = "every hand" if decks == 1 else f"every {count_word(decks)}-deck hand"
+            raise ValueError(f"seat {seat} has {len(hand)} cards; {every} must have {size}")
+    return out

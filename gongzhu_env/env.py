@@ -337,20 +337,6 @@ def env(illegal_reward: float = -1.0, **kwargs: Any) -> AECEnv:
     return TableWrapper(raw_env(**kwargs), illegal_reward=illegal_reward)
 
 
-def _env_attribute(name: str, doc: str) -> property:
-    """Return a wrapper attribute read straight from the env.
-
-    Before ``reset`` it is refused, as PettingZoo's order check refuses it.
-    """
-
-    def get(self: TableWrapper) -> Any:
-        if not self._has_reset:
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        return getattr(self._raw, name)
-
-    return property(get, doc=doc)
-
-
 class TableWrapper(wrappers.OrderEnforcingWrapper):
     """PettingZoo's three standard wrappers of a board-game env, as one layer.
 
@@ -371,13 +357,28 @@ class TableWrapper(wrappers.OrderEnforcingWrapper):
         self._prev_mask: np.ndarray | None = None
         self._terminated = False  # ended by an illegal move
 
-    # The attributes the AEC loop reads at every step, without the per-layer lookups.
+    # The attributes the AEC loop reads at every step, without the per-layer lookups. The
+    # factory runs while the class body runs and is removed after: it is part of this class.
+    def _env_attribute(name: str, doc: str) -> property:  # type: ignore[misc]
+        """Return a wrapper attribute read straight from the env.
+
+        Before ``reset`` it is refused, as PettingZoo's order check refuses it.
+        """
+
+        def get(self: TableWrapper) -> Any:
+            if not self._has_reset:
+                raise AttributeError(f"{name} cannot be accessed before reset")
+            return getattr(self._raw, name)
+
+        return property(get, doc=doc)
+
     agent_selection = _env_attribute("agent_selection", "The agent to act.")
     agents = _env_attribute("agents", "The agents still in the game.")
     rewards = _env_attribute("rewards", "Each agent's reward of the last step.")
     terminations = _env_attribute("terminations", "Which agents are terminated.")
     truncations = _env_attribute("truncations", "Which agents are truncated.")
     infos = _env_attribute("infos", "Each agent's info dict.")
+    del _env_attribute
 
     @property
     def _cumulative_rewards(self) -> dict[str, float]:  # type: ignore[override]

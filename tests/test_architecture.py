@@ -1,5 +1,6 @@
 """The house rules of the code base, checked on its source: one-way imports, no circles, no
-reads of the engine's private state from outside it.
+reads of the engine's private state from outside it, no class reading another class's private
+attributes (``self.`` included), and no registry filled as a side effect of an import.
 
 Every import counts, wherever it stands: at the top, inside a function, or under
 ``TYPE_CHECKING``. Rooms, lowest first: ``gongzhu_env`` -> ``agents`` -> ``training`` ->
@@ -137,3 +138,186 @@ def test_the_private_read_finder_sees_one(tmp_path: Path) -> None:
     probe = tmp_path / "probe.py"
     probe.write_text("def f(game, self):\n    return game._hand, self._hand\n")
     assert _private_reads(probe) == ["probe.py:2: ._hand"]
+
+
+# ---------------------------------------------------------------- private attributes by class
+# Names that third-party base classes define for their subclasses to use: PettingZoo's AEC
+# bookkeeping (``_cumulative_rewards``, ``_has_reset`` of its order-enforcing wrapper ...) and
+# stable-baselines3's ``VecEnv`` seeding (``seed()`` stores ``_seeds`` for the subclass's
+# ``reset`` to use, as its own vector envs do). Using them is using those libraries as
+# documented, not reaching into a class of this project.
+INHERITED_PROTOCOL = {"_cumulative_rewards", "_accumulate_rewards", "_was_dead_step",
+                      "_clear_rewards", "_deads_step_first", "_skip_agent_selection",
+                      "_np_random", "_np_random_seed", "_has_reset", "_has_updated",
+                      "_seeds", "_reset_seeds", "_get_indices", "_options", "_reset_options"}
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _owned(cls: ast.ClassDef) -> set[str]:
+    """The private names a class defines: its slots, class-level names and ``self._x = ...``."""
+    names: set[str] = set()
+    for node in cls.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                if isinstance(t, ast.Name):
+                    names.add(t.id)
+                    if t.id == "__slots__" and node.value is not None:
+                        names |= {e.value for e in ast.walk(node.value)
+                                  if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+    for node in ast.walk(cls):
+        # ``object.__setattr__(self, "_x", ...)``: how a frozen dataclass sets its own slots.
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "__setattr__" and len(node.args) >= 2 \
+                and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            names.add(node.args[1].value)
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            targets = [node.target]
+        for t in targets:
+            for e in ast.walk(t):
+                if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) \
+                        and e.value.id in ("self", "cls"):
+                    names.add(e.attr)
+    return {n for n in names if _is_private(n)}
+
+
+def _classes(tree: ast.AST) -> list[ast.ClassDef]:
+    return [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+
+
+def _project_private_names() -> dict[str, set[str]]:
+    """Every private name some class of the product defines, with the classes defining it."""
+    out: dict[str, set[str]] = {}
+    for name, path in MODULES.items():
+        for cls in _classes(ast.parse(path.read_text(), filename=str(path))):
+            for attr in _owned(cls):
+                out.setdefault(attr, set()).add(f"{name}.{cls.name}")
+    return out
+
+
+def _foreign_private_reads(path: Path, owners: dict[str, set[str]]) -> list[str]:
+    """Accesses in one file of a private attribute outside the class that defines it.
+
+    ``self._x`` (or ``cls._x``) inside class ``C`` must be one of ``C``'s own names (not a base
+    class's); ``other._x`` must stand inside a class that defines ``_x`` (a method building
+    or comparing another instance of its own class); anywhere else, a name that a class of
+    the product defines is that class's business only.
+    """
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found: list[str] = []
+
+    def visit(node: ast.AST, cls: ast.ClassDef | None, own: set[str]) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                visit(child, child, _owned(child))
+                continue
+            if isinstance(child, ast.Attribute) and _is_private(child.attr) \
+                    and child.attr not in INHERITED_PROTOCOL:
+                base = child.value
+                on_self = isinstance(base, ast.Name) and base.id in ("self", "cls")
+                if on_self and cls is not None:
+                    if child.attr not in own:
+                        found.append(f"{path.name}:{child.lineno}: self.{child.attr} "
+                                     f"(not defined by {cls.name})")
+                elif child.attr in owners and child.attr not in own:
+                    found.append(f"{path.name}:{child.lineno}: .{child.attr} (private to "
+                                 f"{', '.join(sorted(owners[child.attr]))})")
+            visit(child, cls, own)
+
+    visit(tree, None, set())
+    return found
+
+
+OWNERS = _project_private_names()
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_class_reads_another_class_private_attributes(name: str) -> None:
+    assert not _foreign_private_reads(MODULES[name], OWNERS)
+
+
+def test_the_foreign_private_finder_sees_both_kinds(tmp_path: Path) -> None:
+    # Guard: a subclass reading its base's slot through ``self``, and a function reading an
+    # instance's private attribute, are both caught; a class reading its own is not.
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "class Base:\n"
+        "    __slots__ = ('_hand',)\n"
+        "    def own(self, other):\n"
+        "        return self._hand, other._hand\n"
+        "class Sub(Base):\n"
+        "    def peek(self):\n"
+        "        return self._hand\n"
+        "def outside(game):\n"
+        "    return game._hand\n")
+    owners = {"_hand": {"probe.Base"}}
+    assert _foreign_private_reads(probe, owners) == [
+        "probe.py:7: self._hand (not defined by Sub)",
+        "probe.py:9: ._hand (private to probe.Base)",
+    ]
+
+
+# ---------------------------------------------------------------- registries
+_FILLING = {"register", "update", "append", "extend", "add", "setdefault", "insert"}
+
+
+def _import_side_effects(path: Path) -> list[str]:
+    """Module-level statements that write into a name imported from elsewhere.
+
+    ``IMPLEMENTATIONS[2] = TwoDeckGame`` or ``registry.register(...)`` at the top level of a
+    module make what another module holds depend on which modules were imported; a registry
+    is filled where it is defined.
+    """
+    tree = ast.parse(path.read_text(), filename=str(path))
+    imported: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            imported |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            imported |= {a.asname or a.name for a in node.names}
+
+    def root(e: ast.expr) -> str | None:
+        while isinstance(e, (ast.Attribute, ast.Subscript)):
+            e = e.value
+        return e.id if isinstance(e, ast.Name) else None
+
+    found = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for sub in ast.walk(node):
+            targets: list[ast.expr] = []
+            if isinstance(sub, ast.Assign):
+                targets = sub.targets
+            elif isinstance(sub, (ast.AugAssign, ast.AnnAssign)):
+                targets = [sub.target]
+            for t in targets:
+                if isinstance(t, (ast.Subscript, ast.Attribute)) and root(t) in imported:
+                    found.append(f"{path.name}:{sub.lineno}: writes into {root(t)}")
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) \
+                    and sub.func.attr in _FILLING and root(sub.func.value) in imported:
+                found.append(f"{path.name}:{sub.lineno}: {root(sub.func.value)}."
+                             f"{sub.func.attr}(...)")
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_registry_is_filled_by_an_import(name: str) -> None:
+    assert not _import_side_effects(MODULES[name])
+
+
+def test_the_registry_finder_sees_one(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text("from engine import IMPLEMENTATIONS\nimport plugins\n"
+                     "IMPLEMENTATIONS[2] = object\nplugins.REGISTRY.register('x')\n"
+                     "LOCAL = {}\nLOCAL[1] = 2\n")
+    assert _import_side_effects(probe) == ["probe.py:3: writes into IMPLEMENTATIONS",
+                                           "probe.py:4: plugins.register(...)"]

@@ -17,9 +17,8 @@ import numpy as np
 import pytest
 
 import gongzhu_env.match as match_module
-from gongzhu_env import Game, Rules
+from gongzhu_env import Game, Rules, pair_tricks
 from gongzhu_env.checks import InvariantViolation, check_hand, check_matches, play_checked
-from gongzhu_env.two_decks import TwoDeckGame
 from tests.gongzhu_env.two_deck_deals import deal2, declare, legal_text
 from tests.helpers import random_playout
 
@@ -32,7 +31,6 @@ _CORRUPT_AND_CHECK = textwrap.dedent("""
     if __debug__:
         sys.exit("this check must run under python -O")
     from gongzhu_env.engine import Game
-    from gongzhu_env.two_decks import TwoDeckGame
 
     def corrupt(original):
         def provisional_scores(self):
@@ -41,8 +39,7 @@ _CORRUPT_AND_CHECK = textwrap.dedent("""
             return scores
         return provisional_scores
 
-    for cls in (Game, TwoDeckGame):
-        cls.provisional_scores = corrupt(cls.provisional_scores)
+    Game.provisional_scores = corrupt(Game.provisional_scores)
     from benchmarks.check_presets import main
     sys.exit(main(["--games", "2", "--random-combinations", "0", "--two-deck-combinations",
                    "0", "--players", "none", "--matches", "0"]))
@@ -92,15 +89,13 @@ def test_two_deck_checker_refuses_a_lead_of_both_exposed_copies(
     # An engine that lets seat 0 open spades with both its exposed SQ: the checker, which
     # works out the fewest exposed copies on its own, names the lead.
     hands = deal2("SQ SQ C2 CK DA", "C6 H9 D8", "C4 H9 DJ", "C7 HK D10")
-    original = TwoDeckGame._lead_legal
+    original = pair_tricks.lead_legal
 
-    def lenient(self: TwoDeckGame, hand: int) -> int:
-        legal = original(self, hand)
-        if self.tricks and self.current_player == 0:
-            legal |= 1 << (52 + 49)  # SQ+SQ
-        return legal
+    def lenient(*args: int) -> int:
+        legal = original(*args)
+        return legal | 1 << (52 + 49) if args[0] >> 49 & 1 else legal  # SQ+SQ for its holder
 
-    monkeypatch.setattr(TwoDeckGame, "_lead_legal", lenient)
+    monkeypatch.setattr(pair_tricks, "lead_legal", lenient)
     game = Game.from_hands(hands, Rules(decks=2))
     for action in [49, 49, 104, 104, 104, 104, 0, 4, 2, 5, 37, 11, 33, 33, 21, 25, 19, 22]:
         game.step(action)

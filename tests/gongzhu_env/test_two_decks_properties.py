@@ -13,10 +13,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
-from gongzhu_env import Game, Rules, env, raw_env
+from gongzhu_env import Game, Rules, env, pair_tricks, raw_env
 from gongzhu_env.checks import check_hand, check_rules, play_checked, random_rules
 from gongzhu_env.records import record_hand, replay_record
-from gongzhu_env.two_decks import TwoDeckGame
 from gongzhu_env.view import PlayerView
 from gongzhu_env.wrappers import SingleSeatEnv
 
@@ -36,7 +35,7 @@ def test_random_rule_sets_differ() -> None:
 
 def test_checker_catches_a_broken_restriction(monkeypatch: pytest.MonkeyPatch) -> None:
     """The two-deck checker can fail: an engine that forgets the per-copy ban is caught."""
-    monkeypatch.setattr(TwoDeckGame, "_restricted", lambda self, p: 0)
+    monkeypatch.setattr(pair_tricks, "restricted", lambda *args: 0)
     rng = np.random.default_rng(0)
     caught = 0
     for _ in range(60):

@@ -59,7 +59,8 @@ from typing import Any
 
 import numpy as np
 
-from gongzhu_env.cards import NUM_CARDS, card_str, parse_card
+from gongzhu_env.cards import card_str, parse_card
+from gongzhu_env.deal import shuffled_deck
 from gongzhu_env.engine import Game
 from gongzhu_env.integrity import (
     ReadLimitError,
@@ -259,8 +260,9 @@ def _rules_of_first_deal(deal: Sequence[Sequence[int | str]]) -> Rules:
 def generate_deals(n: int, seed: int, decks: int = 1, players: int = NUM_SEATS) -> DealSet:
     """Draw ``n`` deals from ``numpy.random.default_rng(seed)``, one shuffled deck per deal.
 
-    Each deal is one permutation of the cards in play (``Rules.deck_mask``: the removed low
-    cards of RULES.md 6.14 never appear), cut into ``players`` hands. With ``decks=2`` (four
+    Each deal is the engine's deal (``gongzhu_env.deal.shuffled_deck``): one shuffle of the
+    cards in play (``Rules.deck_mask``: the removed low cards of RULES.md 6.14 never appear),
+    cut into ``players`` hands. With ``decks=2`` (four
     players only) each deal shuffles the 104 cards of two decks into four hands of 26. At four
     seats the cards in play are all 52 in index order, so a seed gives the deals it always
     gave.
@@ -275,12 +277,12 @@ def generate_deals(n: int, seed: int, decks: int = 1, players: int = NUM_SEATS) 
         raise ValueError(f"players must be one of {list(TABLE_SIZES)} (seats at the table); "
                          f"got {players!r}")
     rules = table_rules(players, decks)  # refuses two decks at other than four seats
-    in_play = np.array([c for c in range(NUM_CARDS) if rules.deck_mask >> c & 1], dtype=np.int8)
-    cards = np.tile(in_play, decks)
     rng = np.random.default_rng(seed)
     hands = np.empty((n, players, rules.hand_size), dtype=np.int8)
     for d in range(n):
-        hands[d] = cards[rng.permutation(len(cards))].reshape(players, rules.hand_size)
+        # The engine's own deal (``gongzhu_env.deal``): deal d of a set is the hand
+        # ``Game(rules, rng=rng)`` would deal as the (d+1)-th hand of that generator.
+        hands[d] = shuffled_deck(rules, rng).reshape(players, rules.hand_size)
     return DealSet(hands, seed)
 
 
