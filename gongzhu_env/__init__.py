@@ -13,4 +13,8 @@ from gongzhu_env.env import env, raw_env
 from gongzhu_env.match import Match
 from gongzhu_env.rules import Rules
 
+__version__ = "0.1.0"
+"""The release of the ``gongzhu-rl`` distribution, written only here: pyproject.toml reads it
+(``tool.setuptools.dynamic``); tests/test_release.py holds CHANGELOG.md and CITATION.cff to it."""
+
 __all__ = ["Game", "IllegalActionError", "Match", "Rules", "env", "raw_env"]
