@@ -18,6 +18,7 @@ from gongzhu_env.cards import card_str, parse_card, rank_of
 from gongzhu_env.view import PlayerView
 from training.arena import duplicate_match, markdown_table, round_robin
 
+# --8<-- [start:agent]
 PIG = parse_card("SQ")
 
 
@@ -39,6 +40,7 @@ class PigDumper(Agent):
         low = min(rank_of(c) for c in legal)
         ties = [c for c in legal if rank_of(c) == low]
         return int(self.rng.choice(ties))
+# --8<-- [end:agent]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,7 +29,7 @@ _UNDERLINE = re.compile(r"^\s*([-=~^])\1{2,}\s*$")
 
 
 def _columns(rule: str) -> list[tuple[int, int]]:
-    """The (start, end) character span of each column of a table border."""
+    """Return the (start, end) character span of each column of a table border."""
     return [(m.start(), m.end()) for m in re.finditer(r"=+", rule)]
 
 
@@ -97,7 +97,7 @@ def _block_end(lines: list[str], start: int, indent: int) -> int:
 
 
 def convert(text: str) -> str:
-    """The Markdown form of one docstring (see the module docstring for what changes)."""
+    """Return the Markdown form of one docstring (the module docstring says what changes)."""
     lines = text.splitlines()
     out: list[str] = []
     i = 0
