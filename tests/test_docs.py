@@ -24,6 +24,7 @@ from tests.helpers import HANG_S
 from tests.training.ray_support import loopback_only_network
 
 ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.xdist_group("docs")  # one worker builds the site once for the module
 
 ENTRY_POINTS = [
     "training.train.main", "training.train.run_training", "training.train.build_parser",
