@@ -41,8 +41,8 @@ from gongzhu_env.cards import (
     multiset_cards,
 )
 from gongzhu_env.engine import Game, IllegalActionError
-from gongzhu_env.scoring import score_two_decks
 from gongzhu_env.pair_tricks import play_key as pair_play_key
+from gongzhu_env.scoring import score_two_decks
 
 if TYPE_CHECKING:
     from gongzhu_env.rules import Rules

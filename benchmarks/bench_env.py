@@ -310,8 +310,8 @@ def main(argv: list[str] | None = None) -> int:
                         "engine@baseline and engine_2decks@baseline")
     p.add_argument("--only", nargs="+", metavar="NAME",
                    help="run only these contenders (engine raw_env env engine_2decks "
-                        "raw_env_2decks engine@baseline engine_2decks@baseline batch64 batch256 batch1024 batch4096 openspiel "
-                        "openspiel+infostate)")
+                        "raw_env_2decks engine@baseline engine_2decks@baseline batch64 "
+                        "batch256 batch1024 batch4096 openspiel openspiel+infostate)")
     args = p.parse_args(argv)
     # Checked before any run: every bound keeps the floats drawn up front within memory
     # (``_uniforms`` holds --hands * 120 of them), and a --json that cannot be written would

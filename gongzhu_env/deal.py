@@ -24,26 +24,30 @@ from gongzhu_env.rules import Rules
 
 __all__ = ["shuffled_deck", "deal_hands"]
 
-_DECKS: dict[tuple[int, int], np.ndarray] = {}
+_DECKS: dict[tuple[int, int, bool], np.ndarray] = {}
 
 
-def _cards_in_play(rules: Rules) -> np.ndarray:
-    """Return the cards in play in index order, each ``rules.decks`` times (cached)."""
-    key = (rules.players, rules.decks)
+def _cards_in_play(rules: Rules, bits: bool) -> np.ndarray:
+    """Return the cards in play in index order, each ``rules.decks`` times (cached).
+
+    As card indices, or as the cards' one-bit masks (``bits``; 52-bit masks fit in int64).
+    """
+    key = (rules.players, rules.decks, bits)
     cards = _DECKS.get(key)
     if cards is None:
-        one = [c for c in range(NUM_CARDS) if rules.deck_mask >> c & 1]
+        one = [1 << c if bits else c for c in range(NUM_CARDS) if rules.deck_mask >> c & 1]
         cards = _DECKS[key] = np.array(one * rules.decks, dtype=np.int64)
     return cards
 
 
-def shuffled_deck(rules: Rules, rng: np.random.Generator) -> np.ndarray:
+def shuffled_deck(rules: Rules, rng: np.random.Generator, *, bits: bool = False) -> np.ndarray:
     """Return the cards in play in dealing order (int64): seat ``s`` gets block ``s``.
 
     One ``rng.shuffle`` of the cards in index order, so the draws taken from ``rng`` depend only
-    on the number of cards in play.
+    on the number of cards in play. ``bits=True`` gives each card as its one-bit mask (the same
+    order from the same draws), which the engine sums into hand masks without a lookup.
     """
-    deck = _cards_in_play(rules).copy()
+    deck = _cards_in_play(rules, bits).copy()
     rng.shuffle(deck)
     return deck
 

@@ -86,9 +86,8 @@ _DONE_BIT = 1 << DONE
 _SQ_BIT = 1 << SQ
 _RANKS = (1 << 13) - 1
 _T0, _T1, _T2, _T3 = SUIT_TABLES
-# Dealing: card i's bit as an int64 (52-bit masks fit); ``np.add.reduceat`` sums each seat's
-# block of the shuffled deck into its hand mask in one call.
-_CARD_BITS = np.array([1 << c for c in range(NUM_CARDS)], dtype=np.int64)
+# Dealing: ``np.add.reduceat`` sums each seat's block of the shuffled deck (as card bits) into
+# its hand mask in one call.
 _BLOCK_STARTS = {n: np.arange(0, NUM_CARDS // n * n, NUM_CARDS // n) for n in range(3, 9)}
 # The empty second masks of a one-deck table, shared (never written: only two decks do).
 _NO_PAIRS = {n: (0,) * n for n in range(3, 9)}
@@ -105,6 +104,10 @@ _SCORING_BIT = tuple(SCORING_MASK & 1 << c for c in range(NUM_CARDS))
 
 # Phase codes used on the hot path; the public ``phase`` property returns ``Phase`` members.
 _DECLARE, _PLAY, _OVER = 0, 1, 2
+# Play under the trick rules of two decks: its own code, so that ``step`` finds out which trick
+# rules apply from the one phase test it makes anyway.
+_PLAY_PAIRS = 3
+_PHASE_OF = (*PHASES, Phase.PLAY)
 # ``_DECLARED[first][turns]``: mask of the seats whose declaration turn is over.
 _DECLARED = tuple(tuple(sum(1 << ((first + i) & 3) for i in range(turns)) for turns in range(5))
                   for first in range(NUM_SEATS))
@@ -129,7 +132,8 @@ class Game:
     """
 
     __slots__ = (
-        "rules", "_hand", "_exposed", "_exposed_all", "_captured", "_played_by", "_voids",
+        "rules", "_pairs", "_hand", "_exposed", "_exposed_all", "_captured", "_played_by",
+        "_voids",
         "_phase", "_current", "_first_leader", "_free_first_lead", "_declare_turns",
         "_declarations", "_trick", "_trick_leader", "_led_suit", "_led_mask", "_suits_led",
         "_tricks", "_actions", "_legal", "_deal", "_prov",
@@ -139,9 +143,12 @@ class Game:
         # The second copies: cards held, exposed, taken or played twice (empty with one deck).
         "_hand2", "_exposed2", "_exposed_all2", "_captured2", "_played2",
         # Two decks' trick rules (``pair_tricks``): whether they apply, the exposed copies each
-        # seat still holds, the trick's plays, whether it was led with a pair, and a
-        # follower's first card of two with the cards that may complete it.
-        "_pairs", "_xheld", "_xheld2", "_plays", "_pair_lead", "_pending", "_second",
+        # seat still holds, the trick's plays, whether it was led with a pair, a follower's
+        # first card of two with the cards that may complete it, and the led suit (kept apart
+        # from ``_led_suit``/``_led_mask``, which stay -1/0 there: those belong to the one-deck
+        # trick rules and their fast paths).
+        "_xheld", "_xheld2", "_plays", "_pair_lead", "_pending", "_second",
+        "_pair_suit",
     )
 
     def __init__(self, rules: Rules | str | None = None, seed: int | None = None, *,
@@ -152,14 +159,17 @@ class Game:
             raise ValueError("pass either seed= or rng=, not both")
         if type(rules) is not Rules:
             rules = Rules.coerce(rules)
-        deck = shuffled_deck(rules, rng)
         size = rules.hand_size
-        first = tuple(deck[::size].tolist()) if rules.first_drawn_exposure else None
         if rules.decks == 1:
             # Each hand's mask is the sum of its card bits (one copy each), summed in numpy.
-            hands = np.add.reduceat(_CARD_BITS[deck], _BLOCK_STARTS[rules.players]).tolist()
+            deck = shuffled_deck(rules, rng, bits=True)
+            hands = np.add.reduceat(deck, _BLOCK_STARTS[rules.players]).tolist()
+            first = tuple(b.bit_length() - 1 for b in deck[::size].tolist()) \
+                if rules.first_drawn_exposure else None
             self._setup(rules, hands, None, leader, first)
         else:
+            deck = shuffled_deck(rules, rng)
+            first = tuple(deck[::size].tolist()) if rules.first_drawn_exposure else None
             self._setup_multisets(rules, deck.reshape(rules.players, size).tolist(), leader,
                                   first)
 
@@ -263,6 +273,7 @@ class Game:
         self._pair_lead = False
         self._pending = -1
         self._second = 0
+        self._pair_suit = -1
         self._first_pig = -1
         if leader is None:
             # The holder of the lead card (C2 at four; the lowest such seat with two decks).
@@ -326,7 +337,7 @@ class Game:
                 for c in forced:
                     holder = next(s for s in range(self._seats) if hands[s] >> c & 1)
                     self._expose(holder, c)
-            self._phase = _PLAY
+            self._phase = _PLAY_PAIRS if self._pairs else _PLAY
 
     def _expose(self, seat: int, card: int) -> None:
         """Record ``seat``'s exposure of one copy of ``card`` with every effect it has."""
@@ -352,7 +363,7 @@ class Game:
     @property
     def phase(self) -> Phase:
         """``Phase.DECLARE``, ``Phase.PLAY`` or ``Phase.OVER`` (each equal to its string)."""
-        return PHASES[self._phase]
+        return _PHASE_OF[self._phase]
 
     @property
     def current_player(self) -> int:
@@ -585,9 +596,9 @@ class Game:
         phase = self._phase
         if phase == _OVER:
             return True
-        if phase == _DECLARE or self._pairs:
-            # A two-deck hand's second copies and pair plays are not worth a cheaper test:
-            # its play-outs run to the end.
+        if phase != _PLAY:
+            # Declaring; or a two-deck hand, whose second copies and pair plays are not worth
+            # a cheaper test: its play-outs run to the end.
             return False
         sb = _SCORING_BIT
         for c in self._trick:
@@ -636,13 +647,14 @@ class Game:
         legal = self._legal
         if legal < 0:
             legal = self._legal = self._compute_legal()
-        if self._pairs:
-            return actions_of(legal, 2)
         suit = self._led_suit
         if suit >= 0 and legal & self._led_mask:
             # Following suit (the common case): the legal cards lie in the led suit. (A seat
-            # that can follow must; one that cannot holds none of it.)
+            # that can follow must; one that cannot holds none of it.) Never at two decks,
+            # whose led suit is ``_pair_suit``.
             return [*SUIT_TABLES[suit][legal >> suit * 13]]
+        if self._pairs:
+            return actions_of(legal, 2)
         if legal & _DONE_BIT:
             # Declaring: some of the four exposable cards, then DONE.
             return [*_DECLARE_ACTIONS[legal]]
@@ -653,12 +665,12 @@ class Game:
         """Work out the legal mask of the seat to move, by phase (cached until the next step)."""
         phase = self._phase
         if phase == _PLAY:
-            if self._pairs:
-                return self._pair_legal()
             hand = self._hand[self._current]
             return self._follow_legal(hand) if self._trick else self._lead_legal(hand)
         if phase == _DECLARE:
             return self._declare_legal()
+        if phase == _PLAY_PAIRS:
+            return self._pair_legal()
         return 0
 
     def _declare_legal(self) -> int:
@@ -721,8 +733,9 @@ class Game:
             return pair_tricks.lead_legal(hand, hand2, self._xheld[p], self._xheld2[p],
                                           self._suits_led, self._may_lead)
         if not self._pair_lead:
-            return pair_tricks.follow_legal(hand, self._led_mask, pair_tricks.restricted(
-                hand2, self._xheld[p], self._xheld2[p], self._suits_led))
+            only_exposed = pair_tricks.restricted(hand2, self._xheld[p], self._xheld2[p],
+                                                  self._suits_led)
+            return pair_tricks.follow_legal(hand, SUIT_MASKS[self._pair_suit], only_exposed)
         if self._pending >= 0:
             return self._second
         return pair_tricks.first_cards(self._follow_plays())
@@ -731,7 +744,7 @@ class Game:
         """Two decks: every legal two-card play of the seat to move to the pair lead."""
         p = self._current
         return pair_tricks.follow_plays(self._hand[p], self._hand2[p], self._xheld[p],
-                                        self._xheld2[p], self._led_suit, self._suits_led)
+                                        self._xheld2[p], self._pair_suit, self._suits_led)
 
     def _unled_restricted(self, hand: int) -> int:
         """Restricted exposed cards in ``hand`` whose suit has not been led yet."""
@@ -760,12 +773,13 @@ class Game:
         if action < 0 or not legal >> action & 1:
             raise self._illegal(action, legal)
         self._actions.append(action)
-        if not self._phase:
-            # Declaration (no action is legal once the hand is over, so the phase is not OVER).
-            self._declare(action)
-            return
-        if self._pairs:
-            self._play_pairs(action)
+        if self._phase != 1:  # _PLAY
+            # Declaration, or play under the two-deck trick rules (no action is legal once
+            # the hand is over, so the phase is not OVER).
+            if self._phase:
+                self._play_pairs(action)
+            else:
+                self._declare(action)
             return
         # Play a card. Inlined here, because this is the hottest path of every rollout.
         p = self._current
@@ -853,8 +867,7 @@ class Game:
             # A lead: one card, or a pair (``PAIR + k``).
             card = action - pair_tricks.PAIR if action >= pair_tricks.PAIR else action
             self._pair_lead = action >= pair_tricks.PAIR
-            self._led_suit = card // 13
-            self._led_mask = SUIT_MASKS[self._led_suit]
+            self._pair_suit = card // 13
             self._trick_leader = p
             self._take_copy(p, card)
             if self._pair_lead:
@@ -875,11 +888,11 @@ class Game:
             return
         else:
             self._take_copy(p, action, shows_void=False)
-            led = self._led_mask
-            if not (led >> action & 1 and led >> self._pending & 1):
+            suit = self._pair_suit
+            if action // 13 != suit or self._pending // 13 != suit:
                 # A discard in a two-card follow: the seat had at most one card of the suit
                 # and has played it (the follow rule), so it holds none now.
-                self._voids[p] |= 1 << self._led_suit
+                self._voids[p] |= 1 << suit
             plays.append((min(self._pending, action), max(self._pending, action)))
             self._pending = -1
             self._second = 0
@@ -897,7 +910,7 @@ class Game:
         suit (``shows_void``; a two-card follow decides that once both cards are played).
         """
         bit = 1 << card
-        in_suit = bool(bit & self._led_mask)
+        in_suit = card // 13 == self._pair_suit
         x1, x2 = self._xheld[p], self._xheld2[p]
         if x1 & bit and (not in_suit or (x2 & bit) == (self._hand2[p] & bit)):
             # An exposed copy leaves: every copy held is exposed, or the card is discarded.
@@ -906,11 +919,11 @@ class Game:
         self._played_by[p], self._played2[p] = ms_put(self._played_by[p], self._played2[p], bit)
         self._trick.append(card)
         if not in_suit and shows_void:
-            self._voids[p] |= 1 << self._led_suit
+            self._voids[p] |= 1 << self._pair_suit
 
     def _end_pair_trick(self) -> None:
         """Two decks: give the complete trick to its winner, who leads next."""
-        suit = self._led_suit
+        suit = self._pair_suit
         leader = self._trick_leader
         winner = (leader + pair_tricks.trick_winner(self._plays, suit, self._pair_lead)) \
             % self._seats
@@ -929,8 +942,7 @@ class Game:
         self._trick = []
         self._plays = []
         self._pair_lead = False
-        self._led_suit = -1
-        self._led_mask = 0
+        self._pair_suit = -1
         self._current = self._trick_leader = winner
         if not self._hand[winner]:
             # Pair tricks take two cards a seat: the hand ends when the cards do, whatever
@@ -966,7 +978,7 @@ class Game:
             return IllegalActionError(
                 f"the hand is over: no action is legal (got {action!r}); start a new hand"
             )
-        phase = PHASES[self._phase].value
+        phase = _PHASE_OF[self._phase].value
         decks, done, pairs = self.rules.decks, self.rules.done_action, self._pairs
         if type(action) is not int or not 0 <= action <= done:
             spaces = "0..51 one card, 52+k the pair of card k" if pairs else "0..51 a card index"
@@ -991,10 +1003,11 @@ class Game:
             elif not self._hand[seat] >> action & 1:
                 what += f": seat {seat} does not hold it"
             elif self._pending >= 0 or self._pair_lead:
+                suit = self._pair_suit
                 rule = pair_tricks.rule_text(
-                    self._hand[seat], self._hand2[seat], self._pending, self._led_suit,
-                    bool(self._xheld[seat] & self._led_mask)
-                    and not self._suits_led >> self._led_suit & 1)
+                    self._hand[seat], self._hand2[seat], self._pending, suit,
+                    bool(self._xheld[seat] & SUIT_MASKS[suit])
+                    and not self._suits_led >> suit & 1)
                 what += (f": with {card_str(self._pending)} it would not make a legal play to "
                          f"the pair lead ({rule})" if self._pending >= 0 else
                          f": no legal play to the pair lead starts with it ({rule})")
@@ -1009,7 +1022,7 @@ class Game:
         if missing and missing & (missing - 1) == 0 and self.rules.auto_expose:
             holder = next(s for s in range(self._seats) if self._hand[s] & missing)
             self._expose(holder, missing.bit_length() - 1)
-        self._phase = _PLAY
+        self._phase = _PLAY_PAIRS if self._pairs else _PLAY
         self._current = self._first_leader
 
     def _colour_discard(self, p: int, c: int) -> None:
@@ -1093,6 +1106,7 @@ class Game:
         g._pair_lead = self._pair_lead
         g._pending = self._pending
         g._second = self._second
+        g._pair_suit = self._pair_suit
         if self._pairs:
             g._hand2 = self._hand2[:]
             g._exposed2 = self._exposed2[:]
@@ -1184,6 +1198,10 @@ def deal_cards(hands: Sequence[Sequence[int | str]], what: str,
     return out
 
 
+_DECK_WORDS = {1: ("", "one deck holds one copy"), 2: ("two-deck ", "two decks hold two copies")}
+"""Per deck count: how errors name a deal or hand of it, and how many copies of a card exist."""
+
+
 def _validate_hands(hands: Sequence[Sequence[int | str]], rules: Rules) -> list[list[int]]:
     """Check a deal and return its hands as card indices, or raise a ``ValueError`` saying why.
 
@@ -1192,10 +1210,9 @@ def _validate_hands(hands: Sequence[Sequence[int | str]], rules: Rules) -> list[
     ``rules.decks`` times.
     """
     n, size, decks = rules.players, rules.hand_size, rules.decks
-    what = f"a deal is {count_word(n)} hands of {size} cards"
-    if decks > 1:
-        what = f"a {count_word(decks)}-deck deal is {count_word(n)} hands of {size} cards"
-    elif n != 4:
+    kind, copies = _DECK_WORDS[decks]
+    what = f"a {kind}deal is {count_word(n)} hands of {size} cards"
+    if n != 4:
         what += f" (players={n})"
     removed = ~rules.deck_mask
     out = deal_cards(hands, what, n)
@@ -1204,17 +1221,14 @@ def _validate_hands(hands: Sequence[Sequence[int | str]], rules: Rules) -> list[
         for idx in hand:
             total[idx] += 1
             if total[idx] > decks:
-                if decks == 1:
-                    raise ValueError(f"seat {seat}: card {card_str(idx)} appears twice in the "
-                                     "deal")
-                raise ValueError(f"card {card_str(idx)} appears {total[idx]} times in the deal; "
-                                 f"{count_word(decks)} decks hold {count_word(decks)} copies of "
-                                 "each card")
+                times = "twice" if total[idx] == 2 else f"{total[idx]} times"
+                raise ValueError(f"seat {seat}: card {card_str(idx)} appears {times} in the "
+                                 f"deal; {copies} of each card")
             if 1 << idx & removed:
                 gone = " ".join(card_str(c) for c in rules.removed_cards)
                 raise ValueError(f"seat {seat}: card {card_str(idx)} is not in the deck at "
                                  f"{n} players (removed: {gone})")
         if len(hand) != size:
-            every = "every hand" if decks == 1 else f"every {count_word(decks)}-deck hand"
-            raise ValueError(f"seat {seat} has {len(hand)} cards; {every} must have {size}")
+            raise ValueError(f"seat {seat} has {len(hand)} cards; every {kind}hand must have "
+                             f"{size}")
     return out

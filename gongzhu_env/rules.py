@@ -276,6 +276,11 @@ class Rules:
         for c in self.removed_cards:
             mask &= ~(1 << c)
         object.__setattr__(self, "_deck_mask", mask)
+        # Read at every deal: worked out once too.
+        object.__setattr__(self, "_hand_size", self.num_cards // self.players)
+        removed = self.removed_cards
+        object.__setattr__(self, "_lead_card",
+                           next(c for c in FIRST_LEAD_ORDER if c not in removed))
 
     # ------------------------------------------------------------------ derived facts
     @property
@@ -295,7 +300,7 @@ class Rules:
         13 for four players, 26 with two decks, 52 // players otherwise (17, 10, 8, 7, 6 for
         3, 5, 6, 7, 8 players).
         """
-        return self.num_cards // self.players
+        return self._hand_size  # type: ignore[attr-defined, no-any-return]
 
     @property
     def removed_cards(self) -> tuple[int, ...]:
@@ -318,8 +323,7 @@ class Rules:
         The first of C2, S2, C3, S3 still in the deck: C2 for 3 and 4 players, S2 for 5, C3
         for 6 to 8.
         """
-        removed = self.removed_cards
-        return next(c for c in FIRST_LEAD_ORDER if c not in removed)
+        return self._lead_card  # type: ignore[attr-defined, no-any-return]
 
     @property
     def fixed_teams(self) -> tuple[tuple[int, ...], ...]:
