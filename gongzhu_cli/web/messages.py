@@ -26,7 +26,7 @@ from fractions import Fraction
 from typing import Any
 
 from gongzhu_cli.terminal import view_part
-from gongzhu_env.cards import action_str, card_str, multiset_cards
+from gongzhu_env.cards import action_str, card_str, card_symbol, multiset_cards, parse_card
 from gongzhu_env.state import GameState
 from gongzhu_env.view import HIDDEN_ACTION, PlayerView
 
@@ -123,6 +123,8 @@ def state_message(view: PlayerView, public: PublicTable, seq: int,
         "exposed": exposed,
         "exposed_counts": list(view.exposed_counts),
         "captured": captured,
+        "cards_left": [rules.hand_size - view.played_masks[s].bit_count()
+                       - view.played_pair_masks[s].bit_count() for s in range(n)],
         "declared": [bool(view.declared_seats >> s & 1) for s in range(n)],
         "scores": list(view.scores),
         "teams": None if view.teams is None else [list(t) for t in view.teams],
@@ -172,11 +174,14 @@ def describe(labels: Sequence[str], seat: int, phase: str, action: int, decks: i
     """One line for a recorded action, for the replay."""
     who = labels[seat]
     text = action_str(action, decks)
+    if text == "DONE":
+        return f"{who} is done declaring"
+    shown = "+".join(card_symbol(parse_card(c)) for c in text.split("+"))
     if phase == "declare":
-        return f"{who} is done declaring" if text == "DONE" else f"{who} exposes {text}"
+        return f"{who} exposes {shown}"
     if "+" in text:
-        return f"{who} leads the pair {text}"
-    return f"{who} plays {text}"
+        return f"{who} leads the pair {shown}"
+    return f"{who} plays {shown}"
 
 
 def spectator_frame(game: GameState, text: str, step: int) -> dict[str, Any]:

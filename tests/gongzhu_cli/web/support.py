@@ -1,0 +1,92 @@
+"""Helpers of the web-table tests: a real ``gongzhu serve`` process, Chromium, the namespace.
+
+A test that starts a real server starts it inside a network namespace whose only interface is
+loopback where the platform allows (``tests.training.ray_support.loopback_only_network``), so
+nothing it or the browser does can leave the machine; the server binds 127.0.0.1 in any case.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import selectors
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import HANG_S
+from tests.training.ray_support import loopback_only_network
+
+ROOT = Path(__file__).resolve().parents[3]
+URL = re.compile(r"http://127\.0\.0\.1:(\d+)/")
+
+
+def chromium() -> str:
+    """The system Chromium (Debian's ``chromium``); skip without it, fail under CI."""
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must run the browser test, but Chromium is not installed "
+                        "(.ci/run installs Debian's chromium with apt-get)")
+        pytest.skip("Chromium is not installed (apt-get install chromium)")
+    return path
+
+
+def playwright_module():
+    """``playwright.sync_api``; skip without it (fail under CI, which installs ``[web]``)."""
+    try:
+        from playwright import sync_api
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail('CI must run the browser test: pip install -e ".[web]"')
+        pytest.skip('Playwright is not installed (pip install -e ".[web]")')
+    return sync_api
+
+
+@contextlib.contextmanager
+def served(*args: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """Run ``gongzhu serve --port 0 ARGS`` until the block ends; yield it and its URL.
+
+    Waits for the line that names the address (the event itself), bounded by ``HANG_S``.
+    """
+    proc = subprocess.Popen([sys.executable, "-m", "gongzhu_cli", "serve", "--port", "0",
+                             *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    try:
+        lines: list[str] = []
+        url = None
+        sel = selectors.DefaultSelector()
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        deadline = time.monotonic() + HANG_S
+        while url is None:
+            left = deadline - time.monotonic()
+            if left <= 0 or proc.poll() is not None:
+                raise AssertionError("gongzhu serve did not print its address: "
+                                     + "".join(lines))
+            if sel.select(timeout=left):
+                line = proc.stdout.readline()
+                lines.append(line)
+                m = URL.search(line)
+                url = m.group(0) if m else None
+        sel.close()
+        yield proc, url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=HANG_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@contextlib.contextmanager
+def isolated() -> Iterator[str | None]:
+    """The loopback-only namespace where it can be entered (``None``), else why not."""
+    with loopback_only_network() as why:
+        yield why

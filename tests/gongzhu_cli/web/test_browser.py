@@ -1,0 +1,212 @@
+"""The web table in a real browser: Debian's Chromium, headless, driven by Playwright.
+
+A person's whole session, by clicks and keys: choose the table, declare (Enter for done),
+play every trick by clicking the highlighted cards (one by typing it), ask the AI for a hint
+and see its values on the cards, reload the page in the middle of the hand and find the same
+table, download the hand record, and replay it step by step. Once with the standard rules and
+once with two decks (pair leads, two-card follows). The server is a real ``gongzhu serve``
+process on 127.0.0.1, inside a loopback-only network namespace where the platform allows.
+
+Screenshots go to ``$GONGZHU_WEB_SHOTS`` when set (docs/images/web_*.png come from there), else
+to the test's temporary directory.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gongzhu_env.records import load_records, replay_record
+from tests.gongzhu_cli.web.support import chromium, isolated, playwright_module, served
+from tests.helpers import HANG_S
+
+WAIT_MS = HANG_S * 1000
+"""Every wait is for an event on the page, bounded only against a hang."""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[tuple[str, Any]]:
+    """A served table and a headless Chromium, both inside the loopback-only namespace."""
+    path = chromium()
+    sync_api = playwright_module()
+    with isolated(), served("--max-tables", "8") as (_, url), \
+            sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=path, headless=True)
+        try:
+            yield url, browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    where = os.environ.get("GONGZHU_WEB_SHOTS")
+    out = Path(where) if where else tmp_path / "shots"
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def _deal(page: Any, url: str, preset: str, seed: int, opponents: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("#setup:not([hidden])", timeout=WAIT_MS)
+    page.select_option("#cfg-preset", preset)
+    page.fill("#cfg-seed", str(seed))
+    page.select_option("#cfg-pace", "0")
+    for select in page.query_selector_all("select.opponent"):
+        select.select_option(opponents)
+
+
+def _your_turn_or_result(page: Any) -> str:
+    """Wait until the person may act or the hand is over; return which."""
+    page.wait_for_function(
+        "() => document.querySelector('#result:not([hidden])') || "
+        "document.querySelector('#hand button.legal') || "
+        "document.querySelector('#done:not([hidden])')", timeout=WAIT_MS)
+    return "over" if page.is_visible("#result") else "turn"
+
+
+def _play_hand(page: Any, shots: Path, name: str, *, hint: bool, reload_at: int = -1
+               ) -> dict[str, Any]:
+    """Play the person's whole hand by clicking; return what happened."""
+    seen: dict[str, Any] = {"turns": 0, "declared": False, "pairs": 0, "typed": False,
+                            "hinted": False, "reloaded": False, "two_card": 0}
+    while _your_turn_or_result(page) == "turn":
+        seen["turns"] += 1
+        before = int(page.get_attribute("#table", "data-seq"))
+        legal = page.query_selector_all("#hand button.legal")
+        illegal = page.query_selector_all("#hand button.illegal")
+        # Illegal cards are drawn, but not clickable.
+        assert all(b.is_disabled() for b in illegal)
+        if seen["turns"] == reload_at:
+            hand = page.eval_on_selector_all("#hand button", "bs => bs.map(b => b.dataset.card)")
+            page.reload()
+            _your_turn_or_result(page)
+            again = page.eval_on_selector_all("#hand button",
+                                              "bs => bs.map(b => b.dataset.card)")
+            assert again == hand, "a reload must find the same table and hand"
+            assert "Back at your table" in page.inner_text("#message")
+            seen["reloaded"] = True
+            continue
+        if page.is_visible("#done"):
+            # Declaration: the Enter key says done (nothing exposed).
+            page.keyboard.press("Enter")
+            seen["declared"] = True
+        elif "second card" in page.inner_text("#status") or \
+                "first card of two" in page.inner_text("#status"):
+            seen["two_card"] += 1
+            legal[0].click()
+        elif page.query_selector("#hand .pair-btn") and seen["pairs"] == 0:
+            page.click("#hand .pair-btn")
+            seen["pairs"] += 1
+        elif hint and not seen["hinted"] and len(legal) > 1:
+            page.click("#hint")
+            page.wait_for_function(
+                "() => document.querySelector('#hand .value') || "
+                "/cannot advise|would play/.test(document.querySelector('#message').textContent)",
+                timeout=WAIT_MS)
+            values = page.query_selector_all("#hand .value")
+            assert len(values) == len(legal), "every legal card gets a value"
+            page.screenshot(path=str(shots / f"web_{name}_hint.png"), full_page=True)
+            seen["hinted"] = True
+            page.click("#hand button.legal:has(.value.best)")
+        elif not seen["typed"] and seen["declared"]:
+            card = legal[-1].get_attribute("data-card")
+            rank = card[1:].lower()
+            for key in card[0].lower() + rank:
+                page.keyboard.press(key)
+            seen["typed"] = card
+        else:
+            legal[0].click()
+        if seen["turns"] == 6:
+            page.screenshot(path=str(shots / f"web_{name}_play.png"), full_page=True)
+        # The move is answered: a newer state is on the page.
+        page.wait_for_function(f"() => Number(document.querySelector('#table').dataset.seq) "
+                               f"> {before}", timeout=WAIT_MS)
+    page.screenshot(path=str(shots / f"web_{name}_result.png"), full_page=True)
+    return seen
+
+
+def _download_and_replay(page: Any, tmp_path: Path, shots: Path, name: str,
+                         players: int) -> list[dict[str, Any]]:
+    with page.expect_download(timeout=WAIT_MS) as info:
+        page.click("#download")
+    path = tmp_path / f"{name}.jsonl"
+    info.value.save_as(path)
+    records = load_records(path)
+    assert len(records) == 1 and records[0]["complete"]
+    replay_record(records[0])  # the engine replays it
+    shown = [int(x.inner_text()) for x in
+             page.query_selector_all("#result tr td:nth-child(2)")]
+    assert shown == records[0]["scores"], "the result shown is the record's"
+    page.click("#nav-replay")
+    page.set_input_files("#replay-file", str(path))
+    page.wait_for_selector("#replay-view:not([hidden])", timeout=WAIT_MS)
+    assert page.inner_text("#rp-text") == "The deal"
+    assert len(page.query_selector_all("#rp-seats .seat")) == players
+    first = page.inner_text("#rp-text")
+    page.click("#rp-next")
+    assert page.inner_text("#rp-text") != first
+    page.keyboard.press("ArrowRight")
+    assert "step 2 of" in page.inner_text("#rp-step")
+    for _ in range(20):
+        page.click("#rp-next")
+    page.screenshot(path=str(shots / f"web_{name}_replay.png"), full_page=True)
+    page.click("#rp-last")
+    assert "final scores" in page.inner_text("#rp-text")
+    return records
+
+
+def test_standard_hand_by_clicking_with_hint_reload_download_and_replay(browser, tmp_path,
+                                                                         shots):
+    url, chromium_browser = browser
+    context = chromium_browser.new_context(viewport={"width": 1100, "height": 900},
+                                           accept_downloads=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    _deal(page, url, "standard", 11, "expert")
+    page.screenshot(path=str(shots / "web_setup.png"), full_page=True)
+    page.click("#start")
+    seen = _play_hand(page, shots, "standard", hint=True, reload_at=3)
+    assert seen["declared"] and seen["hinted"] and seen["reloaded"] and seen["typed"]
+    assert seen["turns"] >= 13
+    records = _download_and_replay(page, tmp_path, shots, "standard", 4)
+    rec = records[0]
+    assert rec["meta"]["human_seat"] == 0 and rec["rules"]["decks"] == 1
+    # The typed card was played by seat 0.
+    assert seen["typed"] in [c for t in rec["tricks"] for c in t["cards"]]
+    # A phone's width: the same page, one column.
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.click("#nav-new")
+    _deal(page, url, "standard", 12, "greedy")
+    page.click("#start")
+    _your_turn_or_result(page)
+    page.screenshot(path=str(shots / "web_phone.png"), full_page=True)
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 390, f"the page is {width} px wide at a phone's 390"
+    assert not errors, errors
+    context.close()
+
+
+def test_two_deck_hand_by_clicking_pairs_and_two_card_follows(browser, tmp_path, shots):
+    url, chromium_browser = browser
+    context = chromium_browser.new_context(viewport={"width": 1100, "height": 900},
+                                           accept_downloads=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    # Seed 5: the person leads a pair and follows a pair lead with two cards in this deal.
+    _deal(page, url, "two_decks", 5, "expert")
+    page.click("#start")
+    seen = _play_hand(page, shots, "two_decks", hint=False)
+    assert seen["declared"] and seen["turns"] >= 26
+    records = _download_and_replay(page, tmp_path, shots, "two_decks", 4)
+    rec = records[0]
+    assert rec["rules"]["decks"] == 2
+    assert seen["pairs"] == 0 or any("+" in a for a in rec["actions"])
+    assert not errors, errors
+    context.close()
