@@ -102,12 +102,15 @@ def test_the_reference_renders_docstrings_as_text(site):
 
 
 def test_readme_is_a_landing_page_with_ci_s_test_command():
+    # Both the README and the getting-started page show the command CI runs, word for word.
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(readme.splitlines()) <= 150
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     marker = next(i for i, line in enumerate(ci) if "word for word" in line)
     command = next(line for line in ci[marker + 1:] if line.startswith("pip install"))
     assert command in readme.splitlines(), f"README lacks CI's test command: {command}"
+    start = (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8")
+    assert command in start, f"docs/getting-started.md lacks CI's test command: {command}"
     # Every page the README links to exists.
     for target in re.findall(r"\]\((docs/[^)#]+)", readme):
         assert (ROOT / target).exists(), target
