@@ -10,6 +10,7 @@ fetched anything (fonts, inventories) would fail here too. The built inventory
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import re
 import subprocess
 import sys
@@ -114,3 +115,55 @@ def test_readme_is_a_landing_page_with_ci_s_test_command():
     # Every page the README links to exists.
     for target in re.findall(r"\]\((docs/[^)#]+)", readme):
         assert (ROOT / target).exists(), target
+
+
+def load_converter():
+    """``docs/_ext/rst_docstrings.py``, the griffe extension, loaded from its file."""
+    spec = importlib.util.spec_from_file_location("rst_docstrings",
+                                                  ROOT / "docs" / "_ext" / "rst_docstrings.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.convert
+
+
+def test_converter_turns_a_simple_table_with_a_header_and_continued_rows_into_markdown():
+    convert = load_converter()
+    text = ("Intro.\n\n"
+            "=====  ====  ===========\n"
+            "name   size  meaning\n"
+            "=====  ====  ===========\n"
+            "hand   52    cards held,\n"
+            "             one bit each\n"
+            "pipe   1     a | b\n"
+            "=====  ====  ===========\n\n"
+            "After.")
+    assert convert(text).splitlines() == [
+        "Intro.", "",
+        "| name | size | meaning |", "| --- | --- | --- |",
+        "| hand | 52 | cards held, one bit each |", "| pipe | 1 | a \\| b |",
+        "", "After."]
+
+
+def test_converter_gives_a_headerless_table_an_empty_header():
+    convert = load_converter()
+    out = convert("====  ====\nA     one\nB     two\n====  ====")
+    assert out.splitlines() == ["|  |  |", "| --- | --- |", "| A | one |", "| B | two |"]
+
+
+def test_converter_fences_sessions_and_literal_blocks_and_bolds_titles():
+    convert = load_converter()
+    text = ("Rewards\n-------\nZero.\n\n"
+            ">>> from gongzhu_env import env\n>>> e = env()\n\n"
+            "For example::\n\n    x = 1\n\n    y = 2\n\nEnd.")
+    assert convert(text).splitlines() == [
+        "**Rewards**", "", "Zero.", "",
+        "```pycon", ">>> from gongzhu_env import env", ">>> e = env()", "```", "",
+        "For example:", "", "```", "x = 1", "", "y = 2", "```", "", "End."]
+
+
+def test_converter_leaves_plain_prose_and_an_unclosed_table_alone():
+    convert = load_converter()
+    prose = "One line.\n\n* a list\n* of items\n\n``code`` stays."
+    assert convert(prose) == prose
+    unclosed = "====  ====\nA     one\n\nnot a table any more"
+    assert convert(unclosed) == unclosed
