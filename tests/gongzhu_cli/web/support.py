@@ -53,7 +53,8 @@ def playwright_module():
 def served(*args: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
     """Run ``gongzhu serve --port 0 ARGS`` until the block ends; yield it and its URL.
 
-    Waits for the line that names the address (the event itself), bounded by ``HANG_S``.
+    Waits for the line that names the address (the event itself), bounded by ``HANG_S``; what
+    the server printed up to it is ``proc.head``.
     """
     proc = subprocess.Popen([sys.executable, "-m", "gongzhu_cli", "serve", "--port", "0",
                              *args], cwd=ROOT, stdout=subprocess.PIPE,
@@ -75,6 +76,7 @@ def served(*args: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
                 m = URL.search(line)
                 url = m.group(0) if m else None
         sel.close()
+        proc.head = "".join(lines)  # type: ignore[attr-defined] - what it printed first
         yield proc, url
     finally:
         proc.terminate()

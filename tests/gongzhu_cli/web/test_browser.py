@@ -113,7 +113,7 @@ def _play_hand(page: Any, shots: Path, name: str, *, hint: bool, reload_at: int 
             page.screenshot(path=str(shots / f"web_{name}_hint.png"), full_page=True)
             seen["hinted"] = True
             page.click("#hand button.legal:has(.value.best)")
-        elif not seen["typed"] and seen["declared"]:
+        elif not seen["typed"] and seen["declared"] and not page.query_selector("#hand .pair-btn"):
             card = legal[-1].get_attribute("data-card")
             rank = card[1:].lower()
             for key in card[0].lower() + rank:
@@ -207,6 +207,8 @@ def test_two_deck_hand_by_clicking_pairs_and_two_card_follows(browser, tmp_path,
     records = _download_and_replay(page, tmp_path, shots, "two_decks", 4)
     rec = records[0]
     assert rec["rules"]["decks"] == 2
-    assert seen["pairs"] == 0 or any("+" in a for a in rec["actions"])
+    # The person led a pair (by its button) and followed pair leads with two cards.
+    assert seen["pairs"] == 1 and seen["two_card"] >= 2, seen
+    assert any(len(t["cards"]) == 8 and t["leader"] == 0 for t in rec["tricks"])
     assert not errors, errors
     context.close()

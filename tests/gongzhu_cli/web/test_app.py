@@ -1,0 +1,359 @@
+"""The web table's application, driven through Starlette's test client (no network).
+
+WebSocket sessions from the first message to the downloaded record, reconnecting after a
+reload, the bounds (tables, idle time, message size, rate), and every kind of bad input: each
+answered with a clear error to that browser alone, the table unchanged, the server and the
+other tables unaffected. An agent that waits on a gate shows that a thinking AI holds up
+neither its own connection nor another table.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+from agents import factory
+from agents.base import Agent
+from gongzhu_cli.serve import is_loopback
+from gongzhu_env.records import replay_record
+from tests.helpers import HANG_S
+
+testclient = pytest.importorskip("starlette.testclient")
+from gongzhu_cli.web.app import Limits, create_app  # noqa: E402 - after the [web] check
+
+GATE = threading.Event()
+
+
+class GateAgent(Agent):
+    """Plays the first legal action, but only once the test opens ``GATE``."""
+
+    name = "gate"
+
+    def act(self, view):  # noqa: D102
+        assert GATE.wait(HANG_S), "the gate was never opened"
+        return view.legal_actions[0]
+
+
+@pytest.fixture
+def gate(monkeypatch) -> Iterator[threading.Event]:
+    monkeypatch.setitem(factory.BUILDERS, "gate", GateAgent)
+    GATE.clear()
+    yield GATE
+    GATE.set()
+
+
+def client(**limits: Any) -> Any:
+    opponents = ("expert", "greedy", "random", "gate", "search", "policy:pretrained", "pimc")
+    return testclient.TestClient(create_app(Limits(**limits), opponents=opponents))
+
+
+def open_table(ws: Any, **config: Any) -> tuple[dict, dict]:
+    """Start a table on a fresh connection; return the ``table`` and first ``state``."""
+    hello = ws.receive_json()
+    assert hello["type"] == "hello" and "expert" in hello["opponents"]
+    ws.send_json({"type": "new_table", "config": config})
+    table = ws.receive_json()
+    assert table["type"] == "table", table
+    state = ws.receive_json()
+    assert state["type"] == "state"
+    return table, state
+
+
+def until_turn(ws: Any, state: dict) -> dict:
+    """Read states until the person is to act or the hand is over."""
+    while not (state["your_turn"] or state["phase"] == "over"):
+        state = ws.receive_json()
+        assert state["type"] == "state", state
+    return state
+
+
+def play_out(ws: Any, state: dict, rng: np.random.Generator) -> dict:
+    """Play random legal moves for the person until the hand is over; return the last state."""
+    state = until_turn(ws, state)
+    while state["phase"] != "over":
+        legal = state["legal"]
+        ws.send_json({"type": "move", "action": legal[int(rng.integers(len(legal)))]})
+        state = until_turn(ws, ws.receive_json())
+    return state
+
+
+def snapshot(state: dict) -> tuple:
+    return (state["seq"], state["hand"], state["legal"], state["trick"], state["exposed"],
+            state["captured"], state["phase"])
+
+
+def rejoin(ws: Any, table_id: str) -> dict:
+    ws.send_json({"type": "join", "table": table_id})
+    assert ws.receive_json()["type"] == "table"
+    return ws.receive_json()
+
+
+def expect_error(ws: Any, code: str) -> dict:
+    msg = ws.receive_json()
+    assert msg["type"] == "error" and msg["code"] == code, msg
+    assert len(msg["message"]) > 20  # a sentence for a person, not a bare code
+    return msg
+
+
+# --------------------------------------------------------------------------- a whole hand
+def test_a_hand_from_deal_to_record_and_replay():
+    rng = np.random.default_rng(0)
+    with client() as c, c.websocket_connect("/ws") as ws:
+        table, state = open_table(ws, opponents=["expert", "greedy", "random"], seed=4, seat=2)
+        assert table["labels"][2] == "You (seat 2)" and "expert" in table["labels"][0]
+        assert len(state["hand"]) == 13 and state["seat"] == 2
+        final = play_out(ws, state, rng)
+        assert final["result"] is not None and final["records"] == 1
+        assert sum(final["result"]["settled"]) in range(-3, 4)  # zero-sum, up to rounding
+        ws.send_json({"type": "record"})
+        rec_msg = ws.receive_json()
+        lines = rec_msg["text"].splitlines()
+        assert rec_msg["type"] == "record" and len(lines) == 1
+        record = json.loads(lines[0])
+        assert record["meta"]["human_seat"] == 2 and record["meta"]["seed"] == 4
+        assert record["scores"] == final["result"]["scores"]
+        record.pop("digest")
+        replay_record(record)
+        # The same record replays in the browser's replay view, step by step.
+        ws.send_json({"type": "replay_open", "text": rec_msg["text"]})
+        listing = ws.receive_json()
+        assert listing["type"] == "replay" and listing["hands"][0]["scores"] == record["scores"]
+        ws.send_json({"type": "replay_hand", "hand": 1})
+        frames = ws.receive_json()
+        assert len(frames["frames"]) == len(record["actions"]) + 1
+        assert frames["frames"][0]["hands"][2] == record["deal"][2]
+        assert frames["frames"][-1]["scores"] == record["scores"]
+
+
+def test_the_same_seed_deals_the_same_table():
+    hands = []
+    for _ in range(2):
+        with client() as c, c.websocket_connect("/ws") as ws:
+            _, state = open_table(ws, opponents="expert", seed=99)
+            hands.append(state["hand"])
+    assert hands[0] == hands[1]
+
+
+def test_a_match_runs_hand_after_hand_to_its_end():
+    rng = np.random.default_rng(1)
+    with client() as c, c.websocket_connect("/ws") as ws:
+        _, state = open_table(ws, opponents="greedy", seed=3, match=True, threshold=-150)
+        hands = 0
+        while True:
+            state = play_out(ws, state, rng)
+            hands += 1
+            assert state["records"] == hands and len(state["match"]["history"]) == hands
+            if state["match"]["over"]:
+                break
+            ws.send_json({"type": "next_hand"})
+            state = ws.receive_json()
+            assert state["hand_number"] == hands + 1 and state["phase"] != "over"
+        totals = state["match"]["totals"]
+        assert min(totals) <= -150
+        assert state["match"]["winners"] == [s for s in range(4) if totals[s] == max(totals)]
+        ws.send_json({"type": "next_hand"})
+        expect_error(ws, "match_over")
+
+
+# --------------------------------------------------------------------------- sessions
+def test_reconnect_after_a_reload_finds_the_same_table():
+    with client() as c:
+        with c.websocket_connect("/ws") as ws:
+            table, state = open_table(ws, opponents="expert", seed=8)
+            state = until_turn(ws, state)
+            ws.send_json({"type": "move", "action": state["legal"][0]})
+            state = until_turn(ws, ws.receive_json())
+        # The page reloads: a new connection joins the table by its id.
+        with c.websocket_connect("/ws") as ws2:
+            assert ws2.receive_json()["type"] == "hello"
+            again = rejoin(ws2, table["table"])
+            assert snapshot(again) == snapshot(state)
+            # A second window takes the table over; the first is told.
+            with c.websocket_connect("/ws") as ws3:
+                ws3.receive_json()
+                rejoin(ws3, table["table"])
+                detached = ws2.receive_json()
+                assert detached["type"] == "detached"
+                ws2.send_json({"type": "move", "action": again["legal"][0]})
+                expect_error(ws2, "no_table")
+
+
+def test_tables_are_bounded_and_freed_when_idle():
+    with client(max_tables=2, idle_s=600) as c:
+        server = c.app.state.server
+        ids = []
+        for _ in range(2):
+            with c.websocket_connect("/ws") as ws:
+                table, _ = open_table(ws, opponents="random")
+                ids.append(table["table"])
+        with c.websocket_connect("/ws") as ws:
+            ws.receive_json()
+            ws.send_json({"type": "new_table", "config": {"opponents": "random"}})
+            assert "limit of 2 tables" in expect_error(ws, "full")["message"]
+            # Ten minutes without activity later, both are freed and the id is refused.
+            freed = server.store.sweep(now=time.monotonic() + 601)
+            assert sorted(freed) == sorted(ids)
+            ws.send_json({"type": "join", "table": ids[0]})
+            expect_error(ws, "unknown_table")
+            ws.send_json({"type": "new_table", "config": {"opponents": "random"}})
+            assert ws.receive_json()["type"] == "table"
+
+
+def test_a_thinking_ai_holds_up_neither_its_connection_nor_another_table(gate):
+    with client() as c, c.websocket_connect("/ws") as ws:
+        # Seat 3 holds C2 in this deal and declares first: the gate agent is thinking.
+        table, state = open_table(ws, opponents="gate", seed=0, seat=0)
+        assert state["thinking"] is not None and not state["your_turn"]
+        ws.send_json({"type": "move", "action": "DONE"})
+        assert "not your turn" in expect_error(ws, "not_your_turn")["message"]
+        ws.send_json({"type": "ping"})
+        assert ws.receive_json()["type"] == "pong"
+        # Another table on the same server plays on meanwhile.
+        with c.websocket_connect("/ws") as other:
+            _, st = open_table(other, opponents="expert", seed=2)
+            st = until_turn(other, st)
+            other.send_json({"type": "move", "action": st["legal"][0]})
+            assert other.receive_json()["type"] == "state"
+        gate.set()
+        state = until_turn(ws, ws.receive_json())
+        assert state["your_turn"]
+
+
+# --------------------------------------------------------------------------- bad input
+def test_every_kind_of_bad_input_is_answered_and_changes_nothing():
+    with client(max_message=4096) as c, c.websocket_connect("/ws") as ws, \
+            c.websocket_connect("/ws") as bystander:
+        table, state = open_table(ws, opponents="expert", seed=21)
+        state = until_turn(ws, state)
+        _, theirs = open_table(bystander, opponents="random", seed=22)
+        before = snapshot(state)
+        hand = set(state["hand"])
+        not_held = next(f"{s}{r}" for s in "CDHS" for r in ("2", "3", "A", "K")
+                        if f"{s}{r}" not in hand)
+        illegal = next((card for card in state["hand"] if card not in state["legal"]), None)
+        cases = [
+            ("{not json", "bad_json"),
+            ("[1, 2]", "bad_message"),
+            (json.dumps({"type": "teleport"}), "unknown_type"),
+            (json.dumps({"type": "move"}), "bad_action"),
+            (json.dumps({"type": "move", "action": 49}), "bad_action"),
+            (json.dumps({"type": "move", "action": "ZZ"}), "bad_action"),
+            (json.dumps({"type": "move", "action": not_held}), "illegal"),
+            (json.dumps({"type": "move", "action": state["legal"][0], "seat": 1}), "wrong_seat"),
+            (json.dumps({"type": "move", "action": "x" * 5000}), "too_large"),
+            (json.dumps({"type": "join", "table": "no-such-table"}), "unknown_table"),
+            (json.dumps({"type": "replay_hand", "hand": 1}), "no_replay"),
+            (json.dumps({"type": "replay_open", "text": "{\"format\": 1}\n"}), "bad_record"),
+        ]
+        if illegal is not None:
+            cases.append((json.dumps({"type": "move", "action": illegal}), "illegal"))
+        for text, code in cases:
+            ws.send_text(text)
+            msg = expect_error(ws, code)
+            if code == "illegal":
+                assert "is not legal" in msg["message"] and "Legal now" in msg["message"]
+        ws.send_bytes(b"\x00\x01")
+        expect_error(ws, "binary")
+        # The table is as it was, the connection still plays it, and the bystander too.
+        assert snapshot(rejoin(ws, table["table"])) == before
+        ws.send_json({"type": "move", "action": state["legal"][0]})
+        assert ws.receive_json()["seq"] == before[0] + 1
+        theirs = until_turn(bystander, theirs)
+        bystander.send_json({"type": "move", "action": theirs["legal"][0]})
+        assert bystander.receive_json()["type"] == "state"
+
+
+def test_bad_table_settings_are_refused_by_name():
+    with client() as c, c.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        for config, words in [
+            ({"players": 9}, "players"),
+            ({"preset": "poker"}, "preset"),
+            ({"options": {"decks": 3}}, "decks"),
+            ({"seat": 4}, "seat"),
+            ({"opponents": "policy:/etc/passwd"}, "unknown opponent"),
+            ({"opponents": ["expert", "greedy"]}, "one per seat"),
+            ({"seed": -1}, "seed"),
+            ({"threshold": 100}, "negative"),
+            ({"colour": "red"}, "unknown table setting"),
+            ({"preset": "two_decks", "opponents": "pimc", "players": 5}, "players"),
+        ]:
+            ws.send_json({"type": "new_table", "config": config})
+            msg = ws.receive_json()
+            assert msg["type"] == "error" and words in msg["message"], (config, msg)
+
+
+def test_a_flood_of_messages_is_refused_then_the_table_plays_on():
+    with client(rate=5, burst=10) as c, c.websocket_connect("/ws") as ws:
+        table, state = open_table(ws, opponents="expert", seed=5)
+        state = until_turn(ws, state)
+        for _ in range(60):
+            ws.send_json({"type": "ping"})
+        answers = [ws.receive_json() for _ in range(60)]
+        refused = [a for a in answers if a.get("code") == "rate_limited"]
+        assert len(refused) >= 40 and "too many messages" in refused[0]["message"]
+        # Once the budget refills, the same connection plays its table, which is unchanged.
+        deadline = time.monotonic() + HANG_S
+        while True:
+            ws.send_json({"type": "join", "table": table["table"]})
+            msg = ws.receive_json()
+            if msg["type"] == "table":
+                break
+            assert msg["code"] == "rate_limited" and time.monotonic() < deadline
+            time.sleep(msg["retry_after"])
+        assert snapshot(ws.receive_json()) == snapshot(state)
+
+
+def test_a_page_of_another_site_cannot_connect():
+    with client() as c:
+        with pytest.raises(Exception), c.websocket_connect(  # noqa: B017 - closed by the server
+                "/ws", headers={"origin": "http://evil.example"}) as ws:
+            ws.receive_json()
+        with c.websocket_connect("/ws", headers={"origin": "http://testserver"}) as ws:
+            assert ws.receive_json()["type"] == "hello"
+
+
+def test_the_page_and_its_files_are_served_with_a_strict_policy():
+    with client() as c:
+        page = c.get("/")
+        assert page.status_code == 200 and "Gong Zhu" in page.text
+        assert "default-src 'self'" in page.headers["content-security-policy"]
+        for name in ("app.js", "cards.js", "style.css"):
+            r = c.get(f"/static/{name}")
+            assert r.status_code == 200 and r.headers["x-content-type-options"] == "nosniff"
+
+
+# --------------------------------------------------------------------------- the hint
+def test_the_hint_values_every_legal_card_from_the_persons_view():
+    pytest.importorskip("torch")
+    with client() as c, c.websocket_connect("/ws") as ws:
+        _, state = open_table(ws, opponents="expert", seed=11)
+        state = until_turn(ws, state)
+        ws.send_json({"type": "move", "action": "DONE"})  # seat 0 holds no exposable card
+        state = until_turn(ws, ws.receive_json())
+        assert state["phase"] == "play" and len(state["legal"]) > 1
+        ws.send_json({"type": "hint"})
+        hint = ws.receive_json()
+        assert hint["type"] == "hint" and hint["seq"] == state["seq"]
+        assert set(hint["values"]) == set(state["legal"])
+        assert hint["choice"] == max(hint["values"], key=hint["values"].get)
+
+
+def test_the_hint_says_why_where_the_search_cannot_play():
+    with client() as c, c.websocket_connect("/ws") as ws:
+        _, state = open_table(ws, preset="two_decks", opponents="expert", seed=5)
+        state = until_turn(ws, state)
+        ws.send_json({"type": "hint"})
+        msg = expect_error(ws, "hint_unavailable")
+        assert "search" in msg["message"]
+
+
+def test_loopback_addresses():
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("127.3.4.5")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.2")
