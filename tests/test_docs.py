@@ -167,3 +167,31 @@ def test_converter_leaves_plain_prose_and_an_unclosed_table_alone():
     assert convert(prose) == prose
     unclosed = "====  ====\nA     one\n\nnot a table any more"
     assert convert(unclosed) == unclosed
+
+
+GUIDE_PAGES = ["getting-started.md", "environment.md", "variants.md", "agents.md",
+               "models/index.md"]
+"""Pages whose Python blocks are complete programs, each run top to bottom in one namespace."""
+
+
+def python_blocks(page: str) -> list[str]:
+    """The page's ```python blocks, with ``--8<-- "FILE:SECTION"`` snippets filled in."""
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+
+    def snippet(m: re.Match[str]) -> str:
+        source = (ROOT / m.group(1)).read_text(encoding="utf-8")
+        start, end = f"# --8<-- [start:{m.group(2)}]\n", f"# --8<-- [end:{m.group(2)}]"
+        return source.split(start, 1)[1].split(end, 1)[0]
+
+    return [re.sub(r'--8<-- "([^":]+):(\w+)"', snippet, block)
+            for block in re.findall(r"```python\n(.*?)```", text, flags=re.S)]
+
+
+@pytest.mark.parametrize("page", GUIDE_PAGES)
+def test_the_code_on_the_guide_pages_runs(page, capsys):
+    blocks = python_blocks(page)
+    assert blocks, f"docs/{page} has no Python block"
+    namespace: dict[str, object] = {"__name__": "docs_page"}
+    for i, block in enumerate(blocks):
+        exec(compile(block, f"docs/{page} block {i}", "exec"), namespace)
+    capsys.readouterr()
