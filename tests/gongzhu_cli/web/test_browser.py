@@ -24,6 +24,9 @@ from gongzhu_env.records import load_records, replay_record
 from tests.gongzhu_cli.web.support import chromium, isolated, playwright_module, served
 from tests.helpers import HANG_S
 
+pytestmark = pytest.mark.xdist_group("web_browser")
+"""Both tests on one worker: they share one server and one Chromium."""
+
 WAIT_MS = HANG_S * 1000
 """Every wait is for an event on the page, bounded only against a hang."""
 
