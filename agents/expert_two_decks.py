@@ -57,16 +57,20 @@ from agents.knowledge import (
     above,
     below,
 )
-from agents.two_deck_knowledge import (
+from agents.two_deck_knowledge import TwoDeckSituation, candidate_plays, first_card, play_key
+from gongzhu_env.cards import (
+    C10,
+    DJ,
+    FULL_DECK,
+    NUM_CARDS,
+    SCORING_MASK,
+    SQ,
+    SUIT_MASKS,
     Multiset,
-    TwoDeckSituation,
-    candidate_plays,
-    first_card,
+    cards_of,
     ms_add,
-    ms_of,
-    play_key,
+    multiset_masks,
 )
-from gongzhu_env.cards import C10, DJ, FULL_DECK, NUM_CARDS, SCORING_MASK, SQ, SUIT_MASKS, cards_of
 from gongzhu_env.view import PlayerView
 
 TUNING2: dict[str, float] = {
@@ -208,7 +212,7 @@ def _play_value(s: TwoDeckSituation, play: tuple[int, ...], head: int,
     key = play_key(play, s.suit, s.pair_lead)
     wins = key is not None and best is not None and key > best
     winner = s.seat if wins else head
-    v = _outcome(s, winner, ms_add(base, ms_of(play)))
+    v = _outcome(s, winner, ms_add(base, multiset_masks(play)))
     if not last:
         if wins:
             if _overtakable(s, play):
@@ -236,7 +240,7 @@ def _follow(s: TwoDeckSituation) -> int:
     else:
         plays = [(c,) for c in cards_of(s.legal & FULL_DECK)]
         base_cards = s.trick
-    base = ms_of(base_cards)
+    base = multiset_masks(base_cards)
     lp = _later_points(s)
     choice = max(plays, key=lambda p: _play_value(s, p, head, best, base, not later, lp))
     return first_card(s, choice) if s.pair_lead else choice[0]

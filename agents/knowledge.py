@@ -11,30 +11,25 @@ Nothing here decides legality or scores a hand: legal actions always come from t
 (``legal_mask``) and values from ``gongzhu_env.scoring.score_masks``. What is computed here is
 *knowledge*: which cards are still out, who may hold them, which card currently leads a trick.
 
-``sample_hands`` deals the unseen cards to the other seats at random, consistently with
-everything public: hand sizes, shown voids and exposed cards not yet played (an exposed card is
-known to sit in its exposer's hand until it is played).
+Hidden hands consistent with a seat's view (the worlds of the search agents) are rules
+knowledge and live beside the rules: ``gongzhu_env.worlds``.
 
 Table sizes: everything here reads the number of seats from the rules (``rules.players``, 3 to
 8), the hand size from ``rules.hand_size`` and the cards in play from ``rules.deck_mask``, so a
 card taken out of the deck at a table of five (D2, C2) is never "unseen" and is never dealt to
 anyone. At four seats the masks are the full deck's and every result is what it always was.
 
-The two-deck game (every card twice, pair leads) has its own snapshot and sampler in
-``agents.two_deck_knowledge`` (``TwoDeckSituation``, ``sample_two_deck_world``); this module is
-the one-deck one.
+The two-deck game (every card twice, pair leads) has its own snapshot in
+``agents.two_deck_knowledge`` (``TwoDeckSituation``); this module is the one-deck one.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from gongzhu_env.cards import (
     C10,
     DJ,
-    EXPOSABLE_MASK,
     FULL_DECK,
     HA,
     HEARTS_MASK,
@@ -232,144 +227,3 @@ def deck_of(rules: Rules) -> int:
 def hand_sizes(played_by: tuple[int, ...] | list[int], hand_size: int = 13) -> list[int]:
     """Cards left in each seat's hand: the cards dealt (``hand_size``) minus those played."""
     return [hand_size - m.bit_count() for m in played_by]
-
-
-def sample_hands(view: PlayerView, rng: np.random.Generator, tries: int = 4) -> list[int]:
-    """Deal the unseen cards to the other seats consistently with the public facts.
-
-    Returns one hand mask per seat (the observer's own hand as it is). Constraints: each other
-    seat gets exactly as many cards as it still holds (``rules.hand_size`` minus what it has
-    played), never a card of a suit it has shown to be out of, and every exposed, unplayed card
-    stays with its exposer. Only cards in play are dealt: a card removed from the deck at
-    another table size (``rules.deck_mask``) goes to nobody.
-
-    The fast path places cards most constrained first, each to a random seat with room
-    (weighted by the room left); it can reach a dead end when voids and hand sizes are tight.
-    After ``tries`` dead ends the exact path takes over: it places each card only where the
-    rest can still be completed (Hall's condition over the seats' room), so it always succeeds
-    on a consistent view and never bends a constraint.
-    """
-    me = view.seat
-    rules = view.rules
-    n = rules.players
-    seats = range(n)
-    sizes = hand_sizes(view.played_masks, rules.hand_size)
-    unseen = deck_of(rules) & ~view.hand_mask & ~view.played_mask
-    # Exposed cards still in play sit with their exposer.
-    fixed = [0] * n
-    for seat in seats:
-        if seat != me:
-            fixed[seat] = view.exposed_masks[seat] & EXPOSABLE_MASK & unseen
-    placed = 0
-    for m in fixed:
-        placed |= m
-    free = unseen & ~placed
-    room0 = [0 if seat == me else sizes[seat] - fixed[seat].bit_count() for seat in seats]
-    # allowed[suit]: bit mask of the other seats that may hold a card of that suit.
-    allowed = [sum(1 << seat for seat in seats
-                   if seat != me and not view.void_masks[seat] >> suit & 1)
-               for suit in range(4)]
-    cards = []
-    m = free
-    while m:
-        b = m & -m
-        m ^= b
-        c = b.bit_length() - 1
-        cards.append((allowed[c // 13].bit_count(), c))
-    count = len(cards)
-    for _ in range(tries):
-        out = _sample_fast(cards, allowed, room0, fixed, rng)
-        if out is not None:
-            out[me] = view.hand_mask
-            return out
-    out = _sample_exact([c for _, c in cards], allowed, room0, fixed, rng)
-    out[me] = view.hand_mask
-    assert count == sum((out[t] & ~fixed[t]).bit_count() for t in seats if t != me)
-    return out
-
-
-def _sample_fast(cards: list[tuple[int, int]], allowed: list[int], room0: list[int],
-                 fixed: list[int], rng: np.random.Generator) -> list[int] | None:
-    n = len(cards)
-    seats = range(len(room0))
-    ties = rng.random(n).tolist()
-    draws = rng.random(n).tolist()
-    order = sorted(range(n), key=lambda i: (cards[i][0], ties[i]))
-    room = room0[:]
-    out = fixed[:]
-    for j, i in enumerate(order):
-        c = cards[i][1]
-        ok = allowed[c // 13]
-        cand = [t for t in seats if ok >> t & 1 and room[t] > 0]
-        if not cand:
-            return None
-        seat = cand[0]
-        if len(cand) > 1:
-            # A seat with more room left is proportionally more likely to hold the card.
-            r = draws[j] * sum(room[t] for t in cand)
-            for t in cand:
-                r -= room[t]
-                if r < 0:
-                    seat = t
-                    break
-            else:
-                seat = cand[-1]
-        out[seat] |= 1 << c
-        room[seat] -= 1
-    return out
-
-
-def _feasible(counts: dict[int, int], room: list[int]) -> bool:
-    """Hall's condition: cards that only fit in a set of seats never outnumber its room.
-
-    A card's "kind" is the set of seats that may hold it (one per suit, so at most four kinds).
-    It is enough to check the unions of kinds: for any set of seats, the union of the kinds
-    inside it needs as many cards and has no more room. That is at most 15 sets whatever the
-    table size (checking every set of seats would be 255 at a table of eight).
-    """
-    kinds = list(counts)
-    for pick in range(1, 1 << len(kinds)):
-        union = 0
-        for i, kind in enumerate(kinds):
-            if pick >> i & 1:
-                union |= kind
-        need = sum(k for kind, k in counts.items() if kind & ~union == 0)
-        have = 0
-        t = 0
-        while union >> t:
-            if union >> t & 1:
-                have += room[t]
-            t += 1
-        if need > have:
-            return False
-    return True
-
-
-def _sample_exact(cards: list[int], allowed: list[int], room0: list[int], fixed: list[int],
-                  rng: np.random.Generator) -> list[int]:
-    counts: dict[int, int] = {}
-    for c in cards:
-        kind = allowed[c // 13]
-        counts[kind] = counts.get(kind, 0) + 1
-    if not _feasible(counts, room0):
-        raise ValueError("the view is inconsistent: its unseen cards cannot be dealt to the "
-                         "other seats under their hand sizes and shown voids")
-    seats = range(len(room0))
-    room = room0[:]
-    out = fixed[:]
-    for i in rng.permutation(len(cards)).tolist():
-        c = cards[i]
-        kind = allowed[c // 13]
-        counts[kind] -= 1
-        cand = [t for t in seats if kind >> t & 1 and room[t] > 0]
-        weights = np.array([room[t] for t in cand], dtype=float)
-        for j in rng.choice(len(cand), size=len(cand), replace=False, p=weights / weights.sum()):
-            seat = cand[int(j)]
-            room[seat] -= 1
-            if _feasible(counts, room):
-                break
-            room[seat] += 1
-        else:  # pragma: no cover - impossible when the start was feasible
-            raise RuntimeError("exact sampling reached a dead end")
-        out[seat] |= 1 << c
-    return out

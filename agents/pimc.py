@@ -3,8 +3,8 @@
 At each play decision with more than one legal card, the agent
 
 1. samples ``worlds`` complete deals consistent with what its seat knows
-   (``agents.knowledge.sample_hands``: unseen cards go to the other seats respecting hand sizes,
-   shown voids and exposed cards still in their exposer's hand);
+   (``gongzhu_env.worlds.sample_hands``: unseen cards go to the other seats respecting hand
+   sizes, shown voids and exposed cards still in their exposer's hand);
 2. rebuilds each world as a real engine game: the sampled current hands plus the cards each seat
    already played give that world's deal, and replaying the view's public action history through
    ``Game.replay`` brings it to the present (so every rule is the engine's);
@@ -27,9 +27,9 @@ long as its seat still holds, made of the unseen cards *in play* only (the cards
 deck leaves out are dealt to nobody), and the rollouts play that many seats.
 
 Two decks (``rules.decks == 2``): the same search over two-deck worlds
-(``agents.two_deck_knowledge.sample_two_deck_world``: unseen copies dealt under hand sizes,
-voids, exposed copies and shown pairs, each world checked by the engine's replay), with the
-two-deck rollout policies; see ``PimcAgent._act_two_decks``.
+(``gongzhu_env.worlds.sample_world``: unseen copies dealt under hand sizes, voids, exposed
+copies and shown pairs, each world checked by the engine's replay), with the two-deck rollout
+policies; see ``PimcAgent._act_two_decks``.
 
 Under ``hidden_exposure`` (another seat's exposures are hidden) worlds are not built: the agent
 plays its rollout policy's card. Known limit of the method (strategy fusion): each world is
@@ -51,11 +51,12 @@ from agents.expert import expert_declare, expert_play
 from agents.expert_two_decks import expert_declare_two_decks, expert_play_two_decks
 from agents.greedy import greedy_play
 from agents.greedy_two_decks import greedy_play_two_decks
-from agents.knowledge import Situation, sample_hands
-from agents.two_deck_knowledge import TwoDeckSituation, sample_two_deck_world
-from gongzhu_env.cards import C2, NUM_CARDS, SCORING_MASK, cards_of
-from gongzhu_env.engine import Game, IllegalActionError
+from agents.knowledge import Situation
+from agents.two_deck_knowledge import TwoDeckSituation
+from gongzhu_env.cards import NUM_CARDS, SCORING_MASK
+from gongzhu_env.engine import Game
 from gongzhu_env.view import PlayerView
+from gongzhu_env.worlds import build_world, sample_hands, sample_world
 
 ROLLOUTS: dict[str, Callable[[Situation], int]] = {"expert": expert_play, "greedy": greedy_play}
 OBJECTIVES = ("zero_sum", "raw")
@@ -79,49 +80,6 @@ def rollout(game: Game, policy: Callable[[Situation], int]) -> list[int]:
         else:
             step(policy(Situation.from_game(game)))
     return game.provisional_scores()
-
-
-def build_world(view: PlayerView, hands: list[int]) -> Game:
-    """Build the engine game of one sampled world, brought to the present by replaying the view.
-
-    ``hands`` are the current hand masks of every seat (the observer's own included). The
-    world's deal is each hand plus the cards that seat already played; the public action
-    history replays on it. The first trick's lead rule (the lead card, C2 at four seats, forced;
-    or a free lead for a later hand of a match) is not in the view, so the forced reading is
-    tried first and the free one if the history or the legal actions of the present disagree
-    with it.
-    """
-    deal, leaders = world_deal(view, hands)
-    error: Exception | None = None
-    for leader in leaders:
-        try:
-            world = Game.replay(deal, view.actions, view.rules, leader=leader)
-        except IllegalActionError as e:
-            error = e
-            continue
-        if world.current_player == view.seat and world.legal_mask() == view.legal_mask:
-            return world
-    raise AgentError(f"pimc: a sampled world does not reproduce the view ({error})")
-
-
-def world_deal(view: PlayerView, hands: list[int]) -> tuple[list[list[int]], list[int | None]]:
-    """Return a sampled world's deal and the first-trick leaders to try when replaying it.
-
-    The deal is each seat's current hand (``hands``, one mask per seat) plus the cards it
-    already played. The leaders are ``leader=`` arguments of ``Game.from_hands``, in the order
-    ``build_world`` tries them: ``None`` (the lead card's holder leads it, forced) when that
-    holder is the view's first leader, then the view's first leader with a free lead.
-    """
-    seats = range(view.rules.players)
-    if len(hands) != len(seats):
-        raise ValueError(f"build_world needs one hand per seat ({len(seats)}); got {len(hands)}")
-    deal = [cards_of(hands[s] | view.played_masks[s]) for s in seats]
-    lead = C2 if len(seats) == 4 else view.rules.lead_card
-    lead_holder = next(s for s in seats if (hands[s] | view.played_masks[s]) >> lead & 1)
-    leaders: list[int | None] = [view.first_leader]
-    if lead_holder == view.first_leader:
-        leaders.insert(0, None)
-    return deal, leaders
 
 
 def card_runs(legal: list[int], unseen: int) -> list[list[int]]:
@@ -204,6 +162,8 @@ class PimcAgent(Agent):
         totals = [0.0] * len(legal)
         for _ in range(self.worlds):
             world = build_world(view, sample_hands(view, self.rng))
+            if world is None:
+                raise AgentError("pimc: a sampled world does not reproduce the view")
             for i, a in enumerate(legal):
                 g = world.clone()
                 g.step(a)
@@ -214,7 +174,7 @@ class PimcAgent(Agent):
         return legal[totals.index(best)]
 
     def _act_two_decks(self, view: PlayerView) -> int:
-        """Search a two-deck decision over worlds of ``sample_two_deck_world``.
+        """Search a two-deck decision over worlds of ``gongzhu_env.worlds.sample_world``.
 
         The candidates are the legal actions: singles, pair leads and, after a pair lead, the
         first card of a two-card follow (the rollout policy completes it in each world, as it
@@ -244,7 +204,7 @@ class PimcAgent(Agent):
         totals = [0.0] * len(cands)
         built = 0
         for _ in range(self.worlds):
-            world = sample_two_deck_world(view, self.rng)
+            world = sample_world(view, self.rng)
             if world is None:
                 continue
             built += 1

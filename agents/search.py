@@ -95,8 +95,8 @@ import torch
 
 from agents.base import Agent, AgentError
 from agents.expert import expert_action, expert_declare, expert_play
-from agents.knowledge import Situation, sample_hands
-from agents.pimc import MAX_WORLDS, card_runs, objective, rollout, world_deal
+from agents.knowledge import Situation
+from agents.pimc import MAX_WORLDS, card_runs, objective, rollout
 from agents.policy import (
     PolicyLoadError,
     QNetwork,
@@ -108,9 +108,11 @@ from agents.policy import (
     rules_mismatch,
     trained_rules,
 )
+from gongzhu_env.cards import Multiset
 from gongzhu_env.engine import Game, IllegalActionError
 from gongzhu_env.rules import Rules
 from gongzhu_env.view import PlayerView, obs_size
+from gongzhu_env.worlds import sample_hands, world_deal
 
 CHUNK = 8
 """Worlds searched together when a time limit is set (the limit is checked between chunks)."""
@@ -500,11 +502,11 @@ class Observed(NamedTuple):
     """The expert's action in its place in the world (``model=expert``; -1 otherwise)."""
 
 
-def replay_world(view: PlayerView, hands: list[int], model: str = "net"
+def replay_world(view: PlayerView, hands: list[Multiset], model: str = "net"
                  ) -> tuple[Game, list[Observed]]:
     """Build one sampled world with the engine and trace the other seats' decisions in it.
 
-    Like ``agents.pimc.build_world``, the world's deal is replayed through the view's public
+    Like ``gongzhu_env.worlds.build_world``, the world's deal is replayed through the view's public
     history (each action checked by the engine); on the way, every decision of another seat
     that had more than one legal action is recorded (``Observed``) with what the player
     ``model`` needs to score it. Returns the world at the present and the trace.

@@ -7,7 +7,7 @@ Run from the repository root::
 Hands are played by ``--players`` at every seat (seeded); at every play decision with more
 than one legal card (the decisions the ``search`` agent searches), the seat's view is kept with
 the true hands. For each such position ``--worlds`` worlds are sampled as the search samples
-them (``agents.knowledge.sample_hands``, world ``k`` from ``(seed, position, k)``) and replayed
+them (``gongzhu_env.worlds.sample_hands``, world ``k`` from ``(seed, position, k)``) and replayed
 through the history (``agents.search.replay_world``); the network scores every observed
 decision of the other seats once, and each setting of the player model weights the same
 worlds: the network at a ``temperature`` with a ``floor`` (``agents.search.play_probabilities``)
@@ -34,7 +34,6 @@ import sys
 
 import numpy as np
 
-from agents.knowledge import sample_hands
 from agents.pimc import MAX_WORLDS
 from agents.search import (
     MODELS,
@@ -48,6 +47,7 @@ from benchmarks.positions import played_positions
 from benchmarks.report import check_arguments, save_rows, start_one_thread
 from gongzhu_env.cards import NUM_CARDS, SCORING_MASK
 from gongzhu_env.view import PlayerView
+from gongzhu_env.worlds import sample_hands
 
 
 def positions(players: str, hands: int, seed: int) -> list[tuple[PlayerView, tuple[int, ...]]]:
@@ -98,7 +98,7 @@ def measure(agent: SearchAgent, views: list[tuple[PlayerView, tuple[int, ...]]],
                                               if s != me)]
         holder = {c: next(s for s in range(len(truth)) if truth[s] >> c & 1) for c in unseen}
         # hit[w, j]: world w puts unseen card j with its true holder.
-        hit = np.array([[hands[holder[c]] >> c & 1 for c in unseen] for hands in dealt],
+        hit = np.array([[hands[holder[c]][0] >> c & 1 for c in unseen] for hands in dealt],
                        dtype=np.float64)
         scoring = np.array([SCORING_MASK >> c & 1 for c in unseen], dtype=bool)
         q = None

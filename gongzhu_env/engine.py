@@ -139,7 +139,7 @@ class Game:
         "_tricks", "_actions", "_legal", "_deal", "_prov",
         "_restrict", "_restrictable", "_strict", "_may_lead", "_colour", "_wrong",
         "_first_drawn", "_doubled", "_teams", "_seats", "_lead_bit", "_num_tricks",
-        "_first_pig",
+        "_first_pig", "_done",
         # The second copies: cards held, exposed, taken or played twice (empty with one deck).
         "_hand2", "_exposed2", "_exposed_all2", "_captured2", "_played2",
         # Two decks' trick rules (``pair_tricks``): whether they apply, the exposed copies each
@@ -256,6 +256,7 @@ class Game:
         self._num_tricks = rules.hand_size
         self._exposed_all = 0
         self._exposed_all2 = 0
+        self._done = DONE if hands2 is None else rules.done_action
         self._pairs = pairs = hands2 is not None
         if pairs:
             self._hand2 = hands2
@@ -677,7 +678,7 @@ class Game:
         """Expose one more copy of an exposable card held and not yet exposed, or end the turn."""
         p = self._current
         return (self._hand[p] & ~self._exposed[p] | self._hand2[p] & ~self._exposed2[p]) \
-            & EXPOSABLE_MASK | 1 << self.rules.done_action
+            & EXPOSABLE_MASK | 1 << self._done
 
     # The rules of play, clause by clause; each clause returns. ``hand`` is the hand of the
     # seat to move. ``_restrict`` holds the exposed cards under the play restriction (none
@@ -954,7 +955,7 @@ class Game:
 
     def _declare(self, action: int) -> None:
         """Expose a card for the seat to move, or end its declaration turn with DONE."""
-        if action != self.rules.done_action:
+        if action != self._done:
             self._expose(self._current, action)
         else:
             self._declare_turns += 1
@@ -1101,6 +1102,7 @@ class Game:
         g._lead_bit = self._lead_bit
         g._num_tricks = self._num_tricks
         g._first_pig = self._first_pig
+        g._done = self._done
         g._exposed_all2 = self._exposed_all2
         g._pairs = self._pairs
         g._pair_lead = self._pair_lead

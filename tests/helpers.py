@@ -114,3 +114,9 @@ def one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err, err
     return err
+
+
+def one_deck_masks(hands: Sequence[tuple[int, int]]) -> list[int]:
+    """Sampled one-deck hands (multisets ``(once, twice)``) as plain masks; no card twice."""
+    assert all(twice == 0 for _, twice in hands), "a one-deck hand holds no card twice"
+    return [once for once, _ in hands]

@@ -1,4 +1,4 @@
-"""Sampled worlds (``agents.knowledge.sample_hands``) agree with everything the seat knows."""
+"""Sampled worlds (``gongzhu_env.worlds.sample_hands``) agree with everything the seat knows."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.knowledge import Situation, sample_hands
-from agents.pimc import build_world
+from agents.knowledge import Situation
 from gongzhu_env.cards import mask_of
 from gongzhu_env.engine import Game
+from gongzhu_env.worlds import build_world, sample_hands
+from tests.helpers import one_deck_masks
 
 
 @pytest.mark.parametrize("tries", [0, 4])
@@ -24,7 +25,7 @@ def test_sampled_worlds_respect_voids_exposures_and_sizes(tries):
             p = g.current_player
             view = g.view(p)
             if g.phase == "play" and (tries == 0 or steps % 3 == 0):
-                hands = sample_hands(view, rng, tries=tries)
+                hands = one_deck_masks(sample_hands(view, rng, tries=tries))
                 truth = [mask_of(h) for h in g.hands]
                 assert hands[p] == truth[p]
                 for s in range(4):
@@ -35,7 +36,7 @@ def test_sampled_worlds_respect_voids_exposures_and_sizes(tries):
                     exposed_unplayed = mask_of(g.exposed[s]) & truth[s]
                     assert hands[s] & exposed_unplayed == exposed_unplayed
                 assert sum(h.bit_count() for h in hands) == sum(len(h) for h in g.hands)
-                world = build_world(view, hands)
+                world = build_world(view, [(h, 0) for h in hands])
                 assert world.actions == g.actions and world.legal_mask() == g.legal_mask()
                 assert Situation.from_game(world).legal == Situation.from_view(view).legal
             g.step(agents[p].act(view))

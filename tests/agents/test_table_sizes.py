@@ -15,14 +15,16 @@ from agents import make_agent
 from agents.card_features import FEATURE_NAMES, CardFeatures, unseen_cards
 from agents.expert import expert_declare, expert_play, suit_length
 from agents.holder_features import HolderFeatures, num_holder_features
-from agents.knowledge import Situation, sample_hands
-from agents.pimc import build_world, objective
+from agents.knowledge import Situation
+from agents.pimc import objective
 from agents.policy import PolicyLoadError, QNetwork, load_policy_file, save_policy
 from gongzhu_env.cards import DONE, NUM_CARDS, NUM_RANKS, card_str, cards_of, mask_of, parse_cards
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
 from gongzhu_env.view import obs_size
+from gongzhu_env.worlds import build_world, sample_hands
 from tests.agents.helpers import expected_card_features, game_at, play_hand
+from tests.helpers import one_deck_masks
 
 SIZES = (3, 5, 6, 7, 8)
 ALL_SIZES = (3, 4, 5, 6, 7, 8)
@@ -88,7 +90,7 @@ def test_sampled_deals_hold_exactly_the_unseen_cards(n, tries):
             p = g.current_player
             view = g.view(p)
             if g.phase == "play" and step % 2 == 0:
-                hands = sample_hands(view, rng, tries=tries)
+                hands = one_deck_masks(sample_hands(view, rng, tries=tries))
                 truth = [mask_of(h) for h in g.hands]
                 assert len(hands) == n
                 assert hands[p] == truth[p]
@@ -104,7 +106,7 @@ def test_sampled_deals_hold_exactly_the_unseen_cards(n, tries):
                         assert not others & hands[s]  # no card dealt twice
                         others |= hands[s]
                 assert others == view.unseen_mask
-                world = build_world(view, hands)
+                world = build_world(view, [(h, 0) for h in hands])
                 assert world.num_seats == n
                 assert world.actions == g.actions and world.legal_mask() == g.legal_mask()
                 assert Situation.from_game(world).unseen == Situation.from_view(view).unseen

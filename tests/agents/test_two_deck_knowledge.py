@@ -8,16 +8,11 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.two_deck_knowledge import (
-    TwoDeckSituation,
-    build_two_deck_world,
-    candidate_plays,
-    sample_two_deck_hands,
-    sample_two_deck_world,
-)
+from agents.two_deck_knowledge import TwoDeckSituation, candidate_plays
 from gongzhu_env.cards import multiset_cards, parse_action, parse_cards
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
+from gongzhu_env.worlds import build_world, sample_hands, sample_world
 from tests.agents.helpers import two_deck_deal, two_deck_game_at
 
 RULE_SETS = [Rules.preset("two_decks"), Rules(decks=2), Rules(decks=2, first_lead="any")]
@@ -61,13 +56,13 @@ def test_sampled_two_deck_worlds_are_consistent_with_the_view(rules, tries):
             p = g.current_player
             view = g.view(p)
             if tries or step % 4 == 0:
-                hands = sample_two_deck_hands(view, rng, tries=tries)
+                hands = sample_hands(view, rng, tries=tries)
                 _check_world(g, hands)
                 # The sampler leaves a few first-round exposure cases to the engine's replay
                 # (a seat that exposed one copy and played one: it held the twin, or no other
                 # card of the suit); a refused world is drawn again.
-                refused += build_two_deck_world(view, hands) is None
-                world = sample_two_deck_world(view, rng)
+                refused += build_world(view, hands) is None
+                world = sample_world(view, rng)
                 assert world is not None, "a consistent world must replay on the engine"
                 assert world.actions == g.actions and world.legal_mask() == g.legal_mask()
                 assert world.current_player == p
@@ -94,7 +89,7 @@ def test_a_follower_who_showed_no_pair_is_never_dealt_one():
     view = g.view(3)
     rng = np.random.default_rng(0)
     for _ in range(200):
-        hand2 = sample_two_deck_hands(view, rng)[2]
+        hand2 = sample_hands(view, rng)[2]
         spades = [c for c in multiset_cards(*hand2) if c // 13 == 3]
         assert len(spades) == len(set(spades)), "seat 2 cannot hold a spade pair"
         assert not {parse_cards("S3")[0], parse_cards("S4")[0]} & set(spades), \
@@ -109,7 +104,7 @@ def test_the_first_leader_is_the_lowest_seat_dealt_a_c2():
     view = g.view(3)
     rng = np.random.default_rng(1)
     for _ in range(50):
-        hands_s = sample_two_deck_hands(view, rng)
+        hands_s = sample_hands(view, rng)
         assert not hands_s[0][0] & 1 and not hands_s[1][0] & 1
         assert hands_s[2][0] & 1, "the first leader holds a C2 before the first lead"
 
@@ -123,7 +118,7 @@ def test_the_world_of_a_second_follow_action_reproduces_its_legal_cards():
     assert s.pending == parse_cards("S7")[0]
     plays = candidate_plays(s)
     assert plays and all(s.pending in p for p in plays)
-    world = sample_two_deck_world(view, np.random.default_rng(2))
+    world = sample_world(view, np.random.default_rng(2))
     assert world is not None and world.legal_mask() == g.legal_mask()
 
 
