@@ -75,6 +75,7 @@ from gongzhu_env.cards import parse_card
 from gongzhu_env.engine import Game
 from gongzhu_env.records import RecordError, replay_record
 from gongzhu_env.rules import PRESETS, Rules
+from gongzhu_env.view import PlayerView
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -358,14 +359,22 @@ async def on_hint(server: Server, conn: Connection, msg: dict[str, Any]) -> None
     view = table.view()
     if view.current_player != table.seat or view.phase == "over" or table.thinking is not None:
         raise TableError("not_your_turn", "a hint is for your own turn; wait for it")
+    if table.hinting:
+        raise TableError("hint_busy", "the search is already thinking about your position; "
+                         "its answer is on the way")
     seq = table.seq
-    values, choice, note = await anyio.to_thread.run_sync(_hint, table, limiter=server.limiter)
+    table.hinting = True
+    try:
+        values, choice, note = await anyio.to_thread.run_sync(_hint, table, view,
+                                                              limiter=server.limiter)
+    finally:
+        table.hinting = False
     await conn.send(hint_message(seq, values, choice, table.rules.decks, note))
 
 
-def _hint(table: TableSession) -> tuple[dict[int, float] | None, int, str]:
+def _hint(table: TableSession, view: PlayerView) -> tuple[dict[int, float] | None, int, str]:
     try:
-        return table.hint()
+        return table.hint(view)
     except TableError:
         raise
     except Exception as e:  # noqa: BLE001 - e.g. the search refuses two decks

@@ -179,6 +179,8 @@ class TableSession:
         self.last_active = time.monotonic()
         self.hint_agent: Agent | None = None
         self.hint_problem: str | None = None
+        self.hinting = False
+        """A hint is being computed (one at a time: the search agent is not shared)."""
         self.game: Game
         self._deal()
 
@@ -299,10 +301,11 @@ class TableSession:
         self.seq += 1
 
     # ---------------------------------------------------------------- hint and records
-    def hint(self) -> tuple[dict[int, float] | None, int, str]:
+    def hint(self, view: PlayerView) -> tuple[dict[int, float] | None, int, str]:
         """Value the person's legal cards with the search agent, from their view only.
 
-        Runs in a worker thread. Returns (values in points or None, the search's choice, a note).
+        Runs in a worker thread, on ``view`` taken on the event loop (the game may move on
+        meanwhile). Returns (values in points or None, the search's choice, a note).
         """
         if self.hint_agent is None and self.hint_problem is None:
             try:
@@ -313,7 +316,6 @@ class TableSession:
         if self.hint_agent is None:
             raise TableError("hint_unavailable", "the search agent cannot advise at this "
                              f"table: {self.hint_problem}")
-        view = self.view()
         result = self.hint_agent.search(view)
         if isinstance(result, int):
             why = ("declarations are not searched" if view.phase == "declare" else

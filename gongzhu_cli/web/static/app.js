@@ -14,7 +14,8 @@
     setupError: $("setup-error"), hand: $("hand"), opp: $("opponents"), me: $("me"),
     trick: $("trick"), lastTrick: $("last-trick"), title: $("hand-title"), status: $("status"),
     done: $("done"), hint: $("hint"), next: $("next-hand"), download: $("download"),
-    typed: $("typed"), message: $("message"), result: $("result"),
+    typed: $("typed"), message: $("message"), result: $("result"), standings: $("standings"),
+    navTable: $("nav-table"),
   };
 
   let ws = null;
@@ -257,6 +258,12 @@
     const n = state.players;
     ui.title.textContent = titleOf(state);
     ui.status.textContent = statusOf(state);
+    ui.standings.hidden = !state.match.on;
+    if (state.match.on) {
+      const what = state.phase === "over" ? "after this hand" : "before this hand";
+      ui.standings.textContent = `Match totals ${what}: ` + state.match.totals
+        .map((t, s) => `${s === state.seat ? "You" : seatName(s)} ${signed(t)}`).join(" · ");
+    }
     // Opponents, in play order after the person.
     ui.opp.replaceChildren();
     for (let k = 1; k < n; k++) ui.opp.append(seatPanel(state, (state.seat + k) % n));
@@ -298,13 +305,18 @@
       if (e.action === "DONE") return `${who} ${e.seat === s.seat ? "are" : "is"} done declaring.`;
       return `${who} exposed ${e.action ? CardArt.label(e.action) : "a card"}.`;
     }
-    let text = e.action.includes("+") ? `${who} led the pair ${e.action.split("+").map(CardArt.label).join("+")}.`
-      : `${who} played ${CardArt.label(e.action)}.`;
+    let text = e.action.includes("+") ? `${who} led the pair ${actionLabel(e.action)}.`
+      : `${who} played ${actionLabel(e.action)}.`;
     if (s.trick.cards.length === 0 && s.last_trick) {
       const t = s.last_trick;
       text += ` ${t.winner === s.seat ? "You take" : `${seatName(t.winner)} takes`} trick ${t.number}.`;
     }
     return text;
+  }
+
+  // An action as a person reads it: "♠Q", the pair "♠Q+♠Q", or "done".
+  function actionLabel(a) {
+    return a === "DONE" ? "done" : a.split("+").map(CardArt.label).join("+");
   }
 
   function seatPanel(s, seat, mine = false) {
@@ -446,7 +458,7 @@
       ui.hand.append(b);
     }
     if (hint && hint.note) {
-      say(`Hint: ${hint.note}${hint.values ? "" : ` (${CardArt.label(hint.choice === "DONE" ? "DONE" : hint.choice)})`}.`);
+      say(`Hint: ${hint.note}${hint.values ? "" : `: ${actionLabel(hint.choice)}`}.`);
     }
   }
 
@@ -455,7 +467,8 @@
     const n = s.players;
     const rows = [];
     const totals = s.match.on;
-    rows.push(`<tr><th></th><th>hand</th><th>settled</th>${totals ? "<th>match total</th>" : ""}</tr>`);
+    const coins = tableInfo && tableInfo.config.rules.settlement === "yuanbao";
+    rows.push(`<tr><th></th><th>hand</th><th>${coins ? "coins" : "settled"}</th>${totals ? "<th>match total</th>" : ""}</tr>`);
     for (let seat = 0; seat < n; seat++) {
       const cls = [s.match.winners.includes(seat) ? "winner" : "", s.match.losers.includes(seat) ? "loser" : ""].join(" ");
       rows.push(`<tr class="${cls}"><th>${escapeHtml(seatName(seat))}</th><td>${signed(s.result.scores[seat])}</td>` +
@@ -666,6 +679,7 @@
 
   // ------------------------------------------------------------------ navigation
   function show(which) {
+    ui.navTable.hidden = !(tableInfo && which !== "table");
     ui.setup.hidden = which !== "setup";
     ui.table.hidden = which !== "table";
     ui.replay.hidden = which !== "replay";
@@ -680,6 +694,7 @@
     show("setup");
   });
   $("nav-replay").addEventListener("click", () => show("replay"));
+  ui.navTable.addEventListener("click", () => show("table"));
 
   connect();
 })();

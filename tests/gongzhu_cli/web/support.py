@@ -8,6 +8,7 @@ nothing it or the browser does can leave the machine; the server binds 127.0.0.1
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import re
 import selectors
@@ -36,6 +37,17 @@ def chromium() -> str:
                         "(.ci/run installs Debian's chromium with apt-get)")
         pytest.skip("Chromium is not installed (apt-get install chromium)")
     return path
+
+
+def require_web(module: str = "starlette.testclient"):
+    """Import a module of the ``[web]`` extra; skip without it, but fail under CI."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail(f'CI must run the web table tests, but {module} is missing: '
+                        'pip install -e ".[web]"')
+        pytest.skip(f'{module} is not installed (pip install -e ".[web]")')
 
 
 def playwright_module():

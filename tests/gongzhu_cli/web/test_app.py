@@ -22,9 +22,10 @@ from agents import factory
 from agents.base import Agent
 from gongzhu_cli.serve import is_loopback
 from gongzhu_env.records import replay_record
+from tests.gongzhu_cli.web.support import require_web
 from tests.helpers import HANG_S
 
-testclient = pytest.importorskip("starlette.testclient")
+testclient = require_web("starlette.testclient")
 from gongzhu_cli.web.app import Limits, create_app  # noqa: E402 - after the [web] check
 
 GATE = threading.Event()

@@ -215,3 +215,45 @@ def test_two_deck_hand_by_clicking_pairs_and_two_card_follows(browser, tmp_path,
     assert any(len(t["cards"]) == 8 and t["leader"] == 0 for t in rec["tricks"])
     assert not errors, errors
     context.close()
+
+
+def test_a_three_player_match_to_its_end_with_the_standings(browser, tmp_path, shots):
+    url, chromium_browser = browser
+    context = chromium_browser.new_context(viewport={"width": 1100, "height": 900},
+                                           accept_downloads=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    _deal(page, url, "standard", 7, "expert")
+    page.select_option("#cfg-players", "3")
+    page.select_option("#cfg-match", "match")
+    page.fill("#cfg-threshold", "-1000")
+    for select in page.query_selector_all("select.opponent"):
+        select.select_option("random")
+    page.click("#start")
+    hands = 0
+    while True:
+        seen = _play_hand(page, shots, "match", hint=False)
+        hands += 1
+        assert seen["turns"] >= 17  # seventeen cards each at three seats
+        assert "Match totals after this hand" in page.inner_text("#standings")
+        if not page.is_visible("#next-hand"):
+            break
+        before = int(page.get_attribute("#table", "data-seq"))
+        page.click("#next-hand")
+        page.wait_for_function(f"() => Number(document.querySelector('#table').dataset.seq) "
+                               f"> {before}", timeout=WAIT_MS)
+        assert "before this hand" in page.inner_text("#standings")
+    assert f"Match over after {hands} hands" in page.inner_text("#result")
+    totals = [int(x.inner_text()) for x in page.query_selector_all("#result tr td:nth-child(4)")]
+    assert hands >= 2 and len(totals) == 3 and min(totals) <= -1000
+    with page.expect_download(timeout=WAIT_MS) as info:
+        page.click("#download")
+    path = tmp_path / "match.jsonl"
+    info.value.save_as(path)
+    records = load_records(path)
+    assert len(records) == hands
+    assert [sum(r["scores"][s] for r in records) for s in range(3)] == totals
+    page.screenshot(path=str(shots / "web_match_result.png"), full_page=True)
+    assert not errors, errors
+    context.close()

@@ -30,8 +30,9 @@ import pytest
 from gongzhu_cli.web.messages import PublicTable, action_event, state_message
 from gongzhu_env import Game, IllegalActionError, Rules
 from gongzhu_env.cards import card_str, cards_of, parse_action, parse_card
+from tests.gongzhu_cli.web.support import require_web
 
-starlette_testclient = pytest.importorskip("starlette.testclient")
+starlette_testclient = require_web("starlette.testclient")
 
 RULE_SETS: list[tuple[str, Rules]] = [
     ("standard", Rules()),

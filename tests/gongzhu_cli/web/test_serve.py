@@ -12,10 +12,10 @@ import urllib.request
 
 import pytest
 
-from tests.gongzhu_cli.web.support import ROOT, isolated, served
+from tests.gongzhu_cli.web.support import ROOT, isolated, require_web, served
 from tests.helpers import HANG_S
 
-pytest.importorskip("starlette")
+require_web("starlette")
 
 
 @pytest.mark.parametrize(("flags", "words"), [
