@@ -93,8 +93,10 @@ def run_serve(*, host: str, port: int, max_tables: int, idle_timeout: float,
                     sweep_s=min(30.0, max(0.5, idle_timeout / 4)))
     app = create_app(limits, opponents=(*OPPONENTS, *[a for a in agents if a not in OPPONENTS]),
                      allowed_origins=allow_origins)
+    # Connections at once: a few windows per table; beyond it uvicorn answers 503.
     config = uvicorn.Config(app, log_level="warning", ws_max_size=limits.max_upload + 4096,
-                            lifespan="on", timeout_graceful_shutdown=5)
+                            lifespan="on", timeout_graceful_shutdown=5,
+                            limit_concurrency=max(64, 4 * max_tables))
     server = uvicorn.Server(config)
     print(f"Gong Zhu web table: {url_of(sock)}  (Ctrl-C stops it)", file=out, flush=True)
     try:

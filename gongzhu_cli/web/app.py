@@ -37,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import operator
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -291,6 +292,7 @@ class Server:
                 try:
                     action = await anyio.to_thread.run_sync(agent.act, view,
                                                             limiter=self.limiter)
+                    action = operator.index(action)
                 except Exception as e:  # noqa: BLE001 - an agent's failure stops its table
                     table.thinking = None
                     table.fail(f"{table.labels[seat]} failed: {type(e).__name__}: {e}")
@@ -299,7 +301,7 @@ class Server:
                 if table.id not in self.store.tables:
                     return  # freed meanwhile
                 try:
-                    event = table.ai_move(seat, int(action))
+                    event = table.ai_move(seat, action)
                 except TableError:
                     break
                 table.touch()
@@ -328,6 +330,11 @@ async def on_new_table(server: Server, conn: Connection, msg: dict[str, Any]) ->
     except TableError:
         table.close()
         raise
+    former = conn.table
+    if former is not None and former.id in server.store.tables:
+        # One table per window: the one this window played is freed, not left to idle.
+        server.attached.pop(former.id, None)
+        server.store.remove(former.id)
     await server.attach(conn, table)
     await conn.send({"type": "table", "table": table.id, "config": config_dict(config),
                      "labels": table.labels, "notice": table.notice})

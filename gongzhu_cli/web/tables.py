@@ -256,10 +256,10 @@ class TableSession:
         """Apply the action an agent chose for ``seat``; a refused one ends the table."""
         if self.game.current_player != seat:
             raise RuntimeError(f"seat {seat} is not to move")
-        if action not in self.game.legal_actions():
-            self.failure = (f"{self.labels[seat]} chose an illegal action "
-                            f"{_show(action)}; the hand cannot go on")
-            raise TableError("agent_failed", self.failure)
+        if type(action) is not int or action not in self.game.legal_actions():
+            self.fail(f"{self.labels[seat]} chose an illegal action {_show(action)}; the hand "
+                      "cannot go on")
+            raise TableError("agent_failed", str(self.failure))
         return self._apply(seat, action)
 
     def _apply(self, seat: int, action: int) -> dict[str, Any]:

@@ -379,10 +379,14 @@
 
   function drawTrick(s) {
     ui.trick.replaceChildren();
-    const t = s.trick;
     const n = s.players;
+    // A trick just completed stays on the felt, its taker marked, until the next card.
+    const finished = s.trick.cards.length === 0 && s.last_trick && s.phase !== "declare";
+    const t = finished ? s.last_trick : s.trick;
+    const pairLead = finished ? t.cards.length === 2 * n : t.pair_lead;
+    ui.trick.classList.toggle("finished", Boolean(finished));
     const plays = [];
-    if (t.pair_lead) {
+    if (pairLead) {
       for (let i = 0; i < t.cards.length; i += 2) plays.push(t.cards.slice(i, i + 2));
     } else {
       for (const c of t.cards) plays.push([c]);
@@ -390,12 +394,13 @@
     plays.forEach((cards, i) => {
       const seat = (t.leader + i) % n;
       const slot = document.createElement("div");
-      slot.className = "slot";
+      slot.className = "slot" + (finished && seat === t.winner ? " winner" : "");
       slot.dataset.seat = String(seat);
       for (const c of cards) slot.append(cardEl(c, "played"));
       const who = document.createElement("span");
       who.className = "who";
-      who.textContent = seat === s.seat ? "You" : seatName(seat);
+      who.textContent = (seat === s.seat ? "You" : seatName(seat)) +
+        (finished && seat === t.winner ? " take" + (seat === s.seat ? "" : "s") : "");
       slot.append(who);
       ui.trick.append(slot);
     });

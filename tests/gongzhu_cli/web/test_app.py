@@ -49,8 +49,23 @@ def gate(monkeypatch) -> Iterator[threading.Event]:
     GATE.set()
 
 
+class BrokenAgent(Agent):
+    """Answers with a card index that is no action at all."""
+
+    name = "broken"
+
+    def act(self, view):  # noqa: D102
+        return 999
+
+
+@pytest.fixture
+def broken(monkeypatch) -> None:
+    monkeypatch.setitem(factory.BUILDERS, "broken", BrokenAgent)
+
+
 def client(**limits: Any) -> Any:
-    opponents = ("expert", "greedy", "random", "gate", "search", "policy:pretrained", "pimc")
+    opponents = ("expert", "greedy", "random", "gate", "broken", "search", "policy:pretrained",
+                 "pimc")
     return testclient.TestClient(create_app(Limits(**limits), opponents=opponents))
 
 
@@ -224,6 +239,22 @@ def test_a_thinking_ai_holds_up_neither_its_connection_nor_another_table(gate):
         gate.set()
         state = until_turn(ws, ws.receive_json())
         assert state["your_turn"]
+
+
+def test_an_agent_that_fails_stops_its_table_with_the_reason(broken):
+    with client() as c, c.websocket_connect("/ws") as ws, \
+            c.websocket_connect("/ws") as other:
+        table, state = open_table(ws, opponents="broken", seed=0)
+        while state["failure"] is None:
+            state = ws.receive_json()
+        assert "illegal action 999" in state["failure"] and not state["your_turn"]
+        ws.send_json({"type": "move", "action": "DONE"})
+        expect_error(ws, "table_failed")
+        # Nothing else is touched: a table on the same server plays on.
+        _, st = open_table(other, opponents="random", seed=1)
+        st = until_turn(other, st)
+        other.send_json({"type": "move", "action": st["legal"][0]})
+        assert other.receive_json()["type"] == "state"
 
 
 # --------------------------------------------------------------------------- bad input
