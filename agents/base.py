@@ -12,7 +12,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from gongzhu_env.rules import Rules
+from gongzhu_env.rules import Rules, count_word
 from gongzhu_env.view import PlayerView
 
 
@@ -20,6 +20,11 @@ class Agent(ABC):
     """Base class of all players. Subclasses set ``name`` and implement ``act``."""
 
     name: str = "agent"
+    decks: int | None = None
+    """The deck count of the tables this strategy plays (``rules.decks``); ``None``: any.
+
+    A rule or search strategy that plays one deck and two differently is two classes, and
+    ``agents.factory.make_agent`` picks the one for the table's rules."""
 
     def __init__(self, seed: int | None = None) -> None:
         # The base's own seeded state, set by the same code that re-seeds it; an override of
@@ -40,6 +45,11 @@ class Agent(ABC):
         self.seed = seed
         self.rng = np.random.default_rng(seed)
 
+    def check_table(self, rules: Rules) -> None:
+        """Raise ``AgentError`` if this strategy does not play tables of ``rules``' deck count."""
+        if self.decks is not None and rules.decks != self.decks:
+            raise AgentError(table_error(self.name.split(":")[0], self.decks, rules.decks))
+
     def reset(self, seat: int, rules: Rules) -> None:  # noqa: B027 - optional hook
         """Start of a hand: ``seat`` is where this agent sits, ``rules`` the table's rules."""
 
@@ -53,3 +63,10 @@ class Agent(ABC):
 
 class AgentError(RuntimeError):
     """An agent could not be built or misbehaved (e.g. returned an illegal action)."""
+
+
+def table_error(name: str, plays: int | tuple[int, ...], decks: int) -> str:
+    """Say that the strategy ``name`` plays tables of ``plays`` decks, not of ``decks``."""
+    counts = (plays,) if isinstance(plays, int) else plays
+    kinds = " and ".join(f"{count_word(n)}-deck" for n in sorted(counts))
+    return f"the {name} agent plays {kinds} tables only; these rules have decks={decks}"

@@ -78,7 +78,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agents.base import Agent
-from agents.expert_two_decks import expert_declare_two_decks, expert_play_two_decks
 from agents.knowledge import (
     C10_BIT,
     CLUBS,
@@ -97,7 +96,6 @@ from agents.knowledge import (
     lowest,
     trick_lead,
 )
-from agents.two_deck_knowledge import TwoDeckSituation
 from gongzhu_env.cards import (
     C10,
     DJ,
@@ -514,13 +512,10 @@ class ExpertAgent(Agent):
     """Card-counting heuristic player; deterministic (the seed is accepted for uniformity)."""
 
     name = "expert"
+    decks = 1
 
     def act(self, view: PlayerView) -> int:
         """Expose by hand shape in declaration; otherwise the expert's card."""
-        if view.rules.decks == 2:
-            if view.phase == "declare":
-                return expert_declare_two_decks(view)
-            return expert_play_two_decks(TwoDeckSituation.from_view(view))
         if view.phase == "declare":
             return expert_declare(view.hand_mask, view.legal_mask, view.rules.hand_size)
         return expert_play(Situation.from_view(view))

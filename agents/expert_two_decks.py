@@ -45,6 +45,7 @@ positive trick) at a partner who is taking the trick.
 
 from __future__ import annotations
 
+from agents.base import Agent
 from agents.knowledge import (
     C10_BIT,
     DIAMONDS,
@@ -372,3 +373,16 @@ def expert_play_two_decks(s: TwoDeckSituation) -> int:
     if not s.trick:
         return _lead(s)
     return _follow(s)
+
+
+class TwoDeckExpertAgent(Agent):
+    """``expert`` at a two-deck table (``agents.factory`` picks it from the rules)."""
+
+    name = "expert"
+    decks = 2
+
+    def act(self, view: PlayerView) -> int:
+        """Expose by hand shape in declaration; otherwise the two-deck expert's card."""
+        if view.phase == "declare":
+            return expert_declare_two_decks(view)
+        return expert_play_two_decks(TwoDeckSituation.from_view(view))

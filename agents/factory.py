@@ -2,6 +2,13 @@
 
 A spec is a registered name, optionally followed by ``:`` and either ``key=value`` options
 separated by commas or (for ``policy``) a path. Each builder is registered once in ``BUILDERS``.
+
+A rule or search strategy that plays one deck and two differently is two classes
+(``ExpertAgent`` and ``TwoDeckExpertAgent`` ...), registered under one name in ``BUILDERS`` by
+deck count; this module picks the one for the table's rules, and no strategy hands a decision
+to another. Given the rules, ``make_agent`` builds that class; without them it builds a
+``TableAgent``, which builds its strategy when it first meets the table's rules (``reset`` or
+the first view) and keeps one per deck count it meets.
 A key may be given once; ``seed`` and ``rules`` are not options (``make_agent`` passes them),
 and each agent bounds its own numeric options (``pimc:worlds`` at most ``MAX_WORLDS``...), so a
 spec either builds an agent whose decisions end or is refused with the reason.
@@ -13,14 +20,17 @@ import importlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from agents.base import Agent, AgentError
+from agents.base import Agent, AgentError, table_error
 from agents.expert import ExpertAgent
+from agents.expert_two_decks import TwoDeckExpertAgent
 from agents.greedy import GreedyAgent
-from agents.pimc import PimcAgent
+from agents.greedy_two_decks import TwoDeckGreedyAgent
+from agents.pimc import PimcAgent, TwoDeckPimcAgent
 from agents.random_agent import RandomAgent
 
 if TYPE_CHECKING:
     from gongzhu_env.rules import Rules
+    from gongzhu_env.view import PlayerView
 
 
 def _build_policy(path: str, seed: int | None = None, rules: Rules | None = None) -> Agent:
@@ -61,14 +71,77 @@ def _build_search(seed: int | None = None, rules: Rules | None = None,
     return module.SearchAgent(seed=seed, rules=rules, **options)
 
 
-BUILDERS: dict[str, Callable[..., Agent]] = {
+Builder = Callable[..., Agent]
+
+BUILDERS: dict[str, Builder | dict[int, Builder]] = {
     "random": RandomAgent,
-    "greedy": GreedyAgent,
-    "expert": ExpertAgent,
-    "pimc": PimcAgent,
+    "greedy": {1: GreedyAgent, 2: TwoDeckGreedyAgent},
+    "expert": {1: ExpertAgent, 2: TwoDeckExpertAgent},
+    "pimc": {1: PimcAgent, 2: TwoDeckPimcAgent},
     "policy": _build_policy,
-    "search": _build_search,
+    "search": {1: _build_search},
 }
+"""Each agent name's builder; a strategy that differs by table maps ``rules.decks`` to its
+builder for those tables."""
+
+
+def _for_table(name: str, builders: dict[int, Builder], decks: int) -> Builder:
+    """Return ``name``'s builder for tables of ``decks`` decks, or raise ``AgentError``."""
+    try:
+        return builders[decks]
+    except KeyError:
+        raise AgentError(table_error(name, tuple(builders), decks)) from None
+
+
+class TableAgent(Agent):
+    """An agent whose strategy is picked from the table's rules when it first meets them.
+
+    ``make_agent(spec)`` without rules builds one for a name with a strategy per deck count.
+    It acts as the strategy of the table it sits at, built with the same seed and options
+    (checked at once: the one-deck strategy is built up front).
+    """
+
+    def __init__(self, name: str, builders: dict[int, Builder], seed: int | None,
+                 options: dict[str, object]) -> None:
+        super().__init__(seed)
+        self.kind = name
+        self.builders = builders
+        self.options = options
+        first = min(builders)
+        self.strategies: dict[int, Agent] = {first: builders[first](seed=seed, **options)}
+        self.current = first
+        self.name = self.strategies[first].name
+
+    def __getattr__(self, name: str) -> object:
+        # Options and state of the strategy (``worlds``, ``objective`` ...) read as its own;
+        # the one-deck strategy's until another table is met.
+        strategies = self.__dict__.get("strategies")
+        if not strategies or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(strategies[self.__dict__["current"]], name)
+
+    def strategy(self, rules: Rules) -> Agent:
+        """Return the strategy for tables of ``rules`` (built the first time it is needed)."""
+        agent = self.strategies.get(rules.decks)
+        if agent is None:
+            build = _for_table(self.kind, self.builders, rules.decks)
+            agent = self.strategies[rules.decks] = build(seed=self.seed, **self.options)
+        self.current = rules.decks
+        return agent
+
+    def reseed(self, seed: int | None) -> None:
+        """Re-seed this agent and every strategy it has built."""
+        super().reseed(seed)
+        for agent in getattr(self, "strategies", {}).values():
+            agent.reseed(seed)
+
+    def reset(self, seat: int, rules: Rules) -> None:
+        """Start a hand with the strategy of this table."""
+        self.strategy(rules).reset(seat, rules)
+
+    def act(self, view: PlayerView) -> int:
+        """Act as the strategy of this view's table."""
+        return self.strategy(view.rules).act(view)
 
 NEEDS_RULES = frozenset({"search"})
 """Builders that take the table's rules (their network is checked against them at once)."""
@@ -134,11 +207,16 @@ def make_agent(spec: str, seed: int | None = None, rules: Rules | None = None) -
         raise AgentError(f"unknown agent {name!r} in spec {spec!r}; known agents: "
                          f"{sorted(BUILDERS)}")
     if name == "policy":
-        return BUILDERS[name](rest, seed=seed, rules=rules)
+        return _build_policy(rest, seed=seed, rules=rules)
     opts = _parse_options(name, rest)
     if name in NEEDS_RULES:
         opts["rules"] = rules
+    builder = BUILDERS[name]
     try:
-        return BUILDERS[name](seed=seed, **opts)
+        if not isinstance(builder, dict):
+            return builder(seed=seed, **opts)
+        if rules is not None:
+            return _for_table(name, builder, rules.decks)(seed=seed, **opts)
+        return TableAgent(name, builder, seed, opts)
     except (TypeError, ValueError) as e:
         raise AgentError(f"agent spec {spec!r}: bad option ({e})") from None

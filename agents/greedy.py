@@ -22,9 +22,7 @@ two-deck table it plays the pair-aware version of these rules (``agents.greedy_t
 from __future__ import annotations
 
 from agents.base import Agent
-from agents.greedy_two_decks import greedy_play_two_decks
 from agents.knowledge import C10_BIT, DJ_BIT, HEARTS, SQ_BIT, Situation, highest, trick_lead
-from agents.two_deck_knowledge import TwoDeckSituation
 from gongzhu_env.cards import C10, DJ, DONE, FULL_DECK, SQ, SUIT_MASKS, cards_of
 from gongzhu_env.view import PlayerView
 
@@ -69,11 +67,10 @@ class GreedyAgent(Agent):
     """One-trick-deep point avoider; deterministic (the seed is accepted for uniformity)."""
 
     name = "greedy"
+    decks = 1
 
     def act(self, view: PlayerView) -> int:
         """Never expose; in play, the greedy card for the trick in progress."""
-        if view.rules.decks == 2:
-            return _act_two_decks(view)
         if view.phase == "declare":
             # DONE is always legal under the standard rules; a forced-declaration table may
             # demand an exposure first, and then the lowest legal one is made.
@@ -81,11 +78,3 @@ class GreedyAgent(Agent):
             return DONE if legal >> DONE & 1 else highest(legal & -legal)
         return greedy_play(Situation.from_view(view))
 
-
-def _act_two_decks(view: PlayerView) -> int:
-    """Choose the two-deck greedy action: DONE at once, then the pair-aware card."""
-    if view.phase == "declare":
-        done = view.rules.done_action
-        legal = view.legal_mask
-        return done if legal >> done & 1 else highest(legal & -legal)
-    return greedy_play_two_decks(TwoDeckSituation.from_view(view))

@@ -29,7 +29,7 @@ deck leaves out are dealt to nobody), and the rollouts play that many seats.
 Two decks (``rules.decks == 2``): the same search over two-deck worlds
 (``gongzhu_env.worlds.sample_world``: unseen copies dealt under hand sizes, voids, exposed
 copies and shown pairs, each world checked by the engine's replay), with the two-deck rollout
-policies; see ``PimcAgent._act_two_decks``.
+policies: ``TwoDeckPimcAgent``, which ``agents.factory`` picks from the rules.
 
 Under ``hidden_exposure`` (another seat's exposures are hidden) worlds are not built: the agent
 plays its rollout policy's card. Known limit of the method (strategy fusion): each world is
@@ -115,6 +115,7 @@ class PimcAgent(Agent):
     """Sampled-world search; see the module docstring. Deterministic for a seed."""
 
     name = "pimc"
+    decks = 1
 
     def __init__(self, seed: int | None = None, worlds: int = 32, rollout: str = "expert",
                  objective: str = "zero_sum") -> None:
@@ -138,8 +139,6 @@ class PimcAgent(Agent):
 
     def act(self, view: PlayerView) -> int:
         """Expose like the expert; play the card with the best average rollout outcome."""
-        if view.rules.decks == 2:
-            return self._act_two_decks(view)
         if view.phase == "declare":
             return expert_declare(view.hand_mask, view.legal_mask, view.rules.hand_size)
         legal = view.legal_actions
@@ -173,7 +172,17 @@ class PimcAgent(Agent):
             return default
         return legal[totals.index(best)]
 
-    def _act_two_decks(self, view: PlayerView) -> int:
+
+class TwoDeckPimcAgent(PimcAgent):
+    """``pimc`` at a two-deck table (``agents.factory`` picks it from the rules).
+
+    The same options and objective as ``PimcAgent``, over two-deck worlds and with the
+    two-deck rollout policies.
+    """
+
+    decks = 2
+
+    def act(self, view: PlayerView) -> int:
         """Search a two-deck decision over worlds of ``gongzhu_env.worlds.sample_world``.
 
         The candidates are the legal actions: singles, pair leads and, after a pair lead, the

@@ -173,6 +173,7 @@ class SearchAgent(Agent):
     """
 
     name = "search"
+    decks = 1
 
     def __init__(self, seed: int | None = None, worlds: int = 32, depth: int | str = 0,
                  temperature: float = 1.0, floor: float | None = None, time: float = 0,
@@ -284,9 +285,7 @@ class SearchAgent(Agent):
         that want the search's values (``training.search_labels``) see which decisions have
         none.
         """
-        if view.rules.decks != 1:
-            raise AgentError("the search agent plays one-deck tables only; got decks="
-                             f"{view.rules.decks}")
+        self.check_table(view.rules)
         legal = view.legal_actions
         if view.phase == "declare" and self.declare == "expert":
             return expert_declare(view.hand_mask, view.legal_mask, view.rules.hand_size)
@@ -589,7 +588,7 @@ def _load_network(name: str, rules: Rules | None) -> tuple[QNetwork, Rules]:
                               f"{data.get('kind')!r}; the search needs action values (kind "
                               "'q', a Deep Monte-Carlo network)")
     trained = trained_rules(data, name)
-    if trained.decks != 1:
+    if trained.decks != SearchAgent.decks:
         raise PolicyLoadError(f"search option net={name}: the network is for a two-deck "
                               "table; the search plays one-deck tables only")
     if net.obs_size != obs_size(trained):

@@ -6,14 +6,19 @@ import sys
 
 import pytest
 
-from agents import AgentError, make_agent
-from agents.pimc import PimcAgent
+from agents import AgentError, ExpertAgent, GreedyAgent, PimcAgent, make_agent
+from agents.expert_two_decks import TwoDeckExpertAgent
+from agents.factory import TableAgent
+from agents.greedy_two_decks import TwoDeckGreedyAgent
+from agents.pimc import TwoDeckPimcAgent
+from gongzhu_env.engine import Game
+from gongzhu_env.rules import Rules
 
 
 def test_make_agent_parses_specs():
     assert make_agent("greedy").name == "greedy"
     assert make_agent("expert").name == "expert"
-    p = make_agent("pimc:worlds=8,rollout=greedy", seed=1)
+    p = make_agent("pimc:worlds=8,rollout=greedy", seed=1, rules=Rules())
     assert isinstance(p, PimcAgent)
     assert (p.worlds, p.rollout_name, p.objective) == (8, "greedy", "zero_sum")
     q = make_agent(" pimc : worlds = 5 , objective = raw ")
@@ -74,3 +79,35 @@ def test_every_agent_kind_plays_a_full_two_deck_hand_legally(rules):
         actions = play_hand(g, agents)
         assert g.is_over() and sum(len(h) for h in g.hands) == 0
         assert sum(1 if a < 52 else 2 for a in actions if a != table.done_action) == 104
+
+
+@pytest.mark.parametrize("name, one, two", [("greedy", GreedyAgent, TwoDeckGreedyAgent),
+                                            ("expert", ExpertAgent, TwoDeckExpertAgent),
+                                            ("pimc", PimcAgent, TwoDeckPimcAgent)])
+def test_the_factory_picks_the_strategy_of_the_table(name, one, two):
+    # Given the rules, the class for that table; a one-deck strategy never plays two decks.
+    assert type(make_agent(name, seed=1, rules=Rules())) is one
+    assert type(make_agent(name, seed=1, rules=Rules(players=5))) is one
+    assert type(make_agent(name, seed=1, rules=Rules.preset("two_decks"))) is two
+    assert one.decks == 1 and two.decks == 2
+
+
+def test_an_agent_built_without_rules_plays_as_the_table_it_meets():
+    agent = make_agent("pimc:worlds=2", seed=3)
+    assert isinstance(agent, TableAgent) and agent.worlds == 2
+    two = Rules.preset("two_decks")
+    g = Game(two, seed=1)
+    view = g.view(g.current_player)
+    # The same action as the two-deck strategy built with the same seed and options.
+    assert agent.act(view) == make_agent("pimc:worlds=2", seed=3, rules=two).act(view)
+    assert set(agent.strategies) == {1, 2} and type(agent.strategies[2]) is TwoDeckPimcAgent
+    agent.reseed(7)
+    assert all(s.seed == 7 for s in agent.strategies.values())
+
+
+def test_a_strategy_refuses_a_table_it_does_not_play_by_name():
+    with pytest.raises(AgentError, match="search agent plays one-deck tables only; these "
+                                         "rules have decks=2"):
+        make_agent("search", rules=Rules(decks=2))
+    with pytest.raises(AgentError, match="expert agent plays one-deck tables only"):
+        ExpertAgent().check_table(Rules(decks=2))
