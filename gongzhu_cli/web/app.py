@@ -247,7 +247,8 @@ class Server:
             "was ignored")
 
     # ------------------------------------------------------------------ tables
-    def _table(self, conn: Connection) -> TableSession:
+    def table_of(self, conn: Connection) -> TableSession:
+        """Return the table this window plays, or raise ``TableError`` saying it plays none."""
         if conn.table is None or conn.table.id not in self.store.tables:
             conn.table = None
             raise TableError("no_table", "this window plays no table (it may have been freed "
@@ -354,7 +355,7 @@ async def on_join(server: Server, conn: Connection, msg: dict[str, Any]) -> None
 
 async def on_move(server: Server, conn: Connection, msg: dict[str, Any]) -> None:
     """Play the person's move; the AI seats then play on, in the background."""
-    table = server._table(conn)
+    table = server.table_of(conn)
     event = table.human_move(msg.get("action"), msg.get("seat"))
     server.drive(table)
     await conn.send(table.state(event))
@@ -362,7 +363,7 @@ async def on_move(server: Server, conn: Connection, msg: dict[str, Any]) -> None
 
 async def on_hint(server: Server, conn: Connection, msg: dict[str, Any]) -> None:
     """Send the search agent's value of each legal card, for the person's own position."""
-    table = server._table(conn)
+    table = server.table_of(conn)
     view = table.view()
     if view.current_player != table.seat or view.phase == "over" or table.thinking is not None:
         raise TableError("not_your_turn", "a hint is for your own turn; wait for it")
@@ -391,7 +392,7 @@ def _hint(table: TableSession, view: PlayerView) -> tuple[dict[int, float] | Non
 
 async def on_next_hand(server: Server, conn: Connection, msg: dict[str, Any]) -> None:
     """Deal the next hand of a match."""
-    table = server._table(conn)
+    table = server.table_of(conn)
     table.next_hand()
     server.drive(table)
     await conn.send(table.state())
@@ -399,7 +400,7 @@ async def on_next_hand(server: Server, conn: Connection, msg: dict[str, Any]) ->
 
 async def on_record(server: Server, conn: Connection, msg: dict[str, Any]) -> None:
     """Send the finished hands as hand-record JSON lines, for the browser to save."""
-    table = server._table(conn)
+    table = server.table_of(conn)
     text = await anyio.to_thread.run_sync(table.record_text, limiter=server.limiter)
     await conn.send({"type": "record", "filename": f"gongzhu-{table.config.seed}.jsonl",
                      "hands": len(table.records), "text": text})
@@ -407,7 +408,7 @@ async def on_record(server: Server, conn: Connection, msg: dict[str, Any]) -> No
 
 async def on_leave(server: Server, conn: Connection, msg: dict[str, Any]) -> None:
     """Free the table this window plays."""
-    table = server._table(conn)
+    table = server.table_of(conn)
     server.attached.pop(table.id, None)
     server.store.remove(table.id)
     conn.table = None
