@@ -26,7 +26,14 @@ from fractions import Fraction
 from typing import Any
 
 from gongzhu_cli.terminal import view_part
-from gongzhu_env.cards import action_str, card_str, card_symbol, multiset_cards, parse_card
+from gongzhu_env.cards import (
+    action_str,
+    card_str,
+    card_symbol,
+    cards_of,
+    multiset_cards,
+    parse_card,
+)
 from gongzhu_env.state import GameState
 from gongzhu_env.view import HIDDEN_ACTION, PlayerView
 
@@ -126,6 +133,10 @@ def state_message(view: PlayerView, public: PublicTable, seq: int,
         "cards_left": [rules.hand_size - view.played_masks[s].bit_count()
                        - view.played_pair_masks[s].bit_count() for s in range(n)],
         "declared": [bool(view.declared_seats >> s & 1) for s in range(n)],
+        # First-drawn exposure (首明): the person's own first dealt card, and the exposed
+        # cards doubled again as their holder's first (public once exposed).
+        "first_drawn": None if view.first_drawn is None else card_str(view.first_drawn),
+        "doubled": cards(cards_of(view.doubled_mask)),
         "scores": list(view.scores),
         "teams": None if view.teams is None else [list(t) for t in view.teams],
         "hand_number": public.hand_number,

@@ -100,6 +100,8 @@
       localStorage.removeItem(STORE_KEY);
       tableInfo = null;
       show("setup");
+      ui.setupError.textContent = `Your last table is gone: ${msg.message}`;
+      ui.setupError.hidden = false;
       return;
     }
     if (msg.request === "new_table") {
@@ -354,6 +356,9 @@
       const row = document.createElement("div");
       row.className = "row exposed";
       row.append(label("exposed"), smallCards(s.exposed[seat]));
+      for (const el of row.querySelectorAll(".card")) {
+        if (s.doubled.includes(el.dataset.card)) { el.classList.add("doubled"); el.title = "doubled again: its holder's first dealt card"; }
+      }
       if (hidden > 0) row.append(label(`+${hidden} hidden`));
       div.append(row);
     }
@@ -439,6 +444,10 @@
         b.classList.add("illegal");
       }
       if (s.exposed[s.seat].includes(c)) b.classList.add("is-exposed");
+      if (s.first_drawn === c) {
+        b.classList.add("first-drawn");
+        b.title = "your first dealt card: exposing it doubles its effect again";
+      }
       if (values && values[c] !== undefined) {
         const v = document.createElement("span");
         v.className = "value" + (hint.choice === c ? " best" : "");
