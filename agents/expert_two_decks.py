@@ -2,11 +2,11 @@
 
 The one-deck expert (``agents.expert``) reasons about single cards; with two decks every card
 has a twin, a lead may be a pair and a follower to a pair plays two cards. This module holds
-the expert's rules for that game; ``ExpertAgent`` uses them whenever ``rules.decks == 2``. As
-with one deck it is stateless (it re-reads everything from a ``TwoDeckSituation``) and plays
-for its score relative to the table, or for its team's total in team play (the
-``"two_decks"`` preset: partners 0 & 2 against 1 & 3): a partner's gain is its gain, an
-opponent's its loss.
+the expert's rules for that game; ``TwoDeckExpertAgent`` plays them, and
+``make_agent("expert")`` picks it at a two-deck table. As with one deck it is stateless (it
+re-reads everything from a ``TwoDeckSituation``) and plays for its score relative to the table,
+or for its team's total in team play (the ``"two_decks"`` preset: partners 0 & 2 against 1 &
+3): a partner's gain is its gain, an opponent's its loss.
 
 Declaration, copy by copy (each exposed copy doubles its card for whoever takes it):
 

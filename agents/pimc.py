@@ -26,7 +26,7 @@ Table sizes 3 to 8 (``rules.players``): the worlds are deals of that many seats,
 long as its seat still holds, made of the unseen cards *in play* only (the cards the smaller
 deck leaves out are dealt to nobody), and the rollouts play that many seats.
 
-Two decks (``rules.decks == 2``): the same search over two-deck worlds
+Two decks: the same search over two-deck worlds
 (``gongzhu_env.worlds.sample_world``: unseen copies dealt under hand sizes, voids, exposed
 copies and shown pairs, each world checked by the engine's replay), with the two-deck rollout
 policies: ``TwoDeckPimcAgent``, which ``agents.factory`` picks from the rules.

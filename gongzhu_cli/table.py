@@ -88,7 +88,7 @@ class Table:
         st, view = self.st, game.view(self.human)
         if game.phase == "declare":
             where = "declaration"
-        elif self.rules.decks == 1:
+        elif not self.rules.pair_leads:
             total = self.rules.hand_size
             where = f"trick {min(len(game.tricks) + 1, total)}/{total}"
         else:  # two decks: a trick led with a pair takes eight cards, so the count varies
@@ -207,8 +207,9 @@ class Table:
         pairs = any(is_pair_action(a, decks) for a in options)
         self.show_state(game)
         if declaring:
+            copies = " (each copy you hold, one at a time)" if self.rules.pair_leads else ""
             self.console.say("Declaration: you may expose ♠Q ♦J ♣10 ♥A to double their effect"
-                             + (" (each copy you hold, one at a time)" if decks == 2 else "")
+                             + copies
                              + "; type 'done' when finished.")
         elif part == 1:
             self.console.say("The trick was led with a pair: you play two cards, one at a time. "

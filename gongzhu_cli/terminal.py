@@ -44,8 +44,16 @@ PAIR_WORD = "pair"
 
 
 def is_pair_action(action: int, decks: int) -> bool:
-    """Whether ``action`` leads a pair (two decks: ``52 + k`` leads both copies of card ``k``)."""
-    return decks == 2 and NUM_CARDS <= action < 2 * NUM_CARDS
+    """Whether ``action`` leads a pair (two decks: ``52 + k`` leads both copies of card ``k``).
+
+    The pair leads lie between the cards and DONE (``52 * decks``): none with one deck.
+    """
+    return NUM_CARDS <= action < NUM_CARDS * decks
+
+
+def has_pairs(decks: int) -> bool:
+    """Whether an action space of ``decks`` decks has pair leads (``Rules.pair_leads``)."""
+    return is_pair_action(NUM_CARDS, decks)
 
 
 def done_action(decks: int) -> int:
@@ -166,13 +174,14 @@ def parse_choice(text: str, options: Sequence[int], decks: int = 1) -> int:
 
 def _typed_cards(t: str, decks: int) -> list[int]:
     """Return the one card, or (two decks) the two cards of a pair, that the text ``t`` names."""
-    pair_hint = ", or a pair such as SQ+SQ, SQ SQ or pair SQ" if decks == 2 else ""
+    pairs = has_pairs(decks)
+    pair_hint = ", or a pair such as SQ+SQ, SQ SQ or pair SQ" if pairs else ""
     tokens = t.replace("+", " + ").split()
-    if decks == 2 and tokens and tokens[0].lower() == PAIR_WORD and len(tokens) == 2:
+    if pairs and tokens and tokens[0].lower() == PAIR_WORD and len(tokens) == 2:
         tokens = [tokens[1], "+", tokens[1]]
     if len(tokens) == 3 and tokens[1] == "+":
         tokens = [tokens[0], tokens[2]]
-    if decks != 2 and len(tokens) > 1:
+    if not pairs and len(tokens) > 1:
         raise ValueError(f"{t!r} is not a card. Type one card such as SQ, h10, CT or ♠Q, or "
                          "the number of an option")
     if len(tokens) not in (1, 2) or "+" in tokens:
@@ -220,14 +229,14 @@ def why_illegal(view: PlayerView, c: int) -> str:
     if view.phase == "declare":
         if c not in EXPOSABLE:
             return "only ♠Q, ♦J, ♣10 and ♥A can be exposed"
-        if decks == 2 and view.hand_pair_mask >> c & 1:
+        if view.hand_pair_mask >> c & 1:
             return f"both your copies of {card_symbol(c)} are already exposed"
         return f"{card_symbol(c)} is already exposed"
     lead = view.rules.lead_card  # C2 at four seats; S2 or C3 when C2 left the deck
     if not view.tricks and not view.current_trick and legal and \
             all(a in (lead, NUM_CARDS + lead) for a in legal):
         return f"the first trick must be led with {card_symbol(lead)}" + (
-            " (alone, or the pair ♣2+♣2)" if decks == 2 else "")
+            " (alone, or the pair ♣2+♣2)" if view.rules.pair_leads else "")
     led = view.led_suit
     if led is not None and legal and all(a // 13 == led for a in legal) and c // 13 != led:
         return (f"you must follow suit: {SUIT_SYMBOLS[led]} {SUIT_NAMES[led]} was led "

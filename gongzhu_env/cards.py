@@ -103,10 +103,10 @@ def actions_of(mask: int, decks: int = 1) -> list[int]:
     """
     acts = list(cards_of(mask & FULL_DECK))
     done = NUM_CARDS * decks
-    if decks == 2:
-        pairs = mask >> NUM_CARDS & FULL_DECK
-        if pairs:
-            acts += [NUM_CARDS + c for c in cards_of(pairs)]
+    # The pair leads lie between the cards and DONE: none with one deck.
+    pairs = mask >> NUM_CARDS & ((1 << (done - NUM_CARDS)) - 1)
+    if pairs:
+        acts += [NUM_CARDS + c for c in cards_of(pairs)]
     if mask >> done & 1:
         acts.append(done)
     return acts
@@ -254,7 +254,7 @@ def action_str(action: int, decks: int = 1) -> str:
     done = NUM_CARDS * decks
     if action == done:
         return "DONE"
-    if decks == 2 and NUM_CARDS <= action < done:
+    if NUM_CARDS <= action < done:  # a pair lead (none with one deck)
         c = card_str(action - NUM_CARDS)
         return f"{c}+{c}"
     return card_str(action)
@@ -270,7 +270,7 @@ def parse_action(text: str, decks: int = 1) -> int:
     if not plus:
         return parse_card(text)
     a, b = parse_card(first), parse_card(second)
-    if decks != 2 or a != b:
+    if a != b or NUM_CARDS + a >= NUM_CARDS * decks:
         raise ValueError(f"bad action {text!r}: a pair lead is two copies of one card ('SQ+SQ') "
                          "and exists only with two decks")
     return NUM_CARDS + a

@@ -116,7 +116,7 @@ def check_hand(g: Game) -> None:
     Raises ``InvariantViolation`` naming the first broken fact.
     """
     rules = g.rules
-    if rules.decks == 2:
+    if rules.pair_leads:
         check_two_deck_hand(g)
         return
     n = rules.players
@@ -234,10 +234,16 @@ def check_rules(rules: Rules, games: int, seed: int) -> int:
 
 
 def _pig_taker(g: Game) -> int:
-    """Return the seat that took SQ (two decks: the first SQ's trick winner; no discard colour)."""
-    if g.rules.decks == 2:
-        return next(t.winner for t in g.tricks if SQ in t.cards)
-    return next(s for s in range(g.rules.players) if SQ in g.captured[s])
+    """Return the seat that took SQ (the first SQ with two decks).
+
+    The one seat whose captures hold it; else (two decks, the copies taken by two seats) the
+    winner of the first trick with an SQ in it (two decks have no discard colour, which gives
+    a trick's cards to another seat than its winner).
+    """
+    takers = [s for s in range(g.rules.players) if SQ in g.captured[s]]
+    if len(takers) == 1:
+        return takers[0]
+    return next(t.winner for t in g.tricks if SQ in t.cards)
 
 
 def _leader_after(g: Game) -> int:

@@ -49,7 +49,7 @@ def action_html(action: int, decks: int = 1) -> str:
     """One action: a card, ``DONE``, or (two decks) a pair lead drawn as ``♠Q+♠Q``."""
     if action == NUM_CARDS * decks:
         return '<span style="font-weight:bold;">DONE</span>'
-    if decks == 2 and action >= NUM_CARDS:
+    if NUM_CARDS <= action < NUM_CARDS * decks:  # a pair lead (none with one deck)
         c = card_html(action - NUM_CARDS)
         return f"{c}+{c}"
     return card_html(action)
@@ -105,6 +105,7 @@ class _Table:
     tricks: Sequence[Trick]
     legal: int
     decks: int
+    pair_leads: bool
     observer: int | None
     names: Sequence[str]
     tricks_per_hand: int
@@ -125,7 +126,7 @@ def _render(t: _Table) -> str:
     if t.phase == "play":
         # With two decks pair leads shorten the hand, so there is no fixed number of tricks.
         header += f" &middot; trick {n_tricks + 1}" + (f"/{t.tricks_per_hand}"
-                                                        if t.decks == 1 else "")
+                                                        if not t.pair_leads else "")
     if t.phase != "over":
         header += f" &middot; {escape(t.names[t.current_player])} to act"
     parts = ['<div class="gongzhu" style="font-family:sans-serif;font-size:14px;">',
@@ -155,7 +156,8 @@ def _render(t: _Table) -> str:
                      f"{_plays_html(t, t.trick_leader, t.trick, t.pair_lead)}</div>")
     if t.tricks:
         last = t.tricks[-1]
-        played = _plays_html(t, last.leader, last.cards, t.decks == 2 and len(last.cards) == 8)
+        # A trick led with a pair holds two cards of every seat.
+        played = _plays_html(t, last.leader, last.cards, len(last.cards) == 2 * len(t.hands))
         parts.append(f"<div>Last trick: {played} &rarr; taken by "
                      f"{escape(t.names[last.winner])}</div>")
     if t.legal:
@@ -205,6 +207,7 @@ def game_html(game: GameState, seat: int | None = None, names: Sequence[str] | N
         tricks=game.tricks,
         legal=game.legal_mask(),
         decks=game.rules.decks,
+        pair_leads=game.rules.pair_leads,
         observer=None,
         names=_names(names, None, n),
         tricks_per_hand=game.rules.hand_size,
@@ -237,6 +240,7 @@ def view_html(view: SeatView, names: Sequence[str] | None = None) -> str:
         tricks=view.tricks,
         legal=view.legal_mask,
         decks=decks,
+        pair_leads=view.rules.pair_leads,
         observer=view.seat,
         names=_names(names, view.seat, n),
         tricks_per_hand=view.rules.hand_size,

@@ -56,7 +56,7 @@ def render_game(game: GameState, seat: int | None = None) -> str:
     Shows hands (only ``seat``'s unless ``seat`` is None, a spectator), exposures, captured
     scoring cards, provisional scores, the trick in progress and the last completed trick.
     """
-    two_decks = game.rules.decks == 2
+    two_decks = game.rules.pair_leads
     n = game.tricks_played
     seats, total = game.rules.players, game.rules.hand_size
     # One deck always has hand_size tricks (13 at four); with two decks pair leads make the
@@ -96,7 +96,7 @@ def render_game(game: GameState, seat: int | None = None) -> str:
                      f"{plays_text(leader, cards, game.pair_lead, seats)}")
     if game.tricks_played:
         t = game.tricks[-1]
-        pair = two_decks and len(t.cards) == 8
+        pair = len(t.cards) == 2 * seats  # led with a pair: two cards from every seat
         lines.append(f"last trick: {plays_text(t.leader, t.cards, pair, seats)}"
                      f"  -> seat {t.winner}")
     if game.is_over():

@@ -345,6 +345,16 @@ class Rules:
         return self.num_cards + 1
 
     @property
+    def pair_leads(self) -> bool:
+        """Whether a pair of one card may be led: the trick rules of two decks (RULES.md 6.11).
+
+        The 52 pair-lead actions (``52 + k``), two-card follows and the winner of a pair-led
+        trick (``gongzhu_env.pair_tricks``) exist exactly when this is true; code that shows
+        or reads them asks this rather than the deck count.
+        """
+        return self.decks == 2
+
+    @property
     def done_action(self) -> int:
         """The action that ends a declaration turn: 52, or 104 with two decks."""
         return self.num_actions - 1

@@ -162,7 +162,6 @@ _PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 _ORDER = tuple(tuple((me + r) & 3 for r in range(4)) for me in range(4))
 """``_ORDER[me][r]``: the absolute seat at relative position ``r`` from observer ``me``."""
 _SQUASHED: dict[int, float] = {}
-_NO_PAIRS = (0, 0, 0, 0)
 HIDDEN_ACTION = -1
 """Stands in ``PlayerView.actions`` for another seat's hidden exposure (``hidden_exposure``)."""
 
@@ -186,7 +185,9 @@ _SEAT_BLOCKS = ("partners", "exposed_count", "match_scores")
 _EXTRAS: dict[tuple[Rules, bool], tuple[str, ...]] = {}
 _TWO_DECK_BLOCKS = ("hand_twice", "trick_twice", "played_twice", "exposed_twice",
                     "captured_twice", "pair_lead")
-_TWO_DECK_SCORE_DIVISOR = 4
+_COPY_BLOCKS = {1: (), 2: _TWO_DECK_BLOCKS}
+"""The blocks of the second copies, by deck count (none with one deck)."""
+_SCORE_DIVISORS = {1: 1, 2: 4}
 """Two-deck scores run four times wider; the view squashes ``s / 4`` (``tanh(s / 1600)``)."""
 
 
@@ -196,8 +197,7 @@ def _extra_names(rules: Rules, match: bool) -> tuple[str, ...]:
     names = _EXTRAS.get(key)
     if names is None:
         out = []
-        if rules.decks == 2:
-            out += list(_TWO_DECK_BLOCKS)
+        out += list(_COPY_BLOCKS[rules.decks])
         if rules.has_teams:
             out.append("partners")
         if rules.hidden_exposure:
@@ -545,18 +545,13 @@ class PlayerView(SeatView):
             v.match_scores, v.hand_number, v.match_result = match
         first = game.first_drawn
         v.first_drawn = None if first is None else first[seat]
-        if rules.decks == 2:
-            v.hand_pair_mask = game.hand_pair_masks[seat]
-            v.exposed_pair_masks = game.exposed_pair_masks
-            v.captured_pair_masks = game.captured_pair_masks
-            v.played_pair_masks = game.played_pair_masks
-            v.pair_lead = game.pair_lead
-        else:
-            # One deck holds nothing twice; constants keep the agents' per-decision view cheap.
-            v.hand_pair_mask = 0
-            v.exposed_pair_masks = v.captured_pair_masks = v.played_pair_masks = \
-                _NO_PAIRS if n == 4 else (0,) * n
-            v.pair_lead = False
+        # The second copies (all empty with one deck, where the engine hands out one shared
+        # tuple of zeros, so reading them costs next to nothing).
+        v.hand_pair_mask = game.hand_pair_masks[seat]
+        v.exposed_pair_masks = game.exposed_pair_masks
+        v.captured_pair_masks = game.captured_pair_masks
+        v.played_pair_masks = game.played_pair_masks
+        v.pair_lead = game.pair_lead
         if rules.hidden_exposure:
             v._hide_exposures()
         return v
@@ -753,11 +748,11 @@ class PlayerView(SeatView):
 
     def _bits(self) -> int:
         """Every 0/1 block of the observation as one integer (bit ``i`` is element ``i``)."""
-        n_tricks = len(self.tricks)
-        if self.rules.decks == 2:
-            # Up to 26 tricks: the trick number block counts pairs of cards each seat played.
-            n_tricks = sum(len(t.cards) for t in self.tricks) // 8
         n = self.rules.players
+        # The trick number block counts the cards each seat has played, per copy of a card:
+        # the tricks at one deck; with two decks, whose pair-led tricks take two cards a seat,
+        # pairs of cards (up to 26).
+        n_tricks = sum(len(t.cards) for t in self.tricks) // (n * self.rules.decks)
         if n != 4:
             return _obs_bits_table(
                 _table(n), self.seat, _PHASE_INDEX[self.phase], self.current_player,
@@ -774,8 +769,9 @@ class PlayerView(SeatView):
     def _squashed_scores(self) -> np.ndarray:
         """Provisional scores by relative seat, squashed into [0, 1]."""
         scores = self.scores
-        if self.rules.decks == 2:
-            scores = tuple(v / _TWO_DECK_SCORE_DIVISOR for v in scores)
+        divisor = _SCORE_DIVISORS[self.rules.decks]
+        if divisor != 1:
+            scores = tuple(v / divisor for v in scores)
         n = self.rules.players
         if n != 4:
             return np.array([_squash(scores[s]) for s in _table(n).order[self.seat]],

@@ -124,7 +124,7 @@ def table_rules(players: int, decks: int = 1) -> Rules:
     Only the table size and the number of decks change which cards a deal holds; every other
     option is about play and scoring, so these minimal rules check a deal for any table.
     """
-    return Rules(players=players) if decks == 1 else Rules(decks=decks, players=players)
+    return Rules(decks=decks, players=players)
 
 
 def describe_table(players: int, decks: int) -> str:
