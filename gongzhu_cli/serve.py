@@ -17,6 +17,8 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from agents import make_agent
+
 LOOPBACK = "127.0.0.1"
 
 
@@ -79,6 +81,14 @@ def run_serve(*, host: str, port: int, max_tables: int, idle_timeout: float,
         print(f"gongzhu serve: --idle-timeout must be a positive number of seconds; got "
               f"{idle_timeout}", file=err)
         return 2
+    for spec in agents:
+        # An operator's spec is built once now, so that a typo is refused here rather than
+        # offered to every visitor as an opponent that cannot be seated.
+        try:
+            make_agent(spec, seed=0)
+        except Exception as e:  # noqa: BLE001 - any failure: the spec cannot be offered
+            print(f"gongzhu serve: --agent {spec!r}: {e}", file=err)
+            return 2
     try:
         sock = bind(host, port)
     except (OSError, UnicodeError) as e:

@@ -24,6 +24,8 @@ require_web("starlette")
     (["--idle-timeout", "-5"], "--idle-timeout must be a positive number"),
     # An address of no interface here (TEST-NET-1): the bind fails, nothing is sent.
     (["--host", "192.0.2.1"], "cannot listen on 192.0.2.1:8000"),
+    (["--agent", "wizard"], "--agent 'wizard': unknown agent"),
+    (["--agent", "pimc:worlds=0"], "worlds must be a positive integer"),
 ])
 def test_bad_flags_are_refused_with_a_reason(flags, words):
     with isolated():
