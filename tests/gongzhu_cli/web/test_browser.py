@@ -72,11 +72,14 @@ def _your_turn_or_result(page: Any) -> str:
     return "over" if page.is_visible("#result") else "turn"
 
 
-def _play_hand(page: Any, shots: Path, name: str, *, hint: bool, reload_at: int = -1
-               ) -> dict[str, Any]:
-    """Play the person's whole hand by clicking; return what happened."""
+def _play_hand(page: Any, shots: Path, name: str, *, hint: bool, reload_at: int = -1,
+               expose: bool = False) -> dict[str, Any]:
+    """Play the person's whole hand by clicking; return what happened.
+
+    ``expose``: in the declaration, click the first exposable card held before saying done.
+    """
     seen: dict[str, Any] = {"turns": 0, "declared": False, "pairs": 0, "typed": False,
-                            "hinted": False, "reloaded": False, "two_card": 0}
+                            "hinted": False, "reloaded": False, "two_card": 0, "exposed": []}
     while _your_turn_or_result(page) == "turn":
         seen["turns"] += 1
         before = int(page.get_attribute("#table", "data-seq"))
@@ -94,8 +97,12 @@ def _play_hand(page: Any, shots: Path, name: str, *, hint: bool, reload_at: int 
             assert "Back at your table" in page.inner_text("#message")
             seen["reloaded"] = True
             continue
-        if page.is_visible("#done"):
-            # Declaration: the Enter key says done (nothing exposed).
+        if page.is_visible("#done") and expose and legal:
+            # Declaration: expose a card by clicking it (the turn goes on).
+            seen["exposed"].append(legal[0].get_attribute("data-card"))
+            legal[0].click()
+        elif page.is_visible("#done"):
+            # Declaration: the Enter key says done.
             page.keyboard.press("Enter")
             seen["declared"] = True
         elif "second card" in page.inner_text("#status") or \
@@ -232,9 +239,16 @@ def test_a_three_player_match_to_its_end_with_the_standings(browser, tmp_path, s
         select.select_option("random")
     page.click("#start")
     hands = 0
+    exposed: list[tuple[int, str]] = []
     while True:
-        seen = _play_hand(page, shots, "match", hint=False)
+        seen = _play_hand(page, shots, "match", hint=False, expose=True)
         hands += 1
+        exposed += [(hands, card) for card in seen["exposed"]]
+        if seen["exposed"]:
+            # The exposure is shown at the person's seat.
+            shown = page.eval_on_selector_all("#me .exposed .card",
+                                              "cs => cs.map(c => c.dataset.card)")
+            assert set(seen["exposed"]) <= set(shown)
         assert seen["turns"] >= 17  # seventeen cards each at three seats
         assert "Match totals after this hand" in page.inner_text("#standings")
         if not page.is_visible("#next-hand"):
@@ -254,6 +268,10 @@ def test_a_three_player_match_to_its_end_with_the_standings(browser, tmp_path, s
     records = load_records(path)
     assert len(records) == hands
     assert [sum(r["scores"][s] for r in records) for s in range(3)] == totals
+    # Every card the person exposed by clicking is a declaration of seat 0 in the records.
+    assert exposed, "the person never held an exposable card in this match"
+    for hand, card in exposed:
+        assert [0, card] in records[hand - 1]["declarations"]
     page.screenshot(path=str(shots / "web_match_result.png"), full_page=True)
     assert not errors, errors
     context.close()
