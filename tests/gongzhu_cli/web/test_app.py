@@ -221,6 +221,25 @@ def test_tables_are_bounded_and_freed_when_idle():
             assert ws.receive_json()["type"] == "table"
 
 
+def test_the_server_frees_an_idle_table_by_itself():
+    # The sweeper runs in the background; the test waits for the table to be gone.
+    with client(idle_s=0.2, sweep_s=0.05) as c, c.websocket_connect("/ws") as ws:
+        table, _ = open_table(ws, opponents="random")
+        with c.websocket_connect("/ws") as probe:
+            probe.receive_json()
+            deadline = time.monotonic() + HANG_S
+            while table["table"] in c.app.state.server.store.tables:
+                assert time.monotonic() < deadline, "the idle table was never freed"
+                time.sleep(0.05)
+            probe.send_json({"type": "join", "table": table["table"]})
+            expect_error(probe, "unknown_table")
+        ws.send_json({"type": "hint"})
+        msg = ws.receive_json()
+        while msg["type"] == "state":  # the AI seats' moves made before the table was freed
+            msg = ws.receive_json()
+        assert msg["type"] == "error" and msg["code"] == "no_table", msg
+
+
 def test_a_thinking_ai_holds_up_neither_its_connection_nor_another_table(gate):
     with client() as c, c.websocket_connect("/ws") as ws:
         # Seat 3 holds C2 in this deal and declares first: the gate agent is thinking.
