@@ -341,14 +341,16 @@ def test_bad_table_settings_are_refused_by_name():
 
 
 def test_a_flood_of_messages_is_refused_then_the_table_plays_on():
-    with client(rate=5, burst=10) as c, c.websocket_connect("/ws") as ws:
+    # Two a second after a burst of ten: the sixty pings are answered within seconds even
+    # on a loaded machine, so most of them find the budget spent.
+    with client(rate=2, burst=10) as c, c.websocket_connect("/ws") as ws:
         table, state = open_table(ws, opponents="expert", seed=5)
         state = until_turn(ws, state)
         for _ in range(60):
             ws.send_json({"type": "ping"})
         answers = [ws.receive_json() for _ in range(60)]
         refused = [a for a in answers if a.get("code") == "rate_limited"]
-        assert len(refused) >= 40 and "too many messages" in refused[0]["message"]
+        assert len(refused) >= 30 and "too many messages" in refused[0]["message"]
         # Once the budget refills, the same connection plays its table, which is unchanged.
         deadline = time.monotonic() + HANG_S
         while True:
