@@ -4,7 +4,7 @@ The one-deck expert (``agents.expert``) reasons about single cards; with two dec
 has a twin, a lead may be a pair and a follower to a pair plays two cards. This module holds
 the expert's rules for that game; ``TwoDeckExpertAgent`` plays them, and
 ``make_agent("expert")`` picks it at a two-deck table. As with one deck it is stateless (it
-re-reads everything from a ``TwoDeckSituation``) and plays for its score relative to the table,
+re-reads everything from a ``Situation``) and plays for its score relative to the table,
 or for its team's total in team play (the ``"two_decks"`` preset: partners 0 & 2 against 1 &
 3): a partner's gain is its gain, an opponent's its loss.
 
@@ -55,10 +55,12 @@ from agents.knowledge import (
     SHEEP_CAGES,
     SPADES,
     SQ_BIT,
+    Situation,
     above,
     below,
+    play_key,
 )
-from agents.two_deck_knowledge import TwoDeckSituation, candidate_plays, first_card, play_key
+from agents.two_deck_knowledge import candidate_plays, first_card
 from gongzhu_env.cards import (
     C10,
     DJ,
@@ -126,7 +128,7 @@ def expert_declare_two_decks(view: PlayerView) -> int:
 
 
 # ---------------------------------------------------------------------- values
-def _weight(s: TwoDeckSituation, winner: int) -> float:
+def _weight(s: Situation, winner: int) -> float:
     """How a point taken by ``winner`` counts for the seat to move."""
     if winner == s.seat:
         return 1.0
@@ -135,7 +137,7 @@ def _weight(s: TwoDeckSituation, winner: int) -> float:
     return -1.0 / 3.0
 
 
-def _outcome(s: TwoDeckSituation, winner: int, cards: Multiset) -> float:
+def _outcome(s: Situation, winner: int, cards: Multiset) -> float:
     """Value for the seat to move of ``winner`` taking the multiset ``cards``."""
     pts0 = cards[0] & SCORING_MASK
     if not pts0:
@@ -143,11 +145,11 @@ def _outcome(s: TwoDeckSituation, winner: int, cards: Multiset) -> float:
     return _weight(s, winner) * s.score_if_taken(winner, pts0, cards[1] & SCORING_MASK)
 
 
-def _pig_out(s: TwoDeckSituation) -> bool:
+def _pig_out(s: Situation) -> bool:
     return bool(s.unseen & SQ_BIT)
 
 
-def _shed_worth(s: TwoDeckSituation, c: int, copies_left: int, wins: bool) -> float:
+def _shed_worth(s: Situation, c: int, copies_left: int, wins: bool) -> float:
     """Worth (positive) or cost (negative) of no longer holding this copy of ``c``.
 
     ``copies_left``: copies of ``c`` still in hand after the play; ``wins``: the play heads
@@ -173,7 +175,7 @@ def _shed_worth(s: TwoDeckSituation, c: int, copies_left: int, wins: bool) -> fl
     return TUNING2["shed_rank"] * _rank(c)
 
 
-def _overtakable(s: TwoDeckSituation, play: tuple[int, ...]) -> bool:
+def _overtakable(s: Situation, play: tuple[int, ...]) -> bool:
     """Whether a later seat may still hold a play of the led suit that beats ``play``."""
     suit = s.suit
     later = [p for p in s.seats_after() if not s.voids[p] >> suit & 1]
@@ -193,7 +195,7 @@ def _overtakable(s: TwoDeckSituation, play: tuple[int, ...]) -> bool:
     return bool(out & above(max(play)))
 
 
-def _later_points(s: TwoDeckSituation) -> float:
+def _later_points(s: Situation) -> float:
     """Rough points the later seats may still add to the trick (negative for its taker)."""
     pts = 0.0
     n = 2 if s.pair_lead else 1
@@ -206,7 +208,7 @@ def _later_points(s: TwoDeckSituation) -> float:
     return pts
 
 
-def _play_value(s: TwoDeckSituation, play: tuple[int, ...], head: int,
+def _play_value(s: Situation, play: tuple[int, ...], head: int,
                 best: tuple[int, ...] | None, base: Multiset, last: bool,
                 later_pts: float) -> float:
     """Value of one follow play (see the module docstring)."""
@@ -232,7 +234,7 @@ def _play_value(s: TwoDeckSituation, play: tuple[int, ...], head: int,
     return v + 0.01 * sum(_rank(c) for c in play)
 
 
-def _follow(s: TwoDeckSituation) -> int:
+def _follow(s: Situation) -> int:
     head, best = s.heading()
     later = s.seats_after()
     if s.pair_lead:
@@ -248,7 +250,7 @@ def _follow(s: TwoDeckSituation) -> int:
 
 
 # ---------------------------------------------------------------------- leading
-def _opponents_void(s: TwoDeckSituation) -> int:
+def _opponents_void(s: Situation) -> int:
     out = 0
     for p in range(4):
         if p != s.seat and p not in s.partners:
@@ -256,7 +258,7 @@ def _opponents_void(s: TwoDeckSituation) -> int:
     return out
 
 
-def _lead_single(s: TwoDeckSituation, c: int, ov: int) -> float:
+def _lead_single(s: Situation, c: int, ov: int) -> float:
     suit = c // 13
     unseen = s.unseen
     higher = (unseen & above(c)).bit_count() + (s.unseen2 & above(c)).bit_count()
@@ -285,7 +287,7 @@ def _lead_single(s: TwoDeckSituation, c: int, ov: int) -> float:
     return v + TUNING2["lead_short"] * held
 
 
-def _lead_pair(s: TwoDeckSituation, c: int, ov: int) -> float:
+def _lead_pair(s: Situation, c: int, ov: int) -> float:
     suit = c // 13
     b = 1 << c
     out = (s.unseen & SUIT_MASKS[suit]).bit_count() + (s.unseen2 & SUIT_MASKS[suit]).bit_count()
@@ -318,7 +320,7 @@ def _lead_pair(s: TwoDeckSituation, c: int, ov: int) -> float:
     return v + 0.5 * _rank(c)
 
 
-def _lead(s: TwoDeckSituation) -> int:
+def _lead(s: Situation) -> int:
     legal = s.legal
     singles = legal & FULL_DECK
     pairs = legal >> NUM_CARDS & FULL_DECK
@@ -365,7 +367,7 @@ def _lead(s: TwoDeckSituation) -> int:
     return best_a
 
 
-def expert_play_two_decks(s: TwoDeckSituation) -> int:
+def expert_play_two_decks(s: Situation) -> int:
     """Choose the expert's action for a two-deck play decision (see the module docstring)."""
     legal = s.legal
     if legal & (legal - 1) == 0:
@@ -385,4 +387,4 @@ class TwoDeckExpertAgent(Agent):
         """Expose by hand shape in declaration; otherwise the two-deck expert's card."""
         if view.phase == "declare":
             return expert_declare_two_decks(view)
-        return expert_play_two_decks(TwoDeckSituation.from_view(view))
+        return expert_play_two_decks(Situation.from_view(view))

@@ -21,8 +21,8 @@ The one-deck rules (``agents.greedy``) carry over card by card; what pairs chang
 from __future__ import annotations
 
 from agents.base import Agent
-from agents.knowledge import C10_BIT, DJ_BIT, HEARTS, SQ_BIT, highest
-from agents.two_deck_knowledge import TwoDeckSituation, candidate_plays, first_card, play_key
+from agents.knowledge import C10_BIT, DJ_BIT, HEARTS, SQ_BIT, Situation, highest, play_key
+from agents.two_deck_knowledge import candidate_plays, first_card
 from gongzhu_env.cards import C10, DJ, FULL_DECK, NUM_CARDS, SQ, SUIT_MASKS, cards_of
 from gongzhu_env.view import PlayerView
 
@@ -49,7 +49,7 @@ def discard_order(c: int, trick_has_sheep: bool) -> tuple[int, int]:
     return 2, c % 13
 
 
-def greedy_lead(s: TwoDeckSituation) -> int:
+def greedy_lead(s: Situation) -> int:
     """Choose the greedy lead: a safe pair, else the lowest safe single (module docstring)."""
     legal = s.legal
     pairs = legal >> NUM_CARDS & FULL_DECK & _SAFE_PAIR_SUITS & ~(SQ_BIT | C10_BIT)
@@ -62,7 +62,7 @@ def greedy_lead(s: TwoDeckSituation) -> int:
     return min(cards_of(safe or (singles & ~SQ_BIT) or singles), key=_rank_key)
 
 
-def _single_follow(s: TwoDeckSituation) -> int:
+def _single_follow(s: Situation) -> int:
     legal = s.legal & FULL_DECK
     follow = legal & SUIT_MASKS[s.suit]
     if follow:
@@ -76,7 +76,7 @@ def _single_follow(s: TwoDeckSituation) -> int:
     return max(cards_of(legal), key=lambda c: discard_order(c, sheep))
 
 
-def _play_order(s: TwoDeckSituation, play: tuple[int, ...], best: tuple[int, ...] | None,
+def _play_order(s: Situation, play: tuple[int, ...], best: tuple[int, ...] | None,
                 sheep: bool) -> tuple[object, ...]:
     """Sort key of a two-card play to a pair lead: the greedy choice sorts highest."""
     key = play_key(play, s.suit, True)
@@ -91,7 +91,7 @@ def _play_order(s: TwoDeckSituation, play: tuple[int, ...], best: tuple[int, ...
     return 0, tuple(-k for k in key)  # the lowest play that wins
 
 
-def greedy_pair_follow(s: TwoDeckSituation) -> int:
+def greedy_pair_follow(s: Situation) -> int:
     """Choose the greedy card of a follow to a pair lead (either of the two actions)."""
     _, best = s.heading()
     sheep = DJ in s.trick
@@ -99,7 +99,7 @@ def greedy_pair_follow(s: TwoDeckSituation) -> int:
     return first_card(s, play)
 
 
-def greedy_play_two_decks(s: TwoDeckSituation) -> int:
+def greedy_play_two_decks(s: Situation) -> int:
     """Choose the greedy action of a two-deck play decision (see the module docstring)."""
     legal = s.legal
     if legal & (legal - 1) == 0:
@@ -123,4 +123,4 @@ class TwoDeckGreedyAgent(Agent):
             done = view.rules.done_action
             legal = view.legal_mask
             return done if legal >> done & 1 else highest(legal & -legal)
-        return greedy_play_two_decks(TwoDeckSituation.from_view(view))
+        return greedy_play_two_decks(Situation.from_view(view))

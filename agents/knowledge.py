@@ -20,7 +20,7 @@ card taken out of the deck at a table of five (D2, C2) is never "unseen" and is 
 anyone. At four seats the masks are the full deck's and every result is what it always was.
 
 The two-deck game (every card twice, pair leads) has its own snapshot in
-``agents.two_deck_knowledge`` (``TwoDeckSituation``); this module is the one-deck one.
+``agents.two_deck_knowledge`` (``Situation``); this module is the one-deck one.
 """
 
 from __future__ import annotations
@@ -36,8 +36,13 @@ from gongzhu_env.cards import (
     SCORING_MASK,
     SQ,
     SUIT_MASKS,
+    Multiset,
+    ms_add,
+    ms_copies,
+    multiset_masks,
 )
-from gongzhu_env.scoring import score_masks
+from gongzhu_env.pair_tricks import play_key as pair_play_key
+from gongzhu_env.scoring import score_masks, score_two_decks
 
 if TYPE_CHECKING:
     from gongzhu_env.rules import Rules
@@ -51,6 +56,8 @@ PIG_CAGES = SK_BIT | SA_BIT
 SHEEP_CAGES = (1 << (DJ + 1)) | (1 << (DJ + 2)) | (1 << (DJ + 3))
 """DQ, DK, DA: the diamonds that beat the sheep."""
 SPADES, HEARTS, DIAMONDS, CLUBS = SUIT_MASKS[3], HEARTS_MASK, SUIT_MASKS[1], SUIT_MASKS[0]
+_NO_PAIRS = {n: (0,) * n for n in range(3, 9)}
+"""The empty second masks of a one-deck table of ``n`` seats, shared."""
 
 
 def lowest(mask: int) -> int:
@@ -88,18 +95,52 @@ def trick_lead(trick: tuple[int, ...] | list[int]) -> tuple[int, int]:
     return best_i, best
 
 
+def play_key(cards: tuple[int, ...], suit: int, pair_lead: bool) -> tuple[int, ...] | None:
+    """Rank of one seat's play to a trick of ``suit``; ``None`` for a discard.
+
+    A single card ranks by itself; a two-card play to a pair lead by the engine's own order
+    (``gongzhu_env.pair_tricks``: pairs below unpaired cards except in diamonds). Between equal
+    keys the earlier play wins, so a later play must rank strictly higher to take the lead.
+    """
+    if pair_lead:
+        return pair_play_key(cards, suit)
+    c = cards[0]
+    return (c,) if c // 13 == suit else None
+
+
+def split_plays(trick: tuple[int, ...] | list[int], pair_lead: bool
+                ) -> tuple[list[tuple[int, ...]], int]:
+    """Split a trick's cards into the complete plays of each seat, and a pending first card.
+
+    After a pair lead every seat plays two cards; an odd number of cards means the seat to move
+    has played the first of its two (``pending``, else -1).
+    """
+    if not pair_lead:
+        return [(c,) for c in trick], -1
+    n = len(trick)
+    plays = [tuple(sorted(trick[i:i + 2])) for i in range(0, n - 1, 2)]
+    return plays, (trick[-1] if n % 2 else -1)
+
+
 class Situation:
     """What the seat to move knows, as integer masks (see the module docstring).
 
     ``played`` includes the cards of the trick in progress; ``unseen`` is every card in play
-    neither in the hand nor played, i.e. the cards the other seats hold between them (a card
-    removed from the deck at another table size is not one of them). ``seats`` is the table
-    size.
+    with a copy neither in the hand nor played, i.e. the cards the other seats hold between
+    them (a card removed from the deck at another table size is not one of them). ``seats``
+    is the table size.
+
+    Copies: every card set is a multiset. ``hand``, ``played_by``, ``exposed_by`` and
+    ``captured`` hold the cards present at least once, the ``*2`` fields those present twice
+    (all empty with one deck), ``unseen2`` the cards with both copies unseen. At a two-deck
+    table ``legal`` has the pair leads at bits ``52 + k`` and DONE at bit 104, and a trick
+    led with a pair takes two cards from every seat (``plays``, ``pending``).
     """
 
     __slots__ = ("seat", "rules", "hand", "legal", "trick", "leader", "played", "played_by",
                  "voids", "exposed", "exposed_by", "captured", "n_tricks", "unseen", "partners",
-                 "seats")
+                 "seats", "hand2", "unseen2", "played2_by", "exposed2", "captured2",
+                 "pair_lead")
 
     seat: int
     seats: int
@@ -117,14 +158,24 @@ class Situation:
     n_tricks: int
     unseen: int
     partners: tuple[int, ...]
+    hand2: int
+    unseen2: int
+    played2_by: tuple[int, ...]
+    exposed2: int
+    captured2: tuple[int, ...]
+    pair_lead: bool
 
     @classmethod
     def from_view(cls, view: PlayerView) -> Situation:
         """Snapshot of a seat's view (the seat must be the one to move)."""
-        return cls._of(view.seat, view.rules, view.hand_mask, view.legal_mask,
-                       view.current_trick, view.trick_leader, view.played_masks, view.void_masks,
-                       view.exposed_masks, view.captured_masks, len(view.tricks),
-                       getattr(view, "partners", ()))
+        s = cls._of(view.seat, view.rules, view.hand_mask, view.legal_mask,
+                    view.current_trick, view.trick_leader, view.played_masks, view.void_masks,
+                    view.exposed_masks, view.captured_masks, len(view.tricks),
+                    getattr(view, "partners", ()))
+        if view.rules.pair_leads:
+            s._copies(view.hand_pair_mask, view.played_pair_masks, view.exposed_pair_masks,
+                      view.captured_pair_masks, view.pair_lead)
+        return s
 
     @classmethod
     def from_game(cls, game: GameState) -> Situation:
@@ -135,10 +186,14 @@ class Situation:
         """
         seat = game.current_player
         rules = game.rules
-        return cls._of(seat, rules, game.hand_masks[seat], game.legal_mask(), game.trick_cards,
-                       game.trick_leader, game.played_masks, game.void_masks,
-                       game.exposed_masks, game.captured_masks, game.tricks_played,
-                       game.partners(seat) if rules.has_teams else ())
+        s = cls._of(seat, rules, game.hand_masks[seat], game.legal_mask(), game.trick_cards,
+                    game.trick_leader, game.played_masks, game.void_masks,
+                    game.exposed_masks, game.captured_masks, game.tricks_played,
+                    game.partners(seat) if rules.has_teams else ())
+        if rules.pair_leads:
+            s._copies(game.hand_pair_masks[seat], game.played_pair_masks,
+                      game.exposed_pair_masks, game.captured_pair_masks, game.pair_lead)
+        return s
 
     @classmethod
     def _of(cls, seat: int, rules: Rules, hand: int, legal: int, trick: tuple[int, ...],
@@ -172,15 +227,91 @@ class Situation:
         s.captured = captured
         s.n_tricks = n_tricks
         s.partners = partners
+        # One copy of each card: nothing is there twice (two decks: ``_copies`` fills these).
+        s.hand2 = s.unseen2 = s.exposed2 = 0
+        s.played2_by = s.captured2 = _NO_PAIRS[n]
+        s.pair_lead = False
         return s
 
+    def _copies(self, hand2: int, played2_by: tuple[int, ...], exposed2_by: tuple[int, ...],
+                captured2: tuple[int, ...], pair_lead: bool) -> None:
+        """Add the second copies of a two-deck table (the cards held, played ... twice)."""
+        self.hand2, self.played2_by, self.captured2 = hand2, played2_by, captured2
+        self.pair_lead = pair_lead
+        played: Multiset = (0, 0)
+        exposed: Multiset = (0, 0)
+        for p in range(self.seats):
+            played = ms_add(played, (self.played_by[p], played2_by[p]))
+            exposed = ms_add(exposed, (self.exposed_by[p], exposed2_by[p]))
+        self.played = played[0]
+        self.exposed, self.exposed2 = exposed
+        seen = ms_add(played, (self.hand, hand2))
+        self.unseen = FULL_DECK & ~seen[1]
+        self.unseen2 = FULL_DECK & ~seen[0]
+
+    # ------------------------------------------------------------------ copies and plays
+    @property
+    def seen_count(self) -> Multiset:
+        """The cards in this hand or played, as a multiset."""
+        played: Multiset = (0, 0)
+        for p in range(self.seats):
+            played = ms_add(played, (self.played_by[p], self.played2_by[p]))
+        return ms_add(played, (self.hand, self.hand2))
+
+    @property
+    def plays(self) -> list[tuple[int, ...]]:
+        """The complete plays of the trick in progress (two cards each after a pair lead)."""
+        return split_plays(self.trick, self.pair_lead)[0]
+
+    @property
+    def pending(self) -> int:
+        """The first card of the seat to move's two-card follow, once played; else -1."""
+        return split_plays(self.trick, self.pair_lead)[1]
+
+    @property
+    def suit(self) -> int:
+        """The led suit of the trick in progress, -1 before its lead."""
+        return self.trick[0] // 13 if self.trick else -1
+
+    def unseen_count(self, card: int) -> int:
+        """Count the copies of ``card`` neither in this hand nor played (the others hold them)."""
+        return self.rules.decks - ms_copies(*self.seen_count, 1 << card)
+
+    def held(self, card: int) -> int:
+        """Count the copies of ``card`` in this seat's hand."""
+        return (self.hand >> card & 1) + (self.hand2 >> card & 1)
+
+    def trick_multiset(self) -> Multiset:
+        """Return the cards of the trick in progress as a multiset."""
+        return multiset_masks(self.trick)
+
+    def heading(self) -> tuple[int, tuple[int, ...] | None]:
+        """``(seat, key)`` of the play heading the trick in progress (it leads on a tie)."""
+        suit = self.suit
+        plays = self.plays
+        best_i, best = 0, play_key(plays[0], suit, self.pair_lead)
+        for i in range(1, len(plays)):
+            k = play_key(plays[i], suit, self.pair_lead)
+            if k is not None and best is not None and k > best:
+                best_i, best = i, k
+        return (self.leader + best_i) % self.seats, best
+
     # ------------------------------------------------------------------ derived facts
-    def score_if_taken(self, seat: int, cards: int) -> int:
-        """Change of ``seat``'s provisional score if it took the scoring cards in ``cards``."""
-        cap = self.captured[seat]
+    def score_if_taken(self, seat: int, cards: int, cards2: int = 0) -> int:
+        """Change of ``seat``'s provisional score if it took the scoring cards in ``cards``.
+
+        ``cards2``: with two decks, the cards it would take twice (``(cards, cards2)`` is a
+        multiset; ``cards`` alone adds one copy of each).
+        """
         add = cards & SCORING_MASK
         if not add:
             return 0
+        if self.rules.pair_leads:
+            add2 = (add, cards2 & SCORING_MASK)
+            cap2 = (self.captured[seat], self.captured2[seat])
+            exposed = (self.exposed, self.exposed2)
+            return score_two_decks(ms_add(cap2, add2), exposed) - score_two_decks(cap2, exposed)
+        cap = self.captured[seat]
         return score_masks(cap | add, self.exposed, self.rules) - score_masks(
             cap, self.exposed, self.rules)
 
@@ -201,7 +332,8 @@ class Situation:
         ``n - 1 - len(trick)`` seats in turn order.
         """
         n = self.seats
-        return [(self.seat + k) % n for k in range(1, n - len(self.trick))]
+        played = len(self.trick) // 2 if self.pair_lead else len(self.trick)
+        return [(self.seat + k) % n for k in range(1, n - played)]
 
     def last_to_play(self) -> bool:
         """Whether the seat to move plays the trick's last card (every other seat has played)."""

@@ -52,7 +52,6 @@ from agents.expert_two_decks import expert_declare_two_decks, expert_play_two_de
 from agents.greedy import greedy_play
 from agents.greedy_two_decks import greedy_play_two_decks
 from agents.knowledge import Situation
-from agents.two_deck_knowledge import TwoDeckSituation
 from gongzhu_env.cards import NUM_CARDS, SCORING_MASK
 from gongzhu_env.engine import Game
 from gongzhu_env.view import PlayerView
@@ -196,7 +195,7 @@ class TwoDeckPimcAgent(PimcAgent):
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
-        situation = TwoDeckSituation.from_view(view)
+        situation = Situation.from_view(view)
         policy = ROLLOUTS2[self.rollout_name]
         default = policy(situation)
         singles = [a for a in legal if a < NUM_CARDS]
@@ -253,7 +252,7 @@ def objective(scores: list[int], me: int, team: tuple[int, ...], zero_sum: bool,
     return scores[me] - (total - scores[me]) / (n - 1)
 
 
-def rollout_two_decks(game: Game, policy: Callable[[TwoDeckSituation], int]) -> list[int]:
+def rollout_two_decks(game: Game, policy: Callable[[Situation], int]) -> list[int]:
     """Finish a two-deck ``game`` in place with ``policy`` at every seat; return raw scores."""
     step = game.step
     while not game.is_over():
@@ -261,10 +260,10 @@ def rollout_two_decks(game: Game, policy: Callable[[TwoDeckSituation], int]) -> 
         if legal & (legal - 1) == 0:
             step(legal.bit_length() - 1)
         else:
-            step(policy(TwoDeckSituation.from_game(game)))
+            step(policy(Situation.from_game(game)))
     return game.scores()
 
 
-ROLLOUTS2: dict[str, Callable[[TwoDeckSituation], int]] = {
+ROLLOUTS2: dict[str, Callable[[Situation], int]] = {
     "expert": expert_play_two_decks, "greedy": greedy_play_two_decks}
 """The two-deck rollout policies, by the same names as ``ROLLOUTS``."""

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.two_deck_knowledge import TwoDeckSituation, candidate_plays
+from agents.knowledge import Situation
+from agents.two_deck_knowledge import candidate_plays
 from gongzhu_env.cards import multiset_cards, parse_action, parse_cards
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
@@ -114,7 +115,7 @@ def test_the_world_of_a_second_follow_action_reproduces_its_legal_cards():
     g = two_deck_game_at(hands, 0, "S5+S5 S7")
     assert g.current_player == 1 and g.pair_lead and len(g.trick_cards) == 3
     view = g.view(1)
-    s = TwoDeckSituation.from_view(view)
+    s = Situation.from_view(view)
     assert s.pending == parse_cards("S7")[0]
     plays = candidate_plays(s)
     assert plays and all(s.pending in p for p in plays)
@@ -125,7 +126,7 @@ def test_the_world_of_a_second_follow_action_reproduces_its_legal_cards():
 def test_unseen_copies_are_counted_per_copy():
     hands = two_deck_deal(["SQ SQ HA", "DJ", "", ""], seed=5)
     g = two_deck_game_at(hands, 0, "")
-    s = TwoDeckSituation.from_view(g.view(0))
+    s = Situation.from_view(g.view(0))
     sq, ha, dj = parse_cards("SQ HA DJ")
     assert s.unseen_count(sq) == 0 and s.unseen_count(ha) == 2 - s.held(ha)
     assert s.unseen_count(dj) == 2 - s.held(dj) and s.held(sq) == 2
