@@ -217,7 +217,8 @@ def check_hand(g: Game) -> None:
     elif rules.pig_sheep_team:
         pig = next(s for s in range(4) if SQ in g.deal[s])
         sheep = next(s for s in range(4) if DJ in g.deal[s])
-        require(set(g.teams[0]) == {pig, sheep} and not g.exposed[0] + g.exposed[1],
+        require(g.teams is not None and set(g.teams[0]) == {pig, sheep}
+                and not g.exposed[0] + g.exposed[1],
                 "the pig and sheep holders are a team, and nobody exposes")
     else:
         require(g.teams is None, "no teams without team rules")

@@ -18,16 +18,17 @@ differential test (``benchmarks/check_vector.py``) holds the batch to the engine
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import NDArray
 
 from gongzhu_env.cards import NUM_CARDS
 from gongzhu_env.rules import Rules
 
 __all__ = ["shuffled_deck", "deal_hands"]
 
-_DECKS: dict[tuple[int, int, bool], np.ndarray] = {}
+_DECKS: dict[tuple[int, int, bool], NDArray[np.int64]] = {}
 
 
-def _cards_in_play(rules: Rules, bits: bool) -> np.ndarray:
+def _cards_in_play(rules: Rules, bits: bool) -> NDArray[np.int64]:
     """Return the cards in play in index order, each ``rules.decks`` times (cached).
 
     As card indices, or as the cards' one-bit masks (``bits``; 52-bit masks fit in int64).
@@ -40,14 +41,15 @@ def _cards_in_play(rules: Rules, bits: bool) -> np.ndarray:
     return cards
 
 
-def shuffled_deck(rules: Rules, rng: np.random.Generator, *, bits: bool = False) -> np.ndarray:
+def shuffled_deck(rules: Rules, rng: np.random.Generator, *,
+                  bits: bool = False) -> NDArray[np.int64]:
     """Return the cards in play in dealing order (int64): seat ``s`` gets block ``s``.
 
     One ``rng.shuffle`` of the cards in index order, so the draws taken from ``rng`` depend only
     on the number of cards in play. ``bits=True`` gives each card as its one-bit mask (the same
     order from the same draws), which the engine sums into hand masks without a lookup.
     """
-    deck = _cards_in_play(rules, bits).copy()
+    deck: NDArray[np.int64] = _cards_in_play(rules, bits).copy()
     rng.shuffle(deck)
     return deck
 

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
+from typing import SupportsIndex, cast
 
 import numpy as np
 
@@ -258,7 +259,8 @@ class Game:
         self._exposed_all2 = 0
         self._done = DONE if hands2 is None else rules.done_action
         self._pairs = pairs = hands2 is not None
-        if pairs:
+        self._deal: tuple[tuple[int, int], ...] | tuple[int, ...]
+        if hands2 is not None:
             self._hand2 = hands2
             self._exposed2 = [0] * n
             self._captured2 = [0] * n
@@ -267,10 +269,13 @@ class Game:
             self._xheld2 = [0] * n
             self._deal = tuple(zip(hands, hands2, strict=True))
         else:
+            # Typed as the lists they stand for with two decks; never written with one.
+            no_pairs = cast("list[int]", _NO_PAIRS[n])
             self._hand2 = self._exposed2 = self._captured2 = self._played2 = \
-                self._xheld = self._xheld2 = _NO_PAIRS[n]
+                self._xheld = self._xheld2 = no_pairs
             self._deal = tuple(hands)
-        self._plays: list[tuple[int, ...]] = [] if pairs else ()  # type: ignore[assignment]
+        # One deck: an empty tuple, typed as the list of plays kept with two decks.
+        self._plays = cast("list[tuple[int, ...]]", [] if pairs else ())
         self._pair_lead = False
         self._pending = -1
         self._second = 0
@@ -305,7 +310,7 @@ class Game:
         if rules.is_standard:
             self._restrictable = EXPOSABLE_MASK
             self._strict = self._may_lead = self._colour = False
-            self._teams = None
+            self._teams: tuple[tuple[int, ...], ...] | None = None
             return
         self._setup_variants(rules, hands, first_drawn)
 
@@ -323,7 +328,7 @@ class Game:
         self._strict = rules.strict_exposure
         self._may_lead = rules.exposed_may_lead
         self._colour = rules.discard_colour
-        self._teams: tuple[tuple[int, ...], ...] | None = None
+        self._teams = None
         if rules.team_play:
             self._teams = rules.fixed_teams
         elif rules.pig_sheep_team:
@@ -399,8 +404,9 @@ class Game:
         card) restores it.
         """
         if self._pairs:
-            return tuple(multiset_cards(a, b) for a, b in self._deal)  # type: ignore[misc]
-        hands = tuple(cards_of(m) for m in self._deal)  # type: ignore[arg-type]
+            pairs = cast("tuple[tuple[int, int], ...]", self._deal)
+            return tuple(multiset_cards(a, b) for a, b in pairs)
+        hands = tuple(cards_of(m) for m in cast("tuple[int, ...]", self._deal))
         first = self._first_drawn
         if first is None:
             return hands
@@ -827,7 +833,7 @@ class Game:
                 w = 3
             winner = (leader + w) & 3
             taken = sb[c0] | sb[c1] | sb[c2] | sb[c3]
-            cards = (c0, c1, c2, c3)
+            cards: tuple[int, ...] = (c0, c1, c2, c3)
         else:
             best, w, taken = trick[0], 0, sb[trick[0]]
             for i in range(1, n):
@@ -969,7 +975,7 @@ class Game:
         if isinstance(action, (bool, np.bool_)) or action is None:
             raise self._illegal(action, self.legal_mask())
         try:
-            return operator.index(action)  # numpy integers are fine
+            return operator.index(cast(SupportsIndex, action))  # numpy integers are fine
         except TypeError:
             raise self._illegal(action, self.legal_mask()) from None
 

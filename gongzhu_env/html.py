@@ -161,8 +161,8 @@ def _render(t: _Table) -> str:
         parts.append(f"<div>Last trick: {played} &rarr; taken by "
                      f"{escape(t.names[last.winner])}</div>")
     if t.legal:
-        legal = " ".join(action_html(a, t.decks) for a in actions_of(t.legal, t.decks))
-        parts.append(f"<div>Legal actions: {legal}</div>")
+        legal_text = " ".join(action_html(a, t.decks) for a in actions_of(t.legal, t.decks))
+        parts.append(f"<div>Legal actions: {legal_text}</div>")
     if t.final:
         parts.append("<div style=\"font-weight:bold;\">Final scores: " + ", ".join(
             f"{escape(t.names[s])} {int(t.scores[s])}" for s in range(len(t.names))) + "</div>")

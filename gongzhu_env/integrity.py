@@ -33,7 +33,7 @@ import math
 import os
 import stat
 from collections.abc import Iterator
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeGuard
 
 __all__ = [
     "MAX_DEPTH",
@@ -142,7 +142,8 @@ def read_lines(f: BinaryIO, *, max_bytes: int,
 def read_bounded(f: BinaryIO, *, max_bytes: int) -> bytes:
     """Return the content of the binary file ``f``; ``ReadLimitError`` beyond ``max_bytes``."""
     _size_of(f, max_bytes)
-    chunks, total = [], 0
+    chunks: list[bytes] = []
+    total = 0
     while True:
         chunk = f.read(min(_CHUNK, max_bytes + 1 - total))
         if not chunk:
@@ -241,7 +242,7 @@ def content_digest(value: Any) -> str:
     return hashlib.sha256(canonical_json(value)).hexdigest()
 
 
-def is_int(value: object) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
     """Tell a Python ``int`` that is not a ``bool`` (JSON ``true`` is not the number 1)."""
     return type(value) is int
 

@@ -52,7 +52,7 @@ RESET_OPTIONS = ("hands",)
 """The keys ``reset(options=...)`` understands."""
 
 
-def reset_hands(options: object, rules: Rules) -> list[list[int]] | None:
+def reset_hands(options: object, rules: Rules) -> Sequence[Sequence[int | str]] | None:
     """Check ``reset``'s options and return the deal they give (``None``: deal at random).
 
     A misspelt key (``{"hand": ...}``) is refused with the known ones, so that a typo is not
@@ -74,7 +74,7 @@ def reset_hands(options: object, rules: Rules) -> list[list[int]] | None:
         # reset takes the argument. A key that is no misspelling of a known one is named.
         warnings.warn(f"reset ignores unknown option(s) {unknown}; known options: "
                       f"{list(RESET_OPTIONS)}", stacklevel=3)
-    hands = options.get("hands")
+    hands: Sequence[Sequence[int | str]] | None = options.get("hands")
     if hands is None:
         return None
     Game.from_hands(hands, rules)  # raises, naming what is wrong with the deal

@@ -340,7 +340,7 @@ def replay_record(record: Mapping[str, Any]) -> Game:
     return game
 
 
-def save_records(path: str | os.PathLike[str], games_or_records: Iterable[Game | Mapping],
+def save_records(path: str | os.PathLike[str], games_or_records: Iterable[Game | Mapping[str, Any]],
                  *, append: bool = False) -> int:
     """Write games (recorded with ``record_hand``) or records as JSON lines; return the count.
 

@@ -65,6 +65,7 @@ def render_game(game: GameState, seat: int | None = None) -> str:
     lines = [f"Gong Zhu — phase: {game.phase.value}, {trick}"
              + ("" if game.is_over() else f", seat {game.current_player} to act")]
     ex2 = game.exposed_pair_masks
+    counts: Sequence[int]
     if seat is None:
         prov, exposed = game.provisional_scores(), game.exposed_masks
         counts = [m.bit_count() + m2.bit_count() for m, m2 in zip(exposed, ex2, strict=True)]
@@ -96,8 +97,8 @@ def render_game(game: GameState, seat: int | None = None) -> str:
                      f"{plays_text(leader, cards, game.pair_lead, seats)}")
     if game.tricks_played:
         t = game.tricks[-1]
-        pair = len(t.cards) == 2 * seats  # led with a pair: two cards from every seat
-        lines.append(f"last trick: {plays_text(t.leader, t.cards, pair, seats)}"
+        paired = len(t.cards) == 2 * seats  # led with a pair: two cards from every seat
+        lines.append(f"last trick: {plays_text(t.leader, t.cards, paired, seats)}"
                      f"  -> seat {t.winner}")
     if game.is_over():
         lines.append("final scores: " + "  ".join(f"seat {s}: {v}"

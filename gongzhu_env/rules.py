@@ -211,8 +211,8 @@ class Rules:
             # A count read from numpy (``np.int64(5)``) is a count: stored as a plain int, so
             # that rules compare, hash and serialise alike whatever built them. A bool is no
             # count (``True`` would read as 1) and is left for the type check to refuse.
-            if _OPTIONS[f.name][0] is int and isinstance(value, numbers.Integral) \
-                    and not isinstance(value, bool) and type(value) is not int:
+            if _OPTIONS[f.name][0] is int and type(value) is not int \
+                    and isinstance(value, numbers.Integral) and not isinstance(value, bool):
                 object.__setattr__(self, f.name, int(value))
         one_deck = self.decks == 1
         if self.auto_expose is None:
@@ -461,8 +461,9 @@ def rules_value(text: str) -> str | dict[str, Any]:
 
 
 def _on(rules: Rules, cond: tuple[str, Any]) -> bool:
+    value: object
     name, value = cond
-    actual = getattr(rules, name)
+    actual: object = getattr(rules, name)
     if isinstance(value, tuple):
         return actual in value
     return actual == value

@@ -106,6 +106,10 @@ class GameState(Protocol):
         """Two decks: the scoring cards each seat took both copies of."""
 
     @property
+    def played_pair_masks(self) -> tuple[int, ...]:
+        """Two decks: the cards each seat has played both copies of."""
+
+    @property
     def pair_lead(self) -> bool:
         """Two decks: whether the trick in progress was led with a pair."""
 
@@ -142,8 +146,8 @@ class GameState(Protocol):
         """Each seat's first dealt card (only under ``first_drawn_exposure``), else ``None``."""
 
     @property
-    def teams(self) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-        """The two teams of this hand (team rules), else ``None``."""
+    def teams(self) -> tuple[tuple[int, ...], ...] | None:
+        """The teams of this hand (team rules), else ``None``."""
 
     def partners(self, seat: int) -> tuple[int, ...]:
         """Return the other members of ``seat``'s team (empty without teams)."""

@@ -16,10 +16,11 @@ shares the exception and ``require`` (they live here, the lower of the two modul
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from gongzhu_env.cards import C2, EXPOSABLE, NUM_CARDS, SCORING_MASK, SQ, multiset_masks
+from gongzhu_env.engine import Game
 from gongzhu_env.scoring import score_two_decks
-from gongzhu_env.state import GameState
 
 __all__ = ["InvariantViolation", "check_two_deck_hand", "require"]
 
@@ -116,6 +117,7 @@ def _check_restriction(hand: Counter[int], exposed: Counter[int], play: tuple[in
     if not uses or (leading and may_lead):
         return
     suit = [c for c in hand if c // 13 == led and hand[c]]
+    options: Sequence[tuple[int, ...]]
     if leading:
         options = [(c,) for c in suit] + [(c, c) for c in suit if hand[c] == 2]
     elif pair_lead:
@@ -127,7 +129,7 @@ def _check_restriction(hand: Counter[int], exposed: Counter[int], play: tuple[in
             f"uses the fewest exposed copies it can ({fewest}); this one uses {uses}")
 
 
-def check_two_deck_hand(g: GameState) -> None:
+def check_two_deck_hand(g: Game) -> None:
     """Every invariant of a finished two-deck hand that the public record lets one verify.
 
     Raises ``InvariantViolation`` naming the first broken fact.

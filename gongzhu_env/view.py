@@ -149,7 +149,7 @@ def _slices(blocks: Layout = LAYOUT) -> dict[str, slice]:
 SLICES: dict[str, slice] = _slices()
 OBS_SIZE: int = SLICES["scores"].stop
 _NUM_BITS = SLICES["scores"].start  # every block before the scores is 0/1
-_O = {name: s.start for name, s in SLICES.items()}
+_O: dict[str, int] = {name: s.start for name, s in SLICES.items()}
 _SCORE_SCALE = 400.0
 # Hot-path constants for encode(): block offsets, lookup tables and seat orders.
 _NUM_BYTES = (_NUM_BITS + 7) // 8
@@ -161,7 +161,7 @@ _DECLARED_OFF, _FIRST_LEADER, _TRICK_NUMBER = _O["declared"], _O["first_leader"]
 _PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 _ORDER = tuple(tuple((me + r) & 3 for r in range(4)) for me in range(4))
 """``_ORDER[me][r]``: the absolute seat at relative position ``r`` from observer ``me``."""
-_SQUASHED: dict[int, float] = {}
+_SQUASHED: dict[float, float] = {}
 HIDDEN_ACTION = -1
 """Stands in ``PlayerView.actions`` for another seat's hidden exposure (``hidden_exposure``)."""
 
@@ -232,7 +232,7 @@ def obs_size(rules: Rules | str | None = None, match: bool = False) -> int:
     return sum(math.prod(shape) for _, shape, _ in layout(rules, match))
 
 
-_SCORE_ROWS: dict[tuple[int, ...], tuple[np.ndarray, ...]] = {}
+_SCORE_ROWS: dict[tuple[float, ...], tuple[np.ndarray, ...]] = {}
 
 
 class _Table(NamedTuple):
@@ -303,7 +303,7 @@ _SCORING_EXTRA = {m: _scoring_bits(m) for m in (
     sum(1 << c for i, c in enumerate((SQ, DJ, C10)) if k >> i & 1) for k in range(8))}
 
 
-def _squash(score: int) -> float:
+def _squash(score: float) -> float:
     """``0.5 + 0.5 tanh(score / 400)``, memoised: a hand has only a few hundred distinct scores."""
     v = _SQUASHED.get(score)
     if v is None:
@@ -311,7 +311,7 @@ def _squash(score: int) -> float:
     return v
 
 
-def _score_row(me: int, scores: tuple[int, ...] | list[int]) -> np.ndarray:
+def _score_row(me: int, scores: tuple[float, ...] | list[int]) -> np.ndarray:
     """Return the squashed provisional scores by relative seat, as a cached float32 row.
 
     Scores change only when scoring cards are taken, so the same few rows recur all hand long;
@@ -484,8 +484,8 @@ class PlayerView(SeatView):
     """The observer's own first dealt card (``first_drawn_exposure`` only), else ``None``."""
     doubled_mask: int
     """Exposed cards doubled again as their holder's first dealt card (public)."""
-    teams: tuple[tuple[int, ...], tuple[int, ...]] | None
-    """The two teams of this hand (team rules), else ``None``."""
+    teams: tuple[tuple[int, ...], ...] | None
+    """The teams of this hand (team rules), else ``None``."""
     partners: tuple[int, ...]
     """The observer's partners (empty without teams)."""
     match_scores: tuple[int, ...] | None
@@ -560,7 +560,9 @@ class PlayerView(SeatView):
         """Hide which cards the other seats exposed: counts stay, cards and actions do not."""
         seat = self.seat
         own = self.exposed_masks[seat]
-        self.exposed_masks = tuple(m if s == seat else 0 for s, m in enumerate(self.exposed_masks))
+        # (Annotated here too: mypy cannot infer a slot of a protocol base reassigned from itself.)
+        self.exposed_masks: tuple[int, ...] = tuple(
+            m if s == seat else 0 for s, m in enumerate(self.exposed_masks))
         self.doubled_mask &= own
         actions = list(self.actions)
         # Walk the declaration phase: a card is an exposure by the seat whose turn it is.
@@ -768,7 +770,7 @@ class PlayerView(SeatView):
 
     def _squashed_scores(self) -> np.ndarray:
         """Provisional scores by relative seat, squashed into [0, 1]."""
-        scores = self.scores
+        scores: tuple[float, ...] = self.scores
         divisor = _SCORE_DIVISORS[self.rules.decks]
         if divisor != 1:
             scores = tuple(v / divisor for v in scores)

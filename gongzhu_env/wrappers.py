@@ -84,6 +84,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from numpy.typing import NDArray
 
 from gongzhu_env.engine import Game, seat_index
 from gongzhu_env.match import DEFAULT_MAX_HANDS, Match, check_episode, reset_hands
@@ -148,7 +149,7 @@ def _check_pool(opponents: Sequence[OpponentLike],
     return pool
 
 
-class SingleSeatEnv(gym.Env):
+class SingleSeatEnv(gym.Env[NDArray[np.float32], int]):
     """One learner seat of a Gong Zhu hand; see the module docstring."""
 
     metadata = {"render_modes": ["ansi"], "name": "gongzhu_single_seat_v0"}
@@ -300,7 +301,9 @@ class SingleSeatEnv(gym.Env):
             mask[game.legal_actions()] = True
         return mask.copy()
 
-    def render(self) -> str | None:
+    # gymnasium types render() with a type variable bound by nothing (RenderFrame), which no
+    # concrete return type can match; the ansi text is what this env renders.
+    def render(self) -> str | None:  # type: ignore[override]
         """Return the table as the learner sees it (``"ansi"``)."""
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
