@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from agents import make_agent
-from agents.base import Agent
+from agents.base import Agent, AgentError
 from gongzhu_cli.play import build_opponents
 from gongzhu_cli.terminal import why_illegal
 from gongzhu_cli.web.messages import PublicTable, action_event, hand_result, state_message
@@ -179,6 +179,8 @@ class TableSession:
         self.last_active = time.monotonic()
         self.hint_agent: Agent | None = None
         self.hint_problem: str | None = None
+        self.fallback_agent: Agent | None = None
+        """``pimc``, which suggests a card where the search cannot play."""
         self.hinting = False
         """A hint is being computed (one at a time: the search agent is not shared)."""
         self.game: Game
@@ -305,29 +307,46 @@ class TableSession:
         """Value the person's legal cards with the search agent, from their view only.
 
         Runs in a worker thread, on ``view`` taken on the event loop (the game may move on
-        meanwhile). Returns (values in points or None, the search's choice, a note).
+        meanwhile). Returns (values in points or None, the suggested action, a note). Where
+        the search cannot play (two decks, tables without a shipped network), ``pimc``, which
+        plays every table, suggests its card instead, and the note says why there are no
+        values.
         """
+        search = self._search_agent()
+        if search is not None:
+            try:
+                result = search.search(view)
+            except AgentError as e:
+                self.hint_problem = _first_line(e)
+            else:
+                if isinstance(result, int):
+                    why = ("declarations are not searched" if view.phase == "declare" else
+                           "every legal card is worth the same here")
+                    if any(a < 0 for a in view.actions):
+                        why = "hidden exposures cannot be searched"
+                    return None, result, f"{why}; the search agent would play this"
+                scale = getattr(search, "scale", 400.0)
+                values = {c: v * scale for c, v in result.card_values().items()}
+                return values, result.choice, (f"expected points (zero-sum, per hand) over "
+                                               f"{result.worlds} sampled worlds")
+        if self.fallback_agent is None:
+            self.fallback_agent = make_agent("pimc", seed=self.config.seed)
+            self.fallback_agent.reset(self.seat, self.rules)
+        choice = self.fallback_agent.act(view)
+        return None, choice, (f"the search agent cannot value cards at this table "
+                              f"({self.hint_problem}); pimc, averaging sampled worlds, would "
+                              "play this")
+
+    def _search_agent(self) -> Agent | None:
+        """Return the hint's search agent, built once; ``None`` where it cannot be built."""
         if self.hint_agent is None and self.hint_problem is None:
             try:
                 self.hint_agent = make_agent("search", seed=self.config.seed, rules=self.rules)
                 self.hint_agent.reset(self.seat, self.rules)
-            except Exception as e:  # noqa: BLE001 - any failure: no hint at this table
-                self.hint_problem = str(e).splitlines()[0] if str(e) else type(e).__name__
-        if self.hint_agent is None:
-            raise TableError("hint_unavailable", "the search agent cannot advise at this "
-                             f"table: {self.hint_problem}")
-        result = self.hint_agent.search(view)
-        if isinstance(result, int):
-            why = ("declarations are not searched" if view.phase == "declare" else
-                   "every legal card is worth the same here" if len(view.legal_actions) > 1
-                   or view.phase != "play" else "there is only one legal card")
-            if any(a < 0 for a in view.actions):
-                why = "hidden exposures cannot be searched"
-            return None, result, f"{why}; the search agent would play this"
-        scale = getattr(self.hint_agent, "scale", 400.0)
-        values = {c: v * scale for c, v in result.card_values().items()}
-        return values, result.choice, (f"expected points (zero-sum, per hand) over "
-                                       f"{result.worlds} sampled worlds")
+            except Exception as e:  # noqa: BLE001 - any failure: the fallback advises
+                self.hint_agent = None
+                self.hint_problem = _first_line(e)
+        return None if self.hint_problem is not None else self.hint_agent
 
     def record_text(self) -> str:
         """Return the finished hands as hand-record JSON lines (``gongzhu play --save``'s)."""
@@ -338,7 +357,7 @@ class TableSession:
 
     def close(self) -> None:
         """Release what the agents hold (a search's helper processes)."""
-        for agent in [*self.players, self.hint_agent]:
+        for agent in [*self.players, self.hint_agent, self.fallback_agent]:
             close = getattr(agent, "close", None)
             if callable(close):
                 close()
@@ -358,6 +377,11 @@ def read_records(text: str) -> list[dict[str, Any]]:
         path = Path(tmp) / "upload.jsonl"
         path.write_text(text, encoding="utf-8")
         return load_records(path)
+
+
+def _first_line(error: Exception) -> str:
+    """Return the first line of an error's message (its type's name when it has none)."""
+    return str(error).splitlines()[0] if str(error) else type(error).__name__
 
 
 def _short(label: str) -> str:

@@ -453,7 +453,7 @@
         v.className = "value" + (hint.choice === c ? " best" : "");
         v.textContent = signed(Math.round(values[c]));
         b.append(v);
-      } else if (hint && !values && hint.choice === c) {
+      } else if (hint && !values && (hint.choice === c || hint.choice === `${c}+${c}`)) {
         b.classList.add("suggested");
       }
       if (pair && !b.dataset.pairShown) {

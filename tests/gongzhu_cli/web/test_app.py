@@ -398,13 +398,21 @@ def test_the_hint_values_every_legal_card_from_the_persons_view():
         assert hint["choice"] == max(hint["values"], key=hint["values"].get)
 
 
-def test_the_hint_says_why_where_the_search_cannot_play():
+@pytest.mark.parametrize("config", [{"preset": "two_decks"}, {"players": 5}],
+                         ids=["two_decks", "five_players"])
+def test_where_the_search_cannot_play_pimc_suggests_a_card_and_the_hint_says_why(config):
     with client() as c, c.websocket_connect("/ws") as ws:
-        _, state = open_table(ws, preset="two_decks", opponents="expert", seed=5)
+        _, state = open_table(ws, opponents="expert", seed=5, **config)
         state = until_turn(ws, state)
+        if state["phase"] == "declare":
+            ws.send_json({"type": "move", "action": "DONE"})
+            state = until_turn(ws, ws.receive_json())
         ws.send_json({"type": "hint"})
-        msg = expect_error(ws, "hint_unavailable")
-        assert "search" in msg["message"]
+        hint = ws.receive_json()
+        assert hint["type"] == "hint" and hint["values"] is None, hint
+        assert hint["choice"] in state["legal"]
+        assert "search agent cannot value cards at this table" in hint["note"]
+        assert "pimc" in hint["note"]
 
 
 def test_loopback_addresses():
