@@ -80,7 +80,7 @@ Version History
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import Any, SupportsIndex, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -106,7 +106,7 @@ AGENTS = agent_names(4)
 """The agents of the usual table of four (``agent_names(rules.players)`` for any size)."""
 
 
-class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
+class raw_env(AECEnv[str, dict[str, np.ndarray], int | None]):  # noqa: N801 - PettingZoo naming
     """The unwrapped Gong Zhu AEC environment (see the module docstring)."""
 
     metadata = {"name": "gongzhu_v0", "render_modes": ["ansi", "human"],
@@ -116,7 +116,7 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
                  reward_scale: float = 1.0, render_mode: str | None = None,
                  render_seat: int | None = None, episode: str = "hand",
                  max_hands: int = DEFAULT_MAX_HANDS) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # PettingZoo leaves it unannotated
         self.rules = Rules.coerce(rules)
         check_reward_mode(reward_mode, self.rules)
         check_episode(episode, max_hands)
@@ -148,11 +148,11 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
         self._np_random: np.random.Generator | None = None
         self.game: Game | None = None
 
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
         """Return the (shared) observation space."""
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Space[Any]:
         """Return the (shared) action space."""
         return self.action_spaces[agent]
 
@@ -192,7 +192,7 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
         """Return the agent's observation vector and action mask."""
         if self.game is None:
             raise RuntimeError("call reset() before observe(): there is no hand yet")
-        seat = self._seat.get(agent)  # type: ignore[arg-type]
+        seat = self._seat.get(agent)
         if seat is None:
             raise ValueError(f"unknown agent {agent!r}; the agents are {list(self._names)}")
         if self.match is None:
@@ -205,13 +205,16 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
         """Apply the selected agent's action; raises ``IllegalActionError`` if it is illegal."""
         action = self.check_action(action)
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        # (``check_action`` returns None exactly for an agent that is done.)
+        if action is None or self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         if self.episode == "match":
             self._step_match(agent, action)
             return
         game = self.game
+        if game is None:  # refused by check_action; kept explicit for the type checker
+            raise RuntimeError("call reset() before step(): there is no hand yet")
         before = game.phase
         game.step(action)  # validates; on error nothing has changed
         self._cumulative_rewards[agent] = 0.0
@@ -240,7 +243,7 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
         scale = self.reward_scale
         return {a: results[i] / scale for i, a in enumerate(self._names)}
 
-    def _step_match(self, agent: str, action: int | None) -> None:
+    def _step_match(self, agent: str, action: int) -> None:
         """Play a match step: hand rewards at each hand's end, termination at the match's."""
         match = self.match
         if match is None:  # a match episode makes one at every reset
@@ -299,7 +302,7 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
             raise IllegalActionError(f"{action!r} is not an action; expected an int in "
                                      f"0..{n - 1} (see the action mask)")
         try:
-            index = operator.index(action)  # type: ignore[arg-type]
+            index = operator.index(cast(SupportsIndex, action))  # numpy integers are fine
         except TypeError:
             raise IllegalActionError(f"{action!r} (type {type(action).__name__}) is not an "
                                      f"action; expected an int in 0..{n - 1}") from None
@@ -327,7 +330,8 @@ class raw_env(AECEnv):  # noqa: N801 - the PettingZoo naming convention
         """Nothing to release."""
 
 
-def env(illegal_reward: float = -1.0, **kwargs: Any) -> AECEnv:
+def env(illegal_reward: float = -1.0,
+        **kwargs: Any) -> AECEnv[str, dict[str, np.ndarray], int | None]:
     """Build the Gong Zhu env with PettingZoo's standard wrapper behaviour.
 
     An illegal action ends the game with ``illegal_reward`` for the offender instead of raising;
@@ -337,7 +341,7 @@ def env(illegal_reward: float = -1.0, **kwargs: Any) -> AECEnv:
     return TableWrapper(raw_env(**kwargs), illegal_reward=illegal_reward)
 
 
-class TableWrapper(wrappers.OrderEnforcingWrapper):
+class TableWrapper(wrappers.OrderEnforcingWrapper[str, dict[str, np.ndarray], int | None]):
     """PettingZoo's three standard wrappers of a board-game env, as one layer.
 
     It does what the chain ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(
