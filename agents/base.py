@@ -9,9 +9,11 @@ re-seeds an agent that is reused for another deal (see ``Agent.reseed``).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 
 import numpy as np
 
+from agents.knowledge import Situation
 from gongzhu_env.rules import Rules, count_word
 from gongzhu_env.view import PlayerView
 
@@ -59,6 +61,24 @@ class Agent(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+
+class RuleAgent(Agent):
+    """A stateless strategy of two rules: what to declare, and what to play.
+
+    ``declare_rule(view)`` decides a declaration step; ``play_rule(situation)`` a play, from
+    the seat's ``agents.knowledge.Situation`` (the same rule then serves the table and the
+    rollouts of a search). Deterministic: the seed is accepted for uniformity.
+    """
+
+    declare_rule: Callable[[PlayerView], int]
+    play_rule: Callable[[Situation], int]
+
+    def act(self, view: PlayerView) -> int:
+        """Apply the declaration rule while declaring, else the play rule."""
+        if view.phase == "declare":
+            return self.declare_rule(view)
+        return self.play_rule(Situation.from_view(view))
 
 
 class AgentError(RuntimeError):

@@ -77,7 +77,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agents.base import Agent
+from agents.base import RuleAgent
 from agents.knowledge import (
     C10_BIT,
     CLUBS,
@@ -508,14 +508,15 @@ def expert_action(game: GameState) -> int:
     return expert_play(Situation.from_game(game))
 
 
-class ExpertAgent(Agent):
+def expert_declare_view(view: PlayerView) -> int:
+    """Expose by hand shape: ``expert_declare`` of the view's hand and legal actions."""
+    return expert_declare(view.hand_mask, view.legal_mask, view.rules.hand_size)
+
+
+class ExpertAgent(RuleAgent):
     """Card-counting heuristic player; deterministic (the seed is accepted for uniformity)."""
 
     name = "expert"
     decks = 1
-
-    def act(self, view: PlayerView) -> int:
-        """Expose by hand shape in declaration; otherwise the expert's card."""
-        if view.phase == "declare":
-            return expert_declare(view.hand_mask, view.legal_mask, view.rules.hand_size)
-        return expert_play(Situation.from_view(view))
+    declare_rule = staticmethod(expert_declare_view)
+    play_rule = staticmethod(expert_play)

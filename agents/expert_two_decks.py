@@ -45,7 +45,7 @@ positive trick) at a partner who is taking the trick.
 
 from __future__ import annotations
 
-from agents.base import Agent
+from agents.base import RuleAgent
 from agents.knowledge import (
     C10_BIT,
     DIAMONDS,
@@ -377,14 +377,10 @@ def expert_play_two_decks(s: Situation) -> int:
     return _follow(s)
 
 
-class TwoDeckExpertAgent(Agent):
+class TwoDeckExpertAgent(RuleAgent):
     """``expert`` at a two-deck table (``agents.factory`` picks it from the rules)."""
 
     name = "expert"
     decks = 2
-
-    def act(self, view: PlayerView) -> int:
-        """Expose by hand shape in declaration; otherwise the two-deck expert's card."""
-        if view.phase == "declare":
-            return expert_declare_two_decks(view)
-        return expert_play_two_decks(Situation.from_view(view))
+    declare_rule = staticmethod(expert_declare_two_decks)
+    play_rule = staticmethod(expert_play_two_decks)

@@ -21,9 +21,9 @@ two-deck table it plays the pair-aware version of these rules (``agents.greedy_t
 
 from __future__ import annotations
 
-from agents.base import Agent
+from agents.base import RuleAgent
 from agents.knowledge import C10_BIT, DJ_BIT, HEARTS, SQ_BIT, Situation, highest, trick_lead
-from gongzhu_env.cards import C10, DJ, DONE, FULL_DECK, SQ, SUIT_MASKS, cards_of
+from gongzhu_env.cards import C10, DJ, FULL_DECK, SQ, SUIT_MASKS, cards_of
 from gongzhu_env.view import PlayerView
 
 _POINT_HEARTS = HEARTS & ~((1 << 29) - 1)  # H5..HA: the hearts that cost points
@@ -63,18 +63,22 @@ def greedy_play(s: Situation) -> int:
     return highest_rank(rest or legal)
 
 
-class GreedyAgent(Agent):
+def greedy_declare(view: PlayerView) -> int:
+    """Never expose: DONE at once (at any table).
+
+    DONE is always legal under the standard rules; a forced-declaration table may demand an
+    exposure first, and then the lowest legal one is made.
+    """
+    done = view.rules.done_action
+    legal = view.legal_mask
+    return done if legal >> done & 1 else highest(legal & -legal)
+
+
+class GreedyAgent(RuleAgent):
     """One-trick-deep point avoider; deterministic (the seed is accepted for uniformity)."""
 
     name = "greedy"
     decks = 1
-
-    def act(self, view: PlayerView) -> int:
-        """Never expose; in play, the greedy card for the trick in progress."""
-        if view.phase == "declare":
-            # DONE is always legal under the standard rules; a forced-declaration table may
-            # demand an exposure first, and then the lowest legal one is made.
-            legal = view.legal_mask
-            return DONE if legal >> DONE & 1 else highest(legal & -legal)
-        return greedy_play(Situation.from_view(view))
+    declare_rule = staticmethod(greedy_declare)
+    play_rule = staticmethod(greedy_play)
 

@@ -20,11 +20,11 @@ The one-deck rules (``agents.greedy``) carry over card by card; what pairs chang
 
 from __future__ import annotations
 
-from agents.base import Agent
+from agents.base import RuleAgent
+from agents.greedy import greedy_declare
 from agents.knowledge import C10_BIT, DJ_BIT, HEARTS, SQ_BIT, Situation, highest, play_key
 from agents.two_deck_knowledge import candidate_plays, first_card
 from gongzhu_env.cards import C10, DJ, FULL_DECK, NUM_CARDS, SQ, SUIT_MASKS, cards_of
-from gongzhu_env.view import PlayerView
 
 _POINT_HEARTS = HEARTS & ~((1 << 29) - 1)  # H5..HA: the hearts that cost points
 _SAFE_PAIR_SUITS = SUIT_MASKS[0] | SUIT_MASKS[3] | (HEARTS & ((1 << 29) - 1))
@@ -111,16 +111,10 @@ def greedy_play_two_decks(s: Situation) -> int:
     return _single_follow(s)
 
 
-class TwoDeckGreedyAgent(Agent):
+class TwoDeckGreedyAgent(RuleAgent):
     """``greedy`` at a two-deck table (``agents.factory`` picks it from the rules)."""
 
     name = "greedy"
     decks = 2
-
-    def act(self, view: PlayerView) -> int:
-        """Choose the two-deck greedy action: DONE at once, then the pair-aware card."""
-        if view.phase == "declare":
-            done = view.rules.done_action
-            legal = view.legal_mask
-            return done if legal >> done & 1 else highest(legal & -legal)
-        return greedy_play_two_decks(Situation.from_view(view))
+    declare_rule = staticmethod(greedy_declare)
+    play_rule = staticmethod(greedy_play_two_decks)

@@ -30,11 +30,11 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents import Agent, make_agent
+from agents import Agent
 from gongzhu_env.rules import Rules
 from gongzhu_env.vector_env import SingleSeatVectorEnv
 from gongzhu_env.view import PlayerView, obs_size
-from training.arena import duplicate_match, markdown_table
+from training.arena import against, markdown_table
 
 
 @dataclass
@@ -215,8 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     net = train(args)
     if args.eval_deals > 0:
         agent = NetAgent(copy.deepcopy(net), seed=args.seed)
-        results = [duplicate_match(agent, make_agent(spec, seed=args.seed), args.eval_deals,
-                                   seed=args.seed) for spec in ("random", "greedy")]
+        results = against(agent, ["random", "greedy"], args.eval_deals, seed=args.seed)
         print(markdown_table(results))
     return 0
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import argparse
 
-from agents import Agent, make_agent
+from agents import Agent
 from gongzhu_env.cards import card_str, parse_card, rank_of
 from gongzhu_env.view import PlayerView
-from training.arena import duplicate_match, markdown_table, round_robin
+from training.arena import against, markdown_table, round_robin
 
 # --8<-- [start:agent]
 PIG = parse_card("SQ")
@@ -53,9 +53,8 @@ def main(argv: list[str] | None = None) -> int:
 
     mine = PigDumper(seed=args.seed)
     print(f"{mine.name} (drops {card_str(PIG)} when it can), {args.deals} deals, seed {args.seed}")
-    results = [duplicate_match(mine, make_agent(spec, seed=args.seed), args.deals,
-                               seed=args.seed, workers=args.workers)
-               for spec in ("random", "greedy", "expert")]
+    results = against(mine, ["random", "greedy", "expert"], args.deals, seed=args.seed,
+                      workers=args.workers)
     print(markdown_table(results))
 
     # Every pair on the same deals, one Bradley-Terry rating each (Elo scale, random = 0).

@@ -23,7 +23,7 @@ import torch
 
 from agents import make_agent
 from gongzhu_env import Rules
-from training.arena import duplicate_match, markdown_table
+from training.arena import against, markdown_table
 from training.cluster import connect
 from training.rllib_example import POLICY_ID, export_policy, ppo_config
 
@@ -66,8 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"policy: {policy}")
 
     mine = make_agent(f"policy:{policy}", seed=args.seed)
-    results = [duplicate_match(mine, make_agent(spec, seed=args.seed), args.deals,
-                               seed=args.seed) for spec in ("random", "greedy")]
+    results = against(mine, ["random", "greedy"], args.deals, seed=args.seed)
     print(markdown_table(results))
     return 0
 

@@ -24,7 +24,7 @@ from sb3_contrib import MaskablePPO
 from agents import Agent, make_agent
 from gongzhu_env.view import PlayerView
 from gongzhu_env.wrappers import SingleSeatEnv
-from training.arena import duplicate_match, markdown_table
+from training.arena import against, markdown_table
 
 
 class MaskablePPOAgent(Agent):
@@ -79,9 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"model: {args.save}")
 
     agent = MaskablePPOAgent(model, seed=args.seed)
-    results = [duplicate_match(agent, make_agent(spec, seed=args.seed), args.deals,
-                               rules=args.rules, seed=args.seed)
-               for spec in ("random", "greedy")]
+    results = against(agent, ["random", "greedy"], args.deals, rules=args.rules, seed=args.seed)
     print(f"MaskablePPO after {model.num_timesteps:,} learner steps:")
     print(markdown_table(results))
     return 0

@@ -6,13 +6,14 @@ The helpers only build inputs and drive the engine through its public API; every
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gongzhu_env.cards import NUM_CARDS, parse_cards
 from gongzhu_env.engine import Game
+from gongzhu_env.rules import Rules
 from gongzhu_env.view import PlayerView
 
 if TYPE_CHECKING:
@@ -120,3 +121,44 @@ def one_deck_masks(hands: Sequence[tuple[int, int]]) -> list[int]:
     """Sampled one-deck hands (multisets ``(once, twice)``) as plain masks; no card twice."""
     assert all(twice == 0 for _, twice in hands), "a one-deck hand holds no card twice"
     return [once for once, _ in hands]
+
+
+def unreadable_json(key: str, broken: str = "", unreadable: str = "") -> list[tuple[bytes, str]]:
+    """Text that every strict JSON reader of the project refuses, with the words that say why.
+
+    Invalid UTF-8, nesting past the limit, a 5000-digit number, NaN and a key given twice,
+    the object's key being ``key``. ``broken`` starts the expected message of the text that
+    is not UTF-8 and ``unreadable`` that of the others (a reader of lines names the line).
+    """
+    return [
+        (b"\xff\xfe{}", f"{broken}not UTF-8"),
+        (b"[" * 5000 + b"]" * 5000, f"{unreadable}JSON nested deeper"),
+        (b'{"%s": ' % key.encode() + b"9" * 5000 + b"}", f"{unreadable}a number of 5000 digits"),
+        (b'{"%s": NaN}' % key.encode(), f"{unreadable}NaN"),
+        (b'{"%s": 1, "%s": 2}' % (key.encode(), key.encode()),
+         f"{unreadable}the key '{key}' appears twice"),
+    ]
+
+
+def hands_caught(rules: Rules, hands: int, breaks: Callable[[Game], None] | None = None,
+                 seed: int = 0) -> int:
+    """Count how many of ``hands`` random hands the invariant checker refuses.
+
+    Each game is handed to ``breaks`` first (a test that plants a bug in the engine), then
+    played out at random with the checks on the way (``play_checked``) and checked whole
+    (``check_hand``). A correct engine gives 0; a planted bug must give more.
+    """
+    from gongzhu_env.checks import check_hand, play_checked
+
+    rng = np.random.default_rng(seed)
+    caught = 0
+    for _ in range(hands):
+        g = Game(rules, rng=rng)
+        if breaks is not None:
+            breaks(g)
+        play_checked(g, rng)
+        try:
+            check_hand(g)
+        except AssertionError:
+            caught += 1
+    return caught

@@ -156,6 +156,15 @@ def _is_private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
 
+def _targets(node: ast.AST) -> list[ast.expr]:
+    """What an assignment statement writes to (nothing for any other node)."""
+    if isinstance(node, ast.Assign):
+        return node.targets
+    if isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+        return [node.target]
+    return []
+
+
 def _owned(cls: ast.ClassDef) -> set[str]:
     """The private names a class defines: its slots, class-level names and ``self._x = ...``."""
     names: set[str] = set()
@@ -176,12 +185,7 @@ def _owned(cls: ast.ClassDef) -> set[str]:
                 and node.func.attr == "__setattr__" and len(node.args) >= 2 \
                 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
             names.add(node.args[1].value)
-        targets: list[ast.expr] = []
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
-            targets = [node.target]
-        for t in targets:
+        for t in _targets(node):
             for e in ast.walk(t):
                 if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) \
                         and e.value.id in ("self", "cls"):
@@ -294,12 +298,7 @@ def _import_side_effects(path: Path) -> list[str]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         for sub in ast.walk(node):
-            targets: list[ast.expr] = []
-            if isinstance(sub, ast.Assign):
-                targets = sub.targets
-            elif isinstance(sub, (ast.AugAssign, ast.AnnAssign)):
-                targets = [sub.target]
-            for t in targets:
+            for t in _targets(sub):
                 if isinstance(t, (ast.Subscript, ast.Attribute)) and root(t) in imported:
                     found.append(f"{path.name}:{sub.lineno}: writes into {root(t)}")
             if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) \

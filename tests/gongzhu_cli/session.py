@@ -84,3 +84,16 @@ def next_prompt(child: pexpect.spawn) -> tuple[list[int], list[str], str] | None
         return None
     child.expect(PROMPT)
     return turn[0], turn[1], PROMPT_KINDS[child.match.group(1)]
+
+
+def finish(child: pexpect.spawn, status: int = 0) -> str:
+    """Wait for the command to end; check its exit status and that it printed no traceback.
+
+    Returns what it printed since the last match.
+    """
+    child.expect(pexpect.EOF)
+    child.close()
+    out = child.before or ""
+    assert child.exitstatus == status, (child.exitstatus, out[-2000:])
+    assert "Traceback" not in out
+    return out

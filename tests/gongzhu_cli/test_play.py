@@ -14,7 +14,15 @@ import pytest
 
 from gongzhu_env.cards import card_str, parse_card
 from gongzhu_env.records import load_records, replay_record
-from tests.gongzhu_cli.session import ENV, ROOT, expect_reask, interruptible, next_turn, spawn
+from tests.gongzhu_cli.session import (
+    ENV,
+    ROOT,
+    expect_reask,
+    finish,
+    interruptible,
+    next_turn,
+    spawn,
+)
 from tests.helpers import HANG_S
 
 
@@ -65,9 +73,7 @@ def test_full_hand_with_bad_inputs(tmp_path):
     for _ in range(4):
         child.expect(r"\r\n(\S.*?)\s+(-?\d+)\s+(-?\d+)\s+(-?\d+)   ")
         rows.append(int(child.match.group(2)))
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    finish(child)
     assert "Traceback" not in (child.before or "")
     (rec,) = load_records(save)
     game = replay_record(rec)
@@ -102,9 +108,7 @@ def test_eof_offers_to_save_the_unfinished_hand(tmp_path):
     target = tmp_path / "partial.jsonl"
     child.sendline(str(target))
     child.expect_exact(f"Saved 1 hand(s) to {target}")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 130
+    finish(child, 130)
     assert "Traceback" not in child.before
     (rec,) = load_records(target)
     assert rec["complete"] is False and rec["meta"]["human_seat"] == 2
@@ -120,9 +124,7 @@ def test_ctrl_c_quits_cleanly_without_saving():
     child.expect_exact("Save the match")
     child.sendline("")
     child.expect_exact("Not saved. Goodbye.")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 130
+    finish(child, 130)
     assert "Traceback" not in child.before
 
 
@@ -138,9 +140,7 @@ def _play_match_to_the_end(child) -> int:
         else:
             hands = int(child.match.group(1))
             break
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    finish(child)
     return hands
 
 
@@ -362,9 +362,7 @@ def test_a_write_that_fails_part_way_is_cut_back(tmp_path):
     child.expect_exact("Save the match")
     child.sendline("")
     child.expect_exact("Not saved. Goodbye.")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0 and "Traceback" not in child.before
+    finish(child)
     assert save.read_bytes() == before
     assert len(load_records(save)) == 2
 
@@ -440,9 +438,7 @@ def test_a_whole_hand_at_another_table_size(tmp_path, players, seat):
         assert parse_card(child.match.group(1)) == parse_card(options[0])
         plays += 1
     assert plays == 52 // players
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0 and "Traceback" not in (child.before or "")
+    finish(child)
     (rec,) = load_records(save)
     game = replay_record(rec)
     assert game.rules.players == players and len(game.scores()) == players
@@ -454,7 +450,5 @@ def test_bad_table_size_and_seat_are_refused():
                           (("--players", "3", "--seat", "3"), "--seat must be a seat 0..2"),
                           (("--players", "5", "--rules", "two_decks"), "decks=2")):
         child = spawn("play", *args, "--opponents", "random", "--no-color")
-        child.expect(pexpect.EOF)
-        child.close()
-        assert child.exitstatus == 2, args
+        finish(child, 2)  # args
         assert message in child.before and "Traceback" not in child.before

@@ -8,12 +8,11 @@ import subprocess
 import sys
 
 import numpy as np
-import pexpect
 import pytest
 
 from gongzhu_env.engine import Game
 from gongzhu_env.records import record_hand, save_records
-from tests.gongzhu_cli.session import ENV, ROOT, spawn
+from tests.gongzhu_cli.session import ENV, ROOT, finish, spawn
 from tests.helpers import HANG_S, random_playout
 
 
@@ -50,9 +49,7 @@ def test_replay_steps_and_quits(tmp_path):
         child.expect(r"(is done declaring|exposes|plays)")
         child.sendline("")
     child.sendline("q")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    finish(child)
     assert "wins the trick" not in child.before
 
 

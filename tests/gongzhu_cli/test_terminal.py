@@ -87,7 +87,7 @@ def test_ctrl_c_is_never_lost_at_a_prompt():
 
     import pexpect
 
-    from tests.gongzhu_cli.session import ENV, ROOT, interruptible
+    from tests.gongzhu_cli.session import ENV, ROOT, finish, interruptible
     from tests.helpers import HANG_S
 
     rounds = 500
@@ -99,6 +99,4 @@ def test_ctrl_c_is_never_lost_at_a_prompt():
     child.expect_exact("last> ")
     child.sendline("♠Q and more")
     child.expect_exact("read '♠Q and more'")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    finish(child)

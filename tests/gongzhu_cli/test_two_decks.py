@@ -7,7 +7,6 @@ import re
 import subprocess
 import sys
 
-import pexpect
 import pytest
 
 from agents import make_agent
@@ -17,7 +16,7 @@ from gongzhu_env.engine import Game
 from gongzhu_env.players import play_turns, start_hand
 from gongzhu_env.records import load_records, record_hand, replay_record, save_records
 from gongzhu_env.rules import Rules
-from tests.gongzhu_cli.session import ENV, ROOT, expect_reask, next_prompt, spawn
+from tests.gongzhu_cli.session import ENV, ROOT, expect_reask, finish, next_prompt, spawn
 from tests.helpers import HANG_S
 
 TWO = Rules.preset("two_decks")
@@ -117,9 +116,7 @@ def test_whole_two_deck_hand_in_the_terminal(tmp_path):
     child.expect(r"Teams \(hand points\): You \(seat 0\) & Seat 2 \(random\) ([-+]\d+), "
                  r"Seat 1 \(random\) & Seat 3 \(random\) ([-+]\d+)")
     teams = [int(child.match.group(1)), int(child.match.group(2))]
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0 and "Traceback" not in (child.before or "")
+    finish(child)
     assert tried == {"declare", "lone", "first", "second"}
     assert counts["pair_leads"] >= 1 and counts["two_card_plays"] >= 1
     (rec,) = load_records(save)
@@ -197,9 +194,7 @@ def test_replay_of_two_deck_records(tmp_path):
     stepping.expect_exact("Enter: next action")
     stepping.sendline("a")
     stepping.expect_exact("=== Hand 2 over ===")
-    stepping.expect(pexpect.EOF)
-    stepping.close()
-    assert stepping.exitstatus == 0
+    finish(stepping)
 
 
 def test_typed_pairs_and_their_refusals():

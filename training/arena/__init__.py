@@ -25,7 +25,7 @@ itself::
 """
 
 from training.arena.deals import DealFileError, DealSet, generate_deals, load_deals
-from training.arena.duplicate import ArenaError, MatchResult, duplicate_match
+from training.arena.duplicate import ArenaError, MatchResult, against, duplicate_match
 from training.arena.hands import HandRecord, IllegalAgentActionError, agent_seed, play_hand
 from training.arena.plots import plot_matches, plot_ratings
 from training.arena.ratings import RatingTable, fit_bradley_terry
@@ -35,7 +35,8 @@ from training.arena.stats import Stats, summarize
 
 __all__ = [
     "ArenaError", "DealFileError", "DealSet", "HandRecord", "IllegalAgentActionError",
-    "MatchResult", "RatingTable", "RoundRobinResult", "Stats", "agent_seed", "duplicate_match",
+    "MatchResult", "RatingTable", "RoundRobinResult", "Stats", "agent_seed", "against",
+    "duplicate_match",
     "fit_bradley_terry", "generate_deals", "load_deals", "markdown_table", "match_table",
     "play_hand", "plot_matches", "plot_ratings", "rating_table", "round_robin", "summarize",
 ]

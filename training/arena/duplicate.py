@@ -268,6 +268,17 @@ def duplicate_match(candidate: AgentLike, opponent: AgentLike, deals: DealSet | 
                        scores, stats, elapsed, workers)
 
 
+def against(candidate: AgentLike, opponents: Sequence[AgentLike], deals: DealSet | int,
+            **options: Any) -> list[MatchResult]:
+    """Play ``candidate`` against each of ``opponents`` on the same deals, one at a time.
+
+    One ``duplicate_match`` per opponent with the same ``deals`` and keyword ``options``
+    (``seed``, ``rules``, ``workers`` ...): the usual way to rank a new agent against the
+    baselines, ``markdown_table(against(mine, ["random", "greedy", "expert"], 500))``.
+    """
+    return [duplicate_match(candidate, opponent, deals, **options) for opponent in opponents]
+
+
 def _open_journal(path: str | Path | None, resume: bool, candidate: AgentLike,
                   opponent: AgentLike, mode: str, rules: Rules, seed: int, dealset: DealSet,
                   record: bool) -> tuple[dict[int, Any], ArenaJournal | None]:
