@@ -91,7 +91,7 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -263,7 +263,7 @@ def _mix(z: np.uint64) -> np.uint64:
 
 
 @numba.njit(cache=True)
-def _deal_into(seed: np.uint64, table: np.int64, hand: np.int64, deck: np.ndarray,
+def _deal_into(seed: np.uint64, table: int | np.int64, hand: np.int64, deck: np.ndarray,
                out: np.ndarray) -> None:
     """Write the four hand masks of hand ``hand`` of ``table`` into ``out[0:4]``.
 
@@ -331,7 +331,7 @@ def _unsigned(value: object, what: str, limit: int = 1 << 63) -> int:
 # ---------------------------------------------------------------------------------------------
 # The rules, as kernels over one row of the state array.
 @numba.njit(cache=True, inline="always")
-def _score(captured: np.int64, exposed: np.int64, heart_sums: np.ndarray) -> np.int64:
+def _score(captured: np.int64, exposed: np.int64, heart_sums: np.ndarray) -> int:
     """One seat's raw hand score (``scoring.score_masks`` under the covered rules)."""
     hearts = (captured >> 26) & _SUIT
     heart_factor = 2 if exposed >> _HA & 1 else 1
@@ -375,7 +375,7 @@ def _follow_legal(st: np.ndarray, hand: np.int64, strict: bool) -> np.int64:
     """Return what may be played to the trick in progress (``Game._follow_legal``)."""
     led = st[_LED]
     restrict = st[_EXPALL]
-    legal = hand & (np.int64(_SUIT) << (13 * led))
+    legal: np.int64 = hand & (np.int64(_SUIT) << (13 * led))
     if legal:
         restricted = legal & restrict
         if restricted and legal != restricted and not st[_SLED] >> led & 1:
@@ -399,7 +399,7 @@ def _lead_legal(st: np.ndarray, hand: np.int64, strict: bool, may_lead: bool,
     if strict:
         rest = hand & ~unled
         return rest if rest else hand
-    legal = hand
+    legal: np.int64 = hand
     while unled:
         bit = unled & -unled
         unled ^= bit
@@ -414,23 +414,24 @@ def _lead_legal(st: np.ndarray, hand: np.int64, strict: bool, may_lead: bool,
 @numba.njit(cache=True, inline="always")
 def _compute_legal(st: np.ndarray, strict: bool, may_lead: bool, free_first: bool) -> np.int64:
     """Return the legal mask of the seat to move, by phase (bit 52 is DONE)."""
-    hand = st[_HAND + st[_CUR]]
+    hand: np.int64 = st[_HAND + st[_CUR]]
     if st[_PHASE] == _DECLARE:
-        return (hand & _EXPOSABLE_MASK & ~st[_EXPALL]) | (np.int64(1) << _DONE)
+        exposed: np.int64 = st[_EXPALL]
+        return (hand & _EXPOSABLE_MASK & ~exposed) | (np.int64(1) << _DONE)
     if st[_TLEN]:
         return _follow_legal(st, hand, strict)
     return _lead_legal(st, hand, strict, may_lead, free_first)
 
 
 @numba.njit(cache=True, inline="always")
-def _expose(st: np.ndarray, seat: np.int64, card: np.int64) -> None:
+def _expose(st: np.ndarray, seat: int, card: int | np.int64) -> None:
     bit = np.int64(1) << card
     st[_EXPOSED + seat] |= bit
     st[_EXPALL] |= bit
 
 
 @numba.njit(cache=True)
-def _start_hand(st: np.ndarray, table: np.int64, seed: np.uint64, decl: np.int64,
+def _start_hand(st: np.ndarray, table: int, seed: np.uint64, decl: int,
                 strict: bool, may_lead: bool, free_first: bool, deck: np.ndarray,
                 heart_sums: np.ndarray) -> None:
     """Deal the table's next hand of its stream and set it up to its first decision."""
@@ -666,7 +667,7 @@ def _write_view(st: np.ndarray, me: np.int64, over: bool, obs: np.ndarray, squas
 
 
 @numba.njit(cache=True)
-def _reset_kernel(state: np.ndarray, seed: np.uint64, decl: np.int64, strict: bool,
+def _reset_kernel(state: np.ndarray, seed: np.uint64, decl: int, strict: bool,
                   may_lead: bool, free_first: bool, team: bool, deck: np.ndarray,
                   heart_sums: np.ndarray, squash: np.ndarray, obs: np.ndarray,
                   mask: np.ndarray, current: np.ndarray) -> None:
@@ -680,11 +681,11 @@ def _reset_kernel(state: np.ndarray, seed: np.uint64, decl: np.int64, strict: bo
 
 @numba.njit(cache=True)
 def _step_kernel(state: np.ndarray, actions: np.ndarray, active: np.ndarray, seed: np.uint64,
-                 decl: np.int64, strict: bool, may_lead: bool, free_first: bool, team: bool,
+                 decl: int, strict: bool, may_lead: bool, free_first: bool, team: bool,
                  reward_mode: np.int64, reward_scale: np.float64, deck: np.ndarray,
                  heart_sums: np.ndarray, squash: np.ndarray, obs: np.ndarray, mask: np.ndarray,
                  current: np.ndarray, terminated: np.ndarray, rewards: np.ndarray,
-                 scores: np.ndarray, final: bool, final_obs: np.ndarray) -> np.int64:
+                 scores: np.ndarray, final: bool, final_obs: np.ndarray) -> int:
     """Check every active table's action, then apply them; return the first bad table or -1.
 
     Nothing changes unless every active table's action is legal. An inactive table keeps its
@@ -870,7 +871,8 @@ class GameBatch:
         self._all_tables = np.ones(n, dtype=np.bool_)
         self._result = BatchStep(self.observations, self.action_masks, self.current_player,
                                  self.terminated, self.rewards, self.scores)
-        self._step_args: tuple[object, ...] | None = None
+        # (What each argument must be is _step_kernel's signature.)
+        self._step_args: tuple[Any, ...] | None = None
 
     def reset(self, seed: int) -> BatchStep:
         """Deal hand 0 of every table's stream under ``seed`` and write the first outputs."""

@@ -284,7 +284,7 @@ class _Undo:
 
 
 # ---------------------------------------------------------------------------------------------
-class SingleSeatVectorEnv(VectorEnv):
+class SingleSeatVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     """One learner seat at each of ``num_envs`` batched tables; see the module docstring.
 
     ``opponents``: ``"random"``, a batched callable, a list of them (drawn per seat per hand,
@@ -400,7 +400,10 @@ class SingleSeatVectorEnv(VectorEnv):
         seats = self.seats[ended]
         self._terminated[ended] = True
         self._rewards[ended] = b.rewards[ended, seats]
-        self._final_obs[ended] = b.final_observations[ended, seats]
+        final = b.final_observations
+        if final is None:  # the batch is built with final_observations=True
+            raise RuntimeError("the batch keeps no final observations")
+        self._final_obs[ended] = final[ended, seats]
         self._final_scores[ended] = b.scores[ended]
         self._final_seats[ended] = seats
         self._seat(ended)
