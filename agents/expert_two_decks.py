@@ -72,6 +72,7 @@ from gongzhu_env.cards import (
     Multiset,
     cards_of,
     ms_add,
+    ms_size,
     multiset_masks,
 )
 from gongzhu_env.view import PlayerView
@@ -113,7 +114,7 @@ def expert_declare_two_decks(view: PlayerView) -> int:
     done = view.rules.done_action
 
     def copies(mask: int) -> int:
-        return (hand & mask).bit_count() + (hand2 & mask).bit_count()
+        return ms_size(hand & mask, hand2 & mask)
 
     exposed = view.exposed_masks[view.seat]
     if legal & SQ_BIT and not hand2 & SQ_BIT and not exposed & SQ_BIT \
@@ -261,8 +262,8 @@ def _opponents_void(s: Situation) -> int:
 def _lead_single(s: Situation, c: int, ov: int) -> float:
     suit = c // 13
     unseen = s.unseen
-    higher = (unseen & above(c)).bit_count() + (s.unseen2 & above(c)).bit_count()
-    lower = (unseen & below(c)).bit_count() + (s.unseen2 & below(c)).bit_count()
+    higher = ms_size(unseen & above(c), s.unseen2 & above(c))
+    lower = ms_size(unseen & below(c), s.unseen2 & below(c))
     v = TUNING2["lead_lower"] * lower - higher
     if higher == 0:
         v += TUNING2["sure_win"]
@@ -283,14 +284,14 @@ def _lead_single(s: Situation, c: int, ov: int) -> float:
         v += 300.0
     if c == C10:
         v += 100.0
-    held = (s.hand & SUIT_MASKS[suit]).bit_count() + (s.hand2 & SUIT_MASKS[suit]).bit_count()
+    held = ms_size(s.hand & SUIT_MASKS[suit], s.hand2 & SUIT_MASKS[suit])
     return v + TUNING2["lead_short"] * held
 
 
 def _lead_pair(s: Situation, c: int, ov: int) -> float:
     suit = c // 13
     b = 1 << c
-    out = (s.unseen & SUIT_MASKS[suit]).bit_count() + (s.unseen2 & SUIT_MASKS[suit]).bit_count()
+    out = ms_size(s.unseen & SUIT_MASKS[suit], s.unseen2 & SUIT_MASKS[suit])
     if b & (SQ_BIT | DJ_BIT | C10_BIT):
         return 1e6
     v = 0.0

@@ -23,6 +23,7 @@ from gongzhu_env.cards import (
     SUIT_SYMBOLS,
     actions_of,
     card_symbol,
+    ms_size,
     multiset_cards,
 )
 from gongzhu_env.render import trick_plays
@@ -194,7 +195,7 @@ def game_html(game: GameState, seat: int | None = None, names: Sequence[str] | N
         current_player=game.current_player,
         hands=list(hands),
         hands_twice=list(twice),
-        hand_sizes=[h.bit_count() + h2.bit_count() for h, h2 in zip(hands, twice, strict=True)],
+        hand_sizes=[ms_size(h, h2) for h, h2 in zip(hands, twice, strict=True)],
         exposed=game.exposed_masks,
         exposed_twice=game.exposed_pair_masks,
         captured=game.captured_masks,
@@ -226,7 +227,7 @@ def view_html(view: SeatView, names: Sequence[str] | None = None) -> str:
         current_player=view.current_player,
         hands=[view.hand_mask if s == view.seat else None for s in range(n)],
         hands_twice=[view.hand_pair_mask if s == view.seat else 0 for s in range(n)],
-        hand_sizes=[view.rules.hand_size - played[s].bit_count() - played2[s].bit_count()
+        hand_sizes=[view.rules.hand_size - ms_size(played[s], played2[s])
                     for s in range(n)],
         exposed=view.exposed_masks,
         exposed_twice=view.exposed_pair_masks,

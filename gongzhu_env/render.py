@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gongzhu_env.cards import SUIT_SYMBOLS, card_symbol, multiset_cards
+from gongzhu_env.cards import SUIT_SYMBOLS, card_symbol, ms_size, multiset_cards
 from gongzhu_env.state import GameState
 
 
@@ -68,7 +68,7 @@ def render_game(game: GameState, seat: int | None = None) -> str:
     counts: Sequence[int]
     if seat is None:
         prov, exposed = game.provisional_scores(), game.exposed_masks
-        counts = [m.bit_count() + m2.bit_count() for m, m2 in zip(exposed, ex2, strict=True)]
+        counts = [ms_size(m, m2) for m, m2 in zip(exposed, ex2, strict=True)]
     else:
         # One seat's table shows only what that seat may know (hidden exposures stay hidden).
         view = game.view(seat)
@@ -77,7 +77,7 @@ def render_game(game: GameState, seat: int | None = None) -> str:
     hands, hands2 = game.hand_masks, game.hand_pair_masks
     captured, captured2 = game.captured_masks, game.captured_pair_masks
     shown_hands = [hand_by_suit(hands[s], hands2[s]) if seat is None or seat == s else
-                   f"({hands[s].bit_count() + hands2[s].bit_count()} cards)" for s in range(seats)]
+                   f"({ms_size(hands[s], hands2[s])} cards)" for s in range(seats)]
     shown_captured = [_cards(captured[s], captured2[s]) for s in range(seats)]
     hw = max(44, *(len(h) + 2 for h in shown_hands))
     cw = max(30, *(len(c) + 2 for c in shown_captured))
@@ -85,7 +85,7 @@ def render_game(game: GameState, seat: int | None = None) -> str:
     for s in range(seats):
         marker = "*" if s == game.current_player and not game.is_over() else " "
         shown = _cards(exposed[s], ex2[s])
-        known = exposed[s].bit_count() + ex2[s].bit_count()
+        known = ms_size(exposed[s], ex2[s])
         if counts[s] > known:
             shown = f"{counts[s]} hidden" if not exposed[s] else f"{shown} +hidden"
         lines.append(f"{marker}{s:<5}{shown_hands[s]:<{hw}}{shown:<16}"

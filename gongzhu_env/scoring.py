@@ -22,6 +22,7 @@ from gongzhu_env.cards import (
     SQ,
     card_index,
     card_str,
+    ms_copies,
     multiset_masks,
     parse_cards,
 )
@@ -158,29 +159,25 @@ def score_two_decks(taken: tuple[int, int], exposed: tuple[int, int]) -> int:
     """
     once, twice = taken
     e1, e2 = exposed
-
-    def copies(mask_once: int, mask_twice: int, bit: int) -> int:
-        return (1 if mask_once & bit else 0) + (1 if mask_twice & bit else 0)
-
     hearts_once = (once >> _HEART_SHIFT) & _ALL_HEARTS
     hearts_twice = (twice >> _HEART_SHIFT) & _ALL_HEARTS
-    heart_factor = 1 << copies(e1, e2, _HA_BIT)
+    heart_factor = 1 << ms_copies(e1, e2, _HA_BIT)
     all_hearts = hearts_twice == _ALL_HEARTS
     slam = twice & SCORING_MASK == SCORING_MASK
     if all_hearts:
         subtotal = TWO_DECK_ALL_HEARTS * heart_factor
     else:
         subtotal = (HEART_SUMS[hearts_once] + HEART_SUMS[hearts_twice]) * heart_factor
-    pigs = copies(once, twice, _SQ_BIT)
+    pigs = ms_copies(once, twice, _SQ_BIT)
     if pigs:
-        pig = PIG_VALUE * (1 << copies(e1, e2, _SQ_BIT))
+        pig = PIG_VALUE * (1 << ms_copies(e1, e2, _SQ_BIT))
         subtotal += pigs * (-pig if slam else pig)
-    sheep = copies(once, twice, _DJ_BIT)
+    sheep = ms_copies(once, twice, _DJ_BIT)
     if sheep:
-        subtotal += sheep * SHEEP_VALUE * (1 << copies(e1, e2, _DJ_BIT))
-    transformers = copies(once, twice, _C10_BIT)
+        subtotal += sheep * SHEEP_VALUE * (1 << ms_copies(e1, e2, _DJ_BIT))
+    transformers = ms_copies(once, twice, _C10_BIT)
     if transformers:
-        factor = TWO_DECK_C10_FACTORS[copies(e1, e2, _C10_BIT), transformers]
+        factor = TWO_DECK_C10_FACTORS[ms_copies(e1, e2, _C10_BIT), transformers]
         if not once & _OTHER_SCORING:
             return TWO_DECK_C10_ALONE * factor
         return subtotal * factor
