@@ -206,7 +206,8 @@ def test_tables_are_bounded_and_freed_when_idle():
         ids = []
         for _ in range(2):
             with c.websocket_connect("/ws") as ws:
-                table, _ = open_table(ws, opponents="random")
+                table, state = open_table(ws, opponents="random")
+                until_turn(ws, state)  # no AI is thinking (a thinking table is not freed)
                 ids.append(table["table"])
         with c.websocket_connect("/ws") as ws:
             ws.receive_json()
