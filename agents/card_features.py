@@ -133,6 +133,13 @@ class CardFeatures(nn.Module):
     table's rules wide: 600 at four seats); ``two_decks`` only at four.
     """
 
+    # The constant tables registered as buffers in __init__ (declared for type checkers, to
+    # which a module attribute is otherwise a Tensor or a Module).
+    above: torch.Tensor
+    below: torch.Tensor
+    same: torch.Tensor
+    deck: torch.Tensor
+
     def __init__(self, two_decks: bool = False, players: int = 4) -> None:
         super().__init__()
         self.two_decks = bool(two_decks)

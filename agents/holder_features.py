@@ -50,6 +50,10 @@ class HolderFeatures(nn.Module):
     Layout: ``may_hold`` for relative seats 1 .. players - 1 (52 each), then ``holds`` likewise.
     """
 
+    # The constant tables registered as buffers in __init__ (declared for type checkers).
+    exposable: torch.Tensor
+    deck: torch.Tensor
+
     def __init__(self, players: int = 4) -> None:
         super().__init__()
         self.slices = seat_slices(players)  # refuses a table size the rules do not have

@@ -138,7 +138,7 @@ def check_hidden(hidden: object) -> list[int]:
                          f"{len(hidden):,}")
     for h in hidden:
         if isinstance(h, bool) or not isinstance(h, numbers.Integral) \
-                or not 1 <= h <= MAX_LAYER_WIDTH:
+                or not 1 <= int(h) <= MAX_LAYER_WIDTH:
             raise ValueError(f"hidden layer widths must be positive integers up to "
                              f"{MAX_LAYER_WIDTH:,}; got {_brief(list(hidden))}")
     return [int(h) for h in hidden]

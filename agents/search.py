@@ -88,7 +88,7 @@ import time
 import weakref
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 import torch
@@ -384,9 +384,10 @@ class SearchAgent(Agent):
             chosen = expert_probabilities(np.array([d.expert for _, d in rows]), taken,
                                           np.array([d.legal for _, d in rows]), self.floor)
         else:
-            q = self.scores([d.obs for _, d in rows])
-            chosen = play_probabilities(q, np.stack([d.mask for _, d in rows]), taken,
-                                        self.temperature, self.floor)
+            # model=net: every decision carries its observation and mask (never None).
+            q = self.scores(cast("list[np.ndarray]", [d.obs for _, d in rows]))
+            masks = cast("list[np.ndarray]", [d.mask for _, d in rows])
+            chosen = play_probabilities(q, np.stack(masks), taken, self.temperature, self.floor)
         np.add.at(out, np.array([w for w, _ in rows]), np.log(chosen))
         return out
 
