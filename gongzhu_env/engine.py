@@ -46,6 +46,7 @@ from collections.abc import Sequence
 from typing import SupportsIndex, cast
 
 import numpy as np
+from numpy.typing import NDArray
 
 from gongzhu_env import pair_tricks
 from gongzhu_env.cards import (
@@ -1135,7 +1136,7 @@ class Game:
         return PlayerView.from_game(self, seat if type(seat) is int else
                                     seat_index(seat, self._seats))
 
-    def observation(self, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    def observation(self, seat: int) -> tuple[NDArray[np.float32], NDArray[np.int8]]:
         """``seat``'s observation vector and action mask: ``view(seat).observation()``, fast.
 
         The env calls this at every step. Under the standard rules it encodes straight from

@@ -89,6 +89,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 from gongzhu_env.cards import (
     C10,
@@ -723,7 +724,7 @@ class PlayerView(SeatView):
         return np.concatenate([_mask_row(_scoring_bits(self.captured_pair_masks[s]), 16)
                                for s in order])
 
-    def encode(self, out: np.ndarray | None = None) -> np.ndarray:
+    def encode(self, out: NDArray[np.float32] | None = None) -> NDArray[np.float32]:
         """Return the flat observation vector (see the module docstring for the layout).
 
         All 0/1 blocks are assembled as one Python integer and unpacked in a single numpy call.
@@ -780,7 +781,7 @@ class PlayerView(SeatView):
                             dtype=np.float32)
         return _score_row(self.seat, scores)
 
-    def observation(self) -> tuple[np.ndarray, np.ndarray]:
+    def observation(self) -> tuple[NDArray[np.float32], NDArray[np.int8]]:
         """``(encode(), action_mask())`` built together with a single unpacking of bits."""
         n = self.rules.players
         if n == 4:
@@ -794,7 +795,7 @@ class PlayerView(SeatView):
             obs = np.concatenate([obs, self._extras()])
         return obs, mask
 
-    def action_mask(self) -> np.ndarray:
+    def action_mask(self) -> NDArray[np.int8]:
         """Return the legal-action mask as an int8 vector, zeros off turn.
 
         Its length is ``rules.num_actions``: 53, or 105 with two decks.

@@ -212,7 +212,7 @@ class SingleSeatEnv(gym.Env[NDArray[np.float32], int]):
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+              options: dict[str, Any] | None = None) -> tuple[NDArray[np.float32], dict[str, Any]]:
         """Deal, seat everyone, and play the opponents up to the learner's first turn.
 
         The options and a given deal are checked before the generator is reseeded.
@@ -241,7 +241,8 @@ class SingleSeatEnv(gym.Env[NDArray[np.float32], int]):
             play_turns(self.game, self.players)
         return self._obs(), self._info()
 
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def step(self, action: int
+             ) -> tuple[NDArray[np.float32], float, bool, bool, dict[str, Any]]:
         """Play the learner's action, then the opponents' until its next turn or the end."""
         game = self.game
         if game is None:
@@ -267,7 +268,8 @@ class SingleSeatEnv(gym.Env[NDArray[np.float32], int]):
             return self._obs(), float(res[self.seat]) / self.reward_scale, True, False, info
         return self._obs(), 0.0, False, False, self._info()
 
-    def _step_match(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def _step_match(self, action: int
+                    ) -> tuple[NDArray[np.float32], float, bool, bool, dict[str, Any]]:
         """Play the learner's action in a match, then the others' until its turn or the end.
 
         The reward is the learner's result of every hand that ended on the way (one at most,
@@ -292,7 +294,7 @@ class SingleSeatEnv(gym.Env[NDArray[np.float32], int]):
         return (self._obs(), reward / self.reward_scale, over and not match.truncated,
                 over and match.truncated, info)
 
-    def action_masks(self) -> np.ndarray:
+    def action_masks(self) -> NDArray[np.bool_]:
         """Return the learner's legal actions as ``bool[num_actions]`` (all False once over)."""
         mask = self._mask
         mask[:] = False
@@ -313,7 +315,7 @@ class SingleSeatEnv(gym.Env[NDArray[np.float32], int]):
         return self.game.render(self.seat)
 
     # ------------------------------------------------------------------ internals
-    def _obs(self) -> np.ndarray:
+    def _obs(self) -> NDArray[np.float32]:
         if self.game is None:
             raise RuntimeError("call reset() before step()")
         if self.match is not None:
