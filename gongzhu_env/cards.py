@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterable
+from typing import SupportsIndex, cast
 
 import numpy as np
 
@@ -291,7 +292,7 @@ def card_index(card: object, where: str) -> int:
     if isinstance(card, (bool, np.bool_)):
         raise ValueError(f"{where}: {card!r} is a bool, not a card")
     try:
-        idx = operator.index(card)  # type: ignore[arg-type]
+        idx = operator.index(cast(SupportsIndex, card))  # numpy integers are fine
     except TypeError:
         raise ValueError(f"{where}: {card!r} is not a card (an index 0..51 or text such as "
                          f"'SQ')") from None

@@ -1176,7 +1176,7 @@ def seat_index(seat: object, seats: int, what: str = "seat") -> int:
     """
     if not isinstance(seat, (bool, np.bool_)):
         try:
-            index = operator.index(seat)  # type: ignore[arg-type]
+            index = operator.index(cast(SupportsIndex, seat))
         except TypeError:
             pass
         else:

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import Protocol, SupportsIndex, cast
 
 from gongzhu_env.cards import NUM_CARDS, action_str
 from gongzhu_env.engine import Game, IllegalActionError
@@ -74,7 +74,7 @@ def action_text(action: object, decks: int = 1) -> str:
     if isinstance(action, bool):
         return repr(action)
     try:
-        a = operator.index(action)  # type: ignore[arg-type]
+        a = operator.index(cast(SupportsIndex, action))
     except TypeError:
         return repr(action)
     return action_str(a, decks) if 0 <= a <= NUM_CARDS * decks else repr(action)

@@ -91,7 +91,7 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, SupportsIndex, cast
 
 import numpy as np
 
@@ -320,7 +320,7 @@ def _unsigned(value: object, what: str, limit: int = 1 << 63) -> int:
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{what} must be an integer; got {value!r}")
     try:
-        v = operator.index(value)  # type: ignore[arg-type]
+        v = operator.index(cast(SupportsIndex, value))
     except TypeError:
         raise TypeError(f"{what} must be an integer; got {value!r}") from None
     if not 0 <= v < limit:
