@@ -7,6 +7,8 @@
 ``replay``      ``gongzhu replay``: recorded hands, action by action
 ``table``       one table at the terminal: what the person sees, asks and is told
 ``terminal``    colours, reading a typed choice, naming why a card is refused
+``serve``       ``gongzhu serve``: the browser table on 127.0.0.1 (the ``[web]`` extra)
+``web``         its server: tables, the messages each seat may see, the page's own files
 ==============  ====================================================================================
 
 The command sits on top of everything else (``gongzhu_cli -> training -> agents -> gongzhu_env``)

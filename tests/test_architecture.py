@@ -276,7 +276,7 @@ _FILLING = {"register", "update", "append", "extend", "add", "setdefault", "inse
 def _import_side_effects(path: Path) -> list[str]:
     """Module-level statements that write into a name imported from elsewhere.
 
-    ``IMPLEMENTATIONS[2] = TwoDeckGame`` or ``registry.register(...)`` at the top level of a
+    ``REGISTRY[2] = SomeGame`` or ``registry.register(...)`` at the top level of a
     module make what another module holds depend on which modules were imported; a registry
     is filled where it is defined.
     """

@@ -19,7 +19,7 @@ from gongzhu_env import Game, IllegalActionError, Rules
 from gongzhu_env.cards import DONE, cards_of
 from gongzhu_env.rules import PRESETS
 
-# One deck; the two-deck game has its own tests (test_two_decks.py).
+# One deck; the two-deck game has its own tests (test_two_decks_*.py).
 RULE_SETS = [r for r in map(Rules.preset, sorted(PRESETS)) if r.decks == 1] + [
     Rules(first_lead="any"),
     Rules(hidden_exposure=True),
