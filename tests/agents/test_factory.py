@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
 import sys
 
 import pytest
@@ -103,6 +105,11 @@ def test_an_agent_built_without_rules_plays_as_the_table_it_meets():
     assert set(agent.strategies) == {1, 2} and type(agent.strategies[2]) is TwoDeckPimcAgent
     agent.reseed(7)
     assert all(s.seed == 7 for s in agent.strategies.values())
+    # The arena copies agents for every seat and sends them to worker processes.
+    for twin in (copy.deepcopy(agent), pickle.loads(pickle.dumps(agent))):
+        assert twin.worlds == 2 and set(twin.strategies) == {1, 2}
+        twin.reseed(3)
+        assert twin.act(view) == make_agent("pimc:worlds=2", seed=3, rules=two).act(view)
 
 
 def test_a_strategy_refuses_a_table_it_does_not_play_by_name():
