@@ -222,7 +222,7 @@ def _shooting(s: Situation) -> bool:
     out = s.unseen & HEARTS
     held = s.hand & HEARTS
     # Every unseen heart must be beaten by one of ours.
-    return not out or (held and highest(held) > highest(out))
+    return not out or (held != 0 and highest(held) > highest(out))
 
 
 def _can_be_overtaken(s: Situation, best: int) -> bool:

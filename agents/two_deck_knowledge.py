@@ -48,7 +48,7 @@ def candidate_plays(s: Situation) -> list[tuple[int, ...]]:
         u = cards_of(in_suit)[0]
         return [tuple(sorted((u, d))) for d in cards_of(legal & ~suit)]
     pool = cards_of(legal)
-    plays = [(a, b) for i, a in enumerate(pool) for b in pool[i + 1:]]
+    plays: list[tuple[int, ...]] = [(a, b) for i, a in enumerate(pool) for b in pool[i + 1:]]
     return plays + [(c, c) for c in cards_of(legal & s.hand2)]
 
 
