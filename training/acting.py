@@ -3,6 +3,9 @@
 ``training.dmc.TableSimulator`` (reference games) and ``training.dmc_batch.BatchTableSimulator``
 (the batched engine) differ in how they play the tables, not in who sits at them, how the
 learner explores or what they count; those live here once, so the two cannot drift apart.
+So do the rules every actor and the learner share: the exploration schedule
+(``epsilon_at``), an actor's seed (``actor_seed``) and the clipping of targets
+(``clip_target``, ``clip_targets``), each written once.
 """
 
 from __future__ import annotations
@@ -16,6 +19,34 @@ from agents.base import Agent
 from agents.policy import QNetwork
 from gongzhu_env.rules import Rules
 from training.config import DMCConfig
+
+
+def epsilon_at(cfg: DMCConfig, decisions: int) -> float:
+    """Exploration rate after ``decisions`` learner decisions of the run (linear decay).
+
+    From ``epsilon_start`` to ``epsilon_end`` over ``epsilon_decay_decisions``, then flat. The
+    actors and the learner's log read it from here with the run's decision count.
+    """
+    frac = min(1.0, decisions / max(1, cfg.epsilon_decay_decisions))
+    return cfg.epsilon_start + frac * (cfg.epsilon_end - cfg.epsilon_start)
+
+
+def actor_seed(cfg: DMCConfig, actor_id: int) -> int:
+    """Return the seed of actor ``actor_id``, a local process's or a Ray actor's.
+
+    Replacements get fresh ids, so a restarted actor does not replay its predecessor's hands.
+    """
+    return cfg.seed * 7919 + 1000 * (actor_id + 1)
+
+
+def clip_target(cfg: DMCConfig, value: float) -> float:
+    """Clip one target (a hand result already divided by ``reward_scale``) to ``reward_clip``."""
+    return max(-cfg.reward_clip, min(cfg.reward_clip, value))
+
+
+def clip_targets(cfg: DMCConfig, targets: np.ndarray) -> np.ndarray:
+    """Clip a float array of targets to ``reward_clip`` in place, and return it."""
+    return np.clip(targets, -cfg.reward_clip, cfg.reward_clip, out=targets)
 
 
 class ActingSide:
@@ -95,9 +126,7 @@ class ActingSide:
     @property
     def epsilon(self) -> float:
         """Current exploration rate (linear decay over the run's learner decisions)."""
-        c = self.cfg
-        frac = min(1.0, self.global_decisions / max(1, c.epsilon_decay_decisions))
-        return c.epsilon_start + frac * (c.epsilon_end - c.epsilon_start)
+        return epsilon_at(self.cfg, self.global_decisions)
 
     def timings(self) -> dict[str, float]:
         """Seconds spent in the engine and bookkeeping, and in forward passes, so far."""

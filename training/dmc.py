@@ -60,7 +60,7 @@ from gongzhu_env.players import play_turn
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import hand_results
 from gongzhu_env.view import PlayerView, obs_size
-from training.acting import ActingSide
+from training.acting import ActingSide, actor_seed, clip_target, clip_targets, epsilon_at
 from training.config import ConfigError, DMCConfig, config_from_dict
 from training.dmc_batch import BatchTableSimulator
 from training.precision import q_values, resolve_precision
@@ -216,8 +216,7 @@ class TableSimulator(ActingSide):
         return c.rollout_share + self.progress * (c.rollout_share_final - c.rollout_share)
 
     def _label(self, target: float) -> float:
-        c = self.cfg
-        return max(-c.reward_clip, min(c.reward_clip, target / c.reward_scale))
+        return clip_target(self.cfg, target / self.cfg.reward_scale)
 
     def _rollout_samples(self, g: Game, obs: np.ndarray) -> None:
         """Label every legal card of the seat to move by a rollout; send the sample.
@@ -261,7 +260,7 @@ class TableSimulator(ActingSide):
             else:
                 targets = lambda_returns(t.traj_val[seat], 0.0, c.td_lambda,
                                          rewards=t.traj_rew[seat])
-            np.clip(targets, -c.reward_clip, c.reward_clip, out=targets)
+            clip_targets(c, targets)
             self.sink(np.stack(t.traj_obs[seat]),
                       action_targets(np.asarray(t.traj_act[seat]), targets, self.num_actions))
             self.samples += len(targets)
@@ -448,7 +447,7 @@ def _actor_main(cfg_dict: dict[str, Any], actor_id: int, samples: Any, commands:
     torch.set_num_threads(1)
     parent = os.getppid()
     cfg = config_from_dict(cfg_dict)
-    seed = cfg.seed * 7919 + 1000 * (actor_id + 1)
+    seed = actor_seed(cfg, actor_id)
     seed_everything(seed)
     box_obs: list[np.ndarray] = []
     box_tgt: list[np.ndarray] = []
@@ -741,9 +740,7 @@ class DMCTrainer:
     @property
     def epsilon(self) -> float:
         """Exploration rate the learner seats use now."""
-        c = self.cfg
-        frac = min(1.0, self.decisions / max(1, c.epsilon_decay_decisions))
-        return c.epsilon_start + frac * (c.epsilon_end - c.epsilon_start)
+        return epsilon_at(self.cfg, self.decisions)
 
     def add_snapshot(self) -> None:
         """Freeze a copy of the current network into the opponent pool (oldest drops out)."""

@@ -40,7 +40,7 @@ from agents.base import Agent
 from agents.policy import QNetwork
 from gongzhu_env.engine import Game
 from gongzhu_env.vector import GameBatch
-from training.acting import ActingSide
+from training.acting import ActingSide, clip_target, clip_targets
 from training.config import DMCConfig
 from training.targets import action_targets, lambda_returns
 
@@ -213,10 +213,9 @@ class BatchTableSimulator(ActingSide):
         for seat in range(self.rules.players):
             m = int(self._traj_len[t, seat])
             if self.kinds[t, seat] == _LEARNER and m:
-                final = max(-c.reward_clip, min(c.reward_clip, float(res[seat])))
-                targets = lambda_returns(self._traj_val[t, seat, :m].tolist(), final,
-                                         c.td_lambda)
-                np.clip(targets, -c.reward_clip, c.reward_clip, out=targets)
+                final = clip_target(c, float(res[seat]))
+                targets = clip_targets(c, lambda_returns(self._traj_val[t, seat, :m].tolist(),
+                                                         final, c.td_lambda))
                 self.sink(self._traj_obs[t, seat, :m].copy(),
                           action_targets(self._traj_act[t, seat, :m], targets,
                                          self.num_actions))

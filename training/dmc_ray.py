@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from training.acting import actor_seed
 from training.cluster import BackendError, WorkerLostError, cluster_cpus, connect
 from training.config import DMCConfig, config_from_dict
 from training.dmc import fresh_network, frozen_network, make_simulator
@@ -53,11 +54,6 @@ the run gives up when every slot is."""
 RESPAWN_DELAYS_S = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0)
 """Seconds before a slot's next actor starts, by the slot's deaths in a row (the last
 repeats): a single loss is replaced at once, a slot that keeps losing its actors waits."""
-
-
-def actor_seed(cfg: DMCConfig, actor_id: int) -> int:
-    """Seed of actor ``actor_id`` (as an actor process's; replacements get fresh ids)."""
-    return cfg.seed * 7919 + 1000 * (actor_id + 1)
 
 
 class DMCActor:

@@ -189,3 +189,30 @@ def test_a_run_can_start_from_a_trained_policy(tmp_path):
         make_config("tiny", "dmc", hidden=(16,), card_features=True, init_policy=str(path))
     with pytest.raises(ConfigError, match="^init_policy:"):
         make_config("tiny", "dmc", init_policy=str(tmp_path / "missing.pt"))
+
+
+def test_the_learner_and_its_actors_read_one_exploration_schedule():
+    from training.acting import actor_seed, clip_target, clip_targets, epsilon_at
+    from training.dmc import DMCTrainer
+
+    cfg = make_config("tiny", "dmc", num_actors=0, epsilon_start=0.5, epsilon_end=0.1,
+                      epsilon_decay_decisions=1000)
+    assert epsilon_at(cfg, 0) == 0.5 and epsilon_at(cfg, 10**9) == pytest.approx(0.1)
+    assert epsilon_at(cfg, 500) == pytest.approx(0.3)
+    trainer = DMCTrainer(cfg)
+    sim = trainer.sim
+    for _ in range(5):
+        before = sim.decisions
+        sim.step_tables()
+        trainer.decisions += sim.decisions - before
+        sim.global_decisions = trainer.decisions
+    # The epsilon the learner logs is the one its actors explore with, at the same count.
+    assert trainer.decisions > 0 and trainer.epsilon == sim.epsilon
+    assert trainer.epsilon == epsilon_at(cfg, trainer.decisions) < 0.5
+    # Every actor has its own seed; targets are clipped to reward_clip, one value or many.
+    assert len({actor_seed(cfg, i) for i in range(64)}) == 64
+    clip = cfg.reward_clip
+    assert clip_target(cfg, 10 * clip) == clip and clip_target(cfg, -10 * clip) == -clip
+    arr = np.array([-10 * clip, 0.25 * clip, 10 * clip], dtype=np.float32)
+    assert clip_targets(cfg, arr) is arr and arr.tolist() == pytest.approx([-clip, 0.25 * clip,
+                                                                            clip])
