@@ -20,9 +20,12 @@ changes from the defaults:
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import inspect
 import json
 import math
+import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -641,6 +644,23 @@ _FORMER_DMC_DEFAULTS: dict[str, Any] = {
 one of these fields existed meant this value, so ``load_config`` fills it in."""
 _FORMER_SB3_DEFAULTS: dict[str, Any] = {"total_timesteps": 200_000}
 """``SB3Config`` defaults before they became the quick preset (see ``_FORMER_DMC_DEFAULTS``)."""
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """Return each field's docstring (the string under it in the class body), spaces folded.
+
+    The docstrings are the fields' documentation everywhere: in the source, in the API
+    reference and in ``gongzhu train --help``, which lists every field as an option.
+    """
+    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    docs: dict[str, str] = {}
+    for node, after in zip(body, body[1:], strict=False):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
+                and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant) \
+                and isinstance(after.value.value, str):
+            docs[node.target.id] = " ".join(after.value.value.split())
+    return docs
 
 
 def make_config(preset: str = "quick", trainer: str = "dmc", **overrides: Any) -> Config:

@@ -38,7 +38,9 @@ from training.config import (
     Config,
     ConfigError,
     DMCConfig,
+    SB3Config,
     config_from_dict,
+    field_docs,
     load_config,
     make_config,
     save_config,
@@ -93,7 +95,36 @@ def build_parser() -> argparse.ArgumentParser:
                         "num_actors): local processes, or Ray actors with --backend ray")
     p.add_argument("--quiet", action="store_true", help="print only the final table")
     add_backend_arguments(p)
+    fields = p.add_argument_group(
+        "config fields",
+        "Every other field of the trainers' configs (training.config), each set as --set "
+        "FIELD=JSON would set it: the value as JSON (a number, true, a list, an object) or as "
+        "plain text. The preset gives the defaults; the config checks every value.")
+    for name, (trainers, doc) in config_fields().items():
+        if name in NAMED_FLAGS:
+            continue
+        fields.add_argument(f"--{name.replace('_', '-')}", dest=f"field_{name}", default=None,
+                            metavar="JSON",
+                            help=f"({trainers}) {doc}".replace("%", "%%"))
     return p
+
+
+NAMED_FLAGS = {"preset": "--preset", "rules": "--rules", "rules_mix": "--rules-mix",
+               "episode": "--episode", "seed": "--seed", "time_budget_s": "--time-budget",
+               "final_eval_deals": "--final-eval-deals", "num_actors": "--actors"}
+"""Config fields with an option of their own above; every other field gets ``--field-name``."""
+
+
+def config_fields() -> dict[str, tuple[str, str]]:
+    """Every config field of either trainer: which trainers have it, and its docstring."""
+    out: dict[str, tuple[str, str]] = {}
+    for trainer, cls in (("dmc", DMCConfig), ("sb3", SB3Config)):
+        for name, doc in field_docs(cls).items():
+            if name in out:
+                out[name] = (f"{out[name][0]}, {trainer}", out[name][1])
+            else:
+                out[name] = (trainer, doc)
+    return out
 
 
 def parse_rules(text: str) -> str | dict[str, Any]:
@@ -137,6 +168,11 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
                                ("num_actors", args.actors, "--actors")):
         if value is not None:
             put(field, value, f"{flag} {value}")
+    for name in config_fields():
+        value = getattr(args, f"field_{name}", None)
+        if value is not None:
+            flag = f"--{name.replace('_', '-')}"
+            put(name, _json_or_text(value), f"{flag} {value}")
     for item in args.set:
         key, sep, value = item.partition("=")
         if not sep:
@@ -145,12 +181,16 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
         if key in ("preset", "trainer"):
             # Both pick the table of defaults the fields start from, so they have options.
             raise ConfigError(f"--set {key}: choose it with --{key}, not --set")
-        try:
-            parsed = json.loads(value)
-        except json.JSONDecodeError:
-            parsed = value
-        put(key, parsed, f"--set {item}")
+        put(key, _json_or_text(value), f"--set {item}")
     return out
+
+
+def _json_or_text(value: str) -> Any:
+    """Read a field's value from the command line: JSON if it is JSON, else the text itself."""
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError:
+        return value
 
 
 def run_training(cfg: Config, out: str | os.PathLike[str], resume: bool = False,
