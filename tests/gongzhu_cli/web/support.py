@@ -10,11 +10,12 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import queue
 import re
-import selectors
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -72,23 +73,27 @@ def served(*args: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
                              *args], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     try:
-        lines: list[str] = []
+        # A thread reads the output line by line: a select() on the pipe would miss lines
+        # that arrived together and already sit in the reader's buffer.
+        lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout or ()],
+                         daemon=True).start()
+        seen: list[str] = []
         url = None
-        sel = selectors.DefaultSelector()
-        sel.register(proc.stdout, selectors.EVENT_READ)
         deadline = time.monotonic() + HANG_S
         while url is None:
             left = deadline - time.monotonic()
-            if left <= 0 or proc.poll() is not None:
-                raise AssertionError("gongzhu serve did not print its address: "
-                                     + "".join(lines))
-            if sel.select(timeout=left):
-                line = proc.stdout.readline()
-                lines.append(line)
-                m = URL.search(line)
-                url = m.group(0) if m else None
-        sel.close()
-        proc.head = "".join(lines)  # type: ignore[attr-defined] - what it printed first
+            try:
+                line = lines.get(timeout=max(0.0, min(left, 1.0)))
+            except queue.Empty:
+                if left <= 0 or proc.poll() is not None:
+                    raise AssertionError("gongzhu serve did not print its address: "
+                                         + "".join(seen)) from None
+                continue
+            seen.append(line)
+            m = URL.search(line)
+            url = m.group(0) if m else None
+        proc.head = "".join(seen)  # type: ignore[attr-defined] - what it printed first
         yield proc, url
     finally:
         proc.terminate()
