@@ -39,7 +39,6 @@ from gongzhu_env.cards import (
     Multiset,
     ms_add,
     ms_copies,
-    multiset_masks,
 )
 from gongzhu_env.pair_tricks import play_key as pair_play_key
 from gongzhu_env.scoring import score_masks, score_two_decks
@@ -251,14 +250,6 @@ class Situation:
 
     # ------------------------------------------------------------------ copies and plays
     @property
-    def seen_count(self) -> Multiset:
-        """The cards in this hand or played, as a multiset."""
-        played: Multiset = (0, 0)
-        for p in range(self.seats):
-            played = ms_add(played, (self.played_by[p], self.played2_by[p]))
-        return ms_add(played, (self.hand, self.hand2))
-
-    @property
     def plays(self) -> list[tuple[int, ...]]:
         """The complete plays of the trick in progress (two cards each after a pair lead)."""
         return split_plays(self.trick, self.pair_lead)[0]
@@ -275,15 +266,11 @@ class Situation:
 
     def unseen_count(self, card: int) -> int:
         """Count the copies of ``card`` neither in this hand nor played (the others hold them)."""
-        return self.rules.decks - ms_copies(*self.seen_count, 1 << card)
+        return ms_copies(self.unseen, self.unseen2, 1 << card)
 
     def held(self, card: int) -> int:
         """Count the copies of ``card`` in this seat's hand."""
-        return (self.hand >> card & 1) + (self.hand2 >> card & 1)
-
-    def trick_multiset(self) -> Multiset:
-        """Return the cards of the trick in progress as a multiset."""
-        return multiset_masks(self.trick)
+        return ms_copies(self.hand, self.hand2, 1 << card)
 
     def heading(self) -> tuple[int, tuple[int, ...] | None]:
         """``(seat, key)`` of the play heading the trick in progress (it leads on a tie)."""

@@ -69,6 +69,7 @@ from gongzhu_env.cards import (
     ms_put,
     ms_take,
     multiset_cards,
+    multiset_masks,
     parse_card,
 )
 from gongzhu_env.deal import shuffled_deck
@@ -82,8 +83,6 @@ from gongzhu_env.view import PlayerView, encode_observation
 __all__ = ["Game", "IllegalActionError", "Phase", "Trick", "DONE"]
 
 NUM_SEATS = 4
-NUM_TRICKS = 13
-HAND_SIZE = 13
 _DONE_BIT = 1 << DONE
 _SQ_BIT = 1 << SQ
 _RANKS = (1 << 13) - 1
@@ -226,14 +225,9 @@ class Game:
     def _setup_multisets(self, rules: Rules, hands: list[list[int]], leader: int | None,
                          first_drawn: tuple[int, ...] | None) -> None:
         """Start from checked hands of card indices: each becomes its ``(once, twice)`` masks."""
-        once, twice = [], []
-        for hand in hands:
-            a = b = 0
-            for c in hand:
-                a, b = ms_put(a, b, 1 << c)
-            once.append(a)
-            twice.append(b)
-        self._setup(rules, once, twice if rules.decks > 1 else None, leader, first_drawn)
+        masks = [multiset_masks(hand) for hand in hands]
+        twice = [b for _, b in masks] if rules.pair_leads else None
+        self._setup(rules, [a for a, _ in masks], twice, leader, first_drawn)
 
     def _setup(self, rules: Rules, hands: list[int], hands2: list[int] | None,
                leader: int | None, first_drawn: tuple[int, ...] | None = None) -> None:
@@ -258,7 +252,7 @@ class Game:
         self._num_tricks = rules.hand_size
         self._exposed_all = 0
         self._exposed_all2 = 0
-        self._done = DONE if hands2 is None else rules.done_action
+        self._done = rules.done_action
         self._pairs = pairs = hands2 is not None
         self._deal: tuple[tuple[int, int], ...] | tuple[int, ...]
         if hands2 is not None:

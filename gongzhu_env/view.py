@@ -752,10 +752,11 @@ class PlayerView(SeatView):
     def _bits(self) -> int:
         """Every 0/1 block of the observation as one integer (bit ``i`` is element ``i``)."""
         n = self.rules.players
-        # The trick number block counts the cards each seat has played, per copy of a card:
-        # the tricks at one deck; with two decks, whose pair-led tricks take two cards a seat,
-        # pairs of cards (up to 26).
-        n_tricks = sum(len(t.cards) for t in self.tricks) // (n * self.rules.decks)
+        n_tricks = len(self.tricks)
+        if self.rules.pair_leads:
+            # Up to 26 tricks: the trick number block counts pairs of cards each seat played
+            # (a pair-led trick takes two cards a seat).
+            n_tricks = sum(len(t.cards) for t in self.tricks) // (2 * n)
         if n != 4:
             return _obs_bits_table(
                 _table(n), self.seat, _PHASE_INDEX[self.phase], self.current_player,
