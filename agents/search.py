@@ -282,7 +282,7 @@ class SearchAgent(Agent):
 
         A decision that is not searched (a declaration, a hidden-exposure table, or cards that
         are all equivalent) returns the card or declaration played instead, so that callers
-        that want the search's values (``training.search_labels``) see which decisions have
+        that want the search's values (``training.expert_iteration.labels``) see which decisions have
         none.
         """
         self.check_table(view.rules)

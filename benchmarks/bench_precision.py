@@ -3,7 +3,7 @@
 Self-play decisions of the shipped policy fill a buffer (the ``full`` preset's network and
 tables, one process); a held-out part is set aside; then a fresh network of the preset's
 architecture takes the same sequence of Adam steps once with float32 products and once with
-bfloat16 products (``training.precision``), and the held-out loss (computed in float32) is
+bfloat16 products (``training.dmc.precision``), and the held-out loss (computed in float32) is
 printed every ``--every`` steps together with the seconds the steps took. Equal curves and
 fewer seconds mean ``precision="bfloat16"`` buys speed and nothing else.
 
@@ -35,7 +35,7 @@ def main() -> None:
     from agents.policy import QNetwork
     from training.config import make_config
     from training.dmc import DMCTrainer, q_loss
-    from training.precision import native_bfloat16, q_values
+    from training.dmc import native_bfloat16, q_values
 
     print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()}, "
           f"native bfloat16: {native_bfloat16()}")

@@ -17,7 +17,7 @@ decisions happen inside each step and are not counted):
   ``scalar``: ``--envs`` ``SingleSeatEnv`` in a ``DummyVecEnv`` (what ``train_sb3`` builds
   with ``subproc=false``, its default); ``scalar-subproc``: the same in a ``SubprocVecEnv``
   (``subproc=true``); ``batch``: one ``SingleSeatVectorEnv`` of ``--envs`` tables through
-  ``training.sb3_vec.BatchVecEnv`` (``engine="batch"``). The steps/s include PPO's updates.
+  ``training.sb3.vec_env.BatchVecEnv`` (``engine="batch"``). The steps/s include PPO's updates.
 * Raw env: the envs alone, stepped with a uniformly random legal learner action (drawn from
   the masks with a seeded generator, the same way for both) and the same opponents:
   ``SingleSeatEnv`` one step at a time (reset at each hand's end) and
@@ -80,7 +80,7 @@ def _ppo_runner(kind: str, envs: int, timesteps: int, hidden: int,
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
     from torch import nn
 
-    from training.sb3_vec import BatchVecEnv
+    from training.sb3.vec_env import BatchVecEnv
 
     def run(seed: int) -> float:
         if kind == "batch":

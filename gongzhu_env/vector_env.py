@@ -110,6 +110,7 @@ from gymnasium.vector.utils import batch_space
 
 from gongzhu_env.cards import NUM_ACTIONS
 from gongzhu_env.engine import NUM_SEATS, seat_index
+from gongzhu_env.opponents import OpponentMix
 from gongzhu_env.players import IllegalPlayerActionError, player_label
 from gongzhu_env.rules import Rules
 from gongzhu_env.vector import GameBatch
@@ -205,39 +206,18 @@ def _policy_actions(batch: GameBatch, rows: np.ndarray, ids: np.ndarray,
         out[sel] = got
 
 
-def _policy_list(policies: PolicyLike | Sequence[PolicyLike] | Mapping[PolicyLike, float],
-                 weights: Sequence[float] | None, what: str) -> tuple[list[PolicyLike],
-                                                                      np.ndarray]:
-    """Check a pool of policies with optional weights; return it and the probabilities."""
-    if isinstance(policies, Mapping):
-        if weights is not None:
-            raise TypeError(f"{what}: give the weights either as a mapping or as weights=, "
-                            f"not both")
-        weights = list(policies.values())
-        policies = list(policies.keys())
-    elif isinstance(policies, str) or callable(policies):
+def _policy_mix(policies: PolicyLike | Sequence[PolicyLike] | Mapping[PolicyLike, float],
+                weights: Sequence[float] | None, what: str) -> OpponentMix:
+    """Check a pool of batched policies with optional weights; return it as a mix."""
+    if isinstance(policies, str) or callable(policies):
         policies = [policies]
-    elif not isinstance(policies, Sequence):
+    elif not isinstance(policies, (Sequence, Mapping)):
         raise TypeError(f"{what} must be {RANDOM!r}, a batched callable, or a list of them "
                         f"(or a mapping of them to weights); got {policies!r}")
-    pool = [check_policy(p, what) for p in policies]
-    if not pool:
-        raise ValueError(f"{what} must not be empty")
-    if weights is None:
-        w = np.ones(len(pool))
-    else:
-        if isinstance(weights, (str, bytes)) or not isinstance(weights, Sequence) \
-                or len(weights) != len(pool):
-            raise ValueError(f"{what}: weights must be a list of {len(pool)} numbers, one per "
-                             f"policy; got {weights!r}")
-        for x in weights:
-            if isinstance(x, bool) or not isinstance(x, (int, float, np.number)) \
-                    or not np.isfinite(x) or x < 0:
-                raise ValueError(f"{what}: weights must be non-negative numbers; got {x!r}")
-        w = np.array(weights, dtype=np.float64)
-        if w.sum() <= 0:
-            raise ValueError(f"{what}: weights must not all be zero")
-    return pool, w / w.sum()
+    mix = OpponentMix(policies, weights, what=what)
+    for p in mix.entries:
+        check_policy(p, what)
+    return mix
 
 
 def _seed(seed: object, where: str) -> int:
@@ -319,7 +299,7 @@ class SingleSeatVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         # ``players[i, s]`` indexes it (-1 at the learner's seat).
         self._policies: list[PolicyLike] = []
         self._pool = np.zeros(0, dtype=np.int64)
-        self._pool_p = np.zeros(0)
+        self._mix = OpponentMix([RANDOM])
         self.players = np.full((n, NUM_SEATS), -1, dtype=np.int64)
         self.seats = np.zeros(n, dtype=np.int64)
         """The learner's seat at each table, in the hand now in progress."""
@@ -344,7 +324,8 @@ class SingleSeatVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
         The tables keep the opponents of their hands in progress.
         """
-        pool, p = _policy_list(opponents, weights, "opponents")
+        mix = _policy_mix(opponents, weights, "opponents")
+        pool = mix.entries
         # Keep the policies seated now, then add the new pool's; renumber the seating.
         used = np.unique(self.players[self.players >= 0])
         kept = [self._policies[int(k)] for k in used]
@@ -362,8 +343,7 @@ class SingleSeatVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             ids.append(k)
         self._policies = policies
         self._pool = np.array(ids, dtype=np.int64)
-        self._pool_p = p
-        self._pool_cdf = np.cumsum(p)
+        self._mix = mix
 
     @property
     def opponents(self) -> list[PolicyLike]:
@@ -373,7 +353,7 @@ class SingleSeatVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     @property
     def opponent_weights(self) -> np.ndarray:
         """The probability of each pool entry at each opponent seat of a new hand."""
-        return self._pool_p.copy()
+        return self._mix.probabilities.copy()
 
     def seated(self, table: int) -> list[PolicyLike | None]:
         """Return who plays each seat of ``table`` in its hand now (``None``: the learner)."""
@@ -385,8 +365,7 @@ class SingleSeatVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         rng = self.np_random
         seats = np.full(k, self.fixed_seat, dtype=np.int64) if self.fixed_seat is not None \
             else rng.integers(NUM_SEATS, size=k)
-        draws = self._pool[np.minimum(np.searchsorted(self._pool_cdf, rng.random((k, NUM_SEATS)),
-                                                      side="right"), len(self._pool) - 1)]
+        draws = self._pool[self._mix.draw_many(rng, (k, NUM_SEATS))]
         draws[np.arange(k), seats] = -1
         self.seats[tables] = seats
         self.players[tables] = draws
@@ -589,7 +568,7 @@ class SelfPlayBatch:
             raise RuntimeError("call reset(seed) before play()")
         if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
             raise ValueError(f"steps must be a positive integer; got {steps!r}")
-        pool, _ = _policy_list(policies, None, "policies")
+        pool = _policy_mix(policies, None, "policies").entries
         seating = self._assignment(pool, assignment)
         undo = _Undo(self.batch, self.rng, (self.hand_number,))
         pending = self._pending

@@ -21,8 +21,9 @@ Action mask         ``action_masks()`` -> ``bool[num_actions]`` (what sb3-contri
 Starting State
 --------------
 ``reset(seed=...)`` deals a hand from ``self.np_random``, picks the learner's seat uniformly
-(unless ``seat=`` fixes it) and draws each other seat's opponent uniformly from the pool; the
-opponents then play until it is the learner's turn.
+(unless ``seat=`` fixes it) and draws each other seat's opponent from the pool, uniformly or
+by weight (``gongzhu_env.opponents.OpponentMix``, the draw every trainer uses); the opponents
+then play until it is the learner's turn.
 
 Opponents
 ---------
@@ -35,8 +36,9 @@ agent's memory, and every copy is re-seeded from the env's generator at each res
 ``reseed(seed)`` if it has one, else its ``seed`` and ``rng`` attributes), so the same seed
 gives the same episode. The opponents play through ``gongzhu_env.players.play_turns`` with the
 learner's seat left empty; an illegal opponent action raises ``IllegalPlayerActionError``.
-``set_opponents(pool)`` replaces the pool between episodes (the SB3 trainer adds frozen
-snapshots this way, also through ``VecEnv.env_method``).
+The pool is a list (equal chances) or a mapping of entries to weights (or a list with
+``weights=``). ``set_opponents(pool, weights=None)`` replaces it between episodes (the SB3
+trainer adds frozen snapshots this way, also through ``VecEnv.env_method``).
 
 Rewards
 -------
@@ -60,10 +62,11 @@ match_over``: the threshold, and its opposite with ``match_end="either"``), trun
 
 Constructor arguments
 ---------------------
-``opponents`` (the pool), ``factory`` (builds spec strings: ``factory(spec, seed=...)``),
-``rules``, ``reward_mode``, ``reward_scale``
-(default 400), ``seat`` (fix the learner's seat), ``illegal_reward`` (default -1),
-``render_mode`` (``"ansi"``), ``episode`` (``"hand"`` or ``"match"``), ``max_hands``.
+``opponents`` (the pool: a list, or a mapping to weights), ``factory`` (builds spec strings:
+``factory(spec, seed=...)``), ``rules``, ``reward_mode``, ``reward_scale`` (default 400),
+``seat`` (fix the learner's seat), ``illegal_reward`` (default -1), ``render_mode``
+(``"ansi"``), ``episode`` (``"hand"`` or ``"match"``), ``max_hands``, ``weights`` (one per
+opponent of a list pool).
 
 >>> from agents import make_agent
 >>> from gongzhu_env.wrappers import SingleSeatEnv
@@ -78,7 +81,7 @@ Version History
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -88,6 +91,7 @@ from numpy.typing import NDArray
 
 from gongzhu_env.engine import Game, seat_index
 from gongzhu_env.match import DEFAULT_MAX_HANDS, Match, check_episode, reset_hands
+from gongzhu_env.opponents import OpponentMix
 from gongzhu_env.players import Player, play_match_turns, play_turns, start_hand
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import REWARD_MODES, check_reward_mode, check_reward_scale, hand_results
@@ -128,16 +132,14 @@ class _CallableOpponent:
         return int(self.fn(view))
 
 
-def _check_pool(opponents: Sequence[OpponentLike],
-                factory: Callable[..., Any] | None) -> list[OpponentLike]:
-    if isinstance(opponents, (str, bytes)) or not isinstance(opponents, Sequence):
-        raise TypeError(f"opponents must be a list of agent specs, Agents or callables; got "
-                        f"{opponents!r}")
-    pool = list(opponents)
-    if not pool:
-        raise ValueError("opponents must not be empty: the env needs someone to fill the "
-                         "three other seats")
-    for o in pool:
+def _check_pool(opponents: Sequence[OpponentLike] | Mapping[OpponentLike, float],
+                weights: Sequence[float] | None,
+                factory: Callable[..., Any] | None) -> OpponentMix:
+    if isinstance(opponents, (str, bytes)) or not isinstance(opponents, (Sequence, Mapping)):
+        raise TypeError(f"opponents must be a list of agent specs, Agents or callables (or a "
+                        f"mapping of them to weights); got {opponents!r}")
+    mix = OpponentMix(opponents, weights)
+    for o in mix.entries:
         if isinstance(o, str):
             if factory is None:
                 raise TypeError(f"opponent spec {o!r} needs factory= (e.g. agents.make_agent) "
@@ -146,7 +148,7 @@ def _check_pool(opponents: Sequence[OpponentLike],
         elif not (hasattr(o, "act") or callable(o)):
             raise TypeError(f"opponent {o!r} is neither an agent spec, an Agent nor a "
                             f"callable view -> action")
-    return pool
+    return mix
 
 
 class SingleSeatEnv(gym.Env[NDArray[np.float32], int]):
@@ -154,12 +156,13 @@ class SingleSeatEnv(gym.Env[NDArray[np.float32], int]):
 
     metadata = {"render_modes": ["ansi"], "name": "gongzhu_single_seat_v0"}
 
-    def __init__(self, opponents: Sequence[OpponentLike],
+    def __init__(self, opponents: Sequence[OpponentLike] | Mapping[OpponentLike, float],
                  factory: Callable[..., Any] | None = None,
                  rules: Rules | str | None = None, reward_mode: str = "zero_sum",
                  reward_scale: float = 400.0, seat: int | None = None,
                  illegal_reward: float = -1.0, render_mode: str | None = None,
-                 episode: str = "hand", max_hands: int = DEFAULT_MAX_HANDS) -> None:
+                 episode: str = "hand", max_hands: int = DEFAULT_MAX_HANDS,
+                 weights: Sequence[float] | None = None) -> None:
         super().__init__()
         self.rules = Rules.coerce(rules)
         check_episode(episode, max_hands)
@@ -175,7 +178,8 @@ class SingleSeatEnv(gym.Env[NDArray[np.float32], int]):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
                              f"None; got {render_mode!r}")
         self.factory = factory
-        self.pool = _check_pool(opponents, factory)
+        self.mix = _check_pool(opponents, weights, factory)
+        """Who sits in the other seats (``gongzhu_env.opponents.OpponentMix``)."""
         self._copies: dict[tuple[int, int], Any] = {}
         self.reward_mode = reward_mode
         self.reward_scale = float(reward_scale)
@@ -191,13 +195,19 @@ class SingleSeatEnv(gym.Env[NDArray[np.float32], int]):
         self._mask = np.zeros(self.rules.num_actions, dtype=bool)
 
     # ------------------------------------------------------------------ opponents
-    def set_opponents(self, opponents: Sequence[OpponentLike]) -> None:
+    def set_opponents(self, opponents: Sequence[OpponentLike] | Mapping[OpponentLike, float],
+                      weights: Sequence[float] | None = None) -> None:
         """Replace the opponent pool (takes effect at the next ``reset``)."""
-        self.pool = _check_pool(opponents, self.factory)
+        self.mix = _check_pool(opponents, weights, self.factory)
         self._copies = {}
 
+    @property
+    def pool(self) -> list[OpponentLike]:
+        """The opponent entries (their weights are ``self.mix.weights``)."""
+        return self.mix.entries
+
     def _build(self, index: int, seat: int, seed: int) -> Any:
-        entry = self.pool[index]
+        entry = self.mix.entries[index]
         if isinstance(entry, str):
             if self.factory is None:  # refused when the pool is set; kept explicit for -O
                 raise TypeError(f"opponent spec {entry!r} needs factory= to build it")
@@ -232,8 +242,8 @@ class SingleSeatEnv(gym.Env[NDArray[np.float32], int]):
         for s in range(n):
             if s == self.seat:
                 continue
-            index = int(rng.integers(len(self.pool)))
-            self.players[s] = self._build(index, s, int(rng.integers(2**31)))
+            draw = self.mix.draw_seat(rng)
+            self.players[s] = self._build(draw.entry, s, draw.value)
         start_hand(self.players, self.rules)
         if self.match is not None:
             play_match_turns(self.match, self.players)

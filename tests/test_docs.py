@@ -30,9 +30,9 @@ pytestmark = pytest.mark.xdist_group("docs")  # one worker builds the site once 
 ENTRY_POINTS = [
     "training.train.main", "training.train.run_training", "training.train.build_parser",
     "training.config.make_config", "training.config.load_config", "training.config.DMCConfig",
-    "training.config.SB3Config", "training.config.ConfigError", "training.train_dmc.train_dmc",
-    "training.train_sb3.train_sb3", "training.evaluate.main",
-    "training.shipped_recipe.main", "training.rllib_example.main",
+    "training.config.SB3Config", "training.config.ConfigError", "training.dmc.train.train_dmc",
+    "training.sb3.train.train_sb3", "training.evaluate.main",
+    "training.expert_iteration.recipe.main",
 ]
 """The trainers' and the arena's entry points, as ``module.name``."""
 

@@ -39,7 +39,7 @@ SPECIAL_OPPONENTS = ("self", "snapshot")
 SB3_ENGINES = ("scalar", "batch")
 """``SB3Config.engine`` values (the DMC trainer's, with ``"auto"``, are ``ENGINES``)."""
 PRECISIONS = ("auto", "float32", "bfloat16")
-"""``DMCConfig.precision`` values (``training.precision`` resolves them)."""
+"""``DMCConfig.precision`` values (``training.dmc.precision`` resolves them)."""
 BATCH_OPPONENTS = ("random", "self", "snapshot")
 """Who can sit at the tables of the batched engine (``SB3Config.engine = "batch"``)."""
 BATCH_OPPONENT_MIX = {"self": 0.5, "snapshot": 0.375, "random": 0.125}
@@ -209,7 +209,7 @@ class DMCConfig:
 
     engine: str = "auto"
     """What plays the tables: ``"batch"``, the compiled batched engine
-    (``gongzhu_env.vector.GameBatch`` through ``training.dmc_batch``: every table's
+    (``gongzhu_env.vector.GameBatch`` through ``training.dmc.batch_tables``: every table's
     observation written at once in compiled code, several times the decisions/s);
     ``"scalar"``, one reference ``Game`` and ``PlayerView`` per table (every rule set, match
     episodes, mixed rules and rollout labels); ``"auto"``: the batch engine wherever it
@@ -272,7 +272,7 @@ class DMCConfig:
     its capacity on telling the cards apart."""
 
     search_labels: str = ""
-    """Directory of a label set of ``training.search_labels`` (the search agent's value of
+    """Directory of a label set of ``training.expert_iteration.labels`` (the search agent's value of
     every legal card at its decisions), or several joined with ``os.pathsep`` (``:`` on
     Linux and macOS), whose labels are pooled: expert iteration. A share ``search_label_share`` of
     every minibatch is drawn from these labels, the rest from self-play, and the labels' rows
@@ -309,7 +309,7 @@ class DMCConfig:
     """Number format of the matrix products in the learner's gradient steps: ``"float32"``,
     ``"bfloat16"`` (autocast: weights, optimiser state and loss stay float32) or ``"auto"``
     (bfloat16 where the CPU has native bfloat16 dot products, else float32;
-    ``training.precision``). The actors' forward passes stay float32 (their batches of a few
+    ``training.dmc.precision``). The actors' forward passes stay float32 (their batches of a few
     hundred rows gain little or lose), and saved policies are float32 either way."""
 
     max_grad_norm: float = 10.0
@@ -495,7 +495,7 @@ class SB3Config:
     Python engine (``gongzhu_env.wrappers.SingleSeatEnv``) in a ``DummyVecEnv`` or
     ``SubprocVecEnv``; every opponent spec can sit there. ``"batch"``: the ``n_envs`` tables
     of one ``gongzhu_env.vector_env.SingleSeatVectorEnv`` on the compiled batched engine
-    (``training.sb3_vec.BatchVecEnv``), in this process, the opponents played in batch: only
+    (``training.sb3.vec_env.BatchVecEnv``), in this process, the opponents played in batch: only
     ``"random"``, ``"self"`` and ``"snapshot"`` (rule agents need Python views), single hands
     only, and rules the batched engine covers. Its default mix is ``BATCH_OPPONENT_MIX``.
     Many tables and short rollouts suit it (e.g. ``n_envs=64``, ``n_steps=32``)."""
@@ -590,6 +590,10 @@ class SB3Config:
                               f"{_quoted(self.engine)}")
         if self.engine == "batch":
             _check_batch_engine(self)
+
+    def uses_batch_engine(self) -> bool:
+        """Whether the learner's tables are played by the batched engine (``engine``)."""
+        return self.engine == "batch"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict, with the trainer named."""
@@ -854,7 +858,7 @@ def _check_search_labels(cfg: DMCConfig) -> None:
         # Each set's manifest now (its chunks are checked when the trainer loads them), so a
         # mistyped directory is refused before a run directory is made.
         from gongzhu_env.rules import Rules
-        from training.search_labels import LabelError, check_label_set, label_dirs
+        from training.expert_iteration.labels import LabelError, check_label_set, label_dirs
 
         dirs = label_dirs(cfg.search_labels)
         try:

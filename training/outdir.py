@@ -1,9 +1,9 @@
 """Whether an ``--out`` path can take a run: the check every command that writes one shares.
 
-``training.train``, ``training.search_labels``, ``training.expert_iteration`` and
-``training.shipped_recipe`` each write a directory named by ``--out`` and resume from it. This
+``training.train``, ``training.expert_iteration.labels``, ``training.expert_iteration`` and
+``training.expert_iteration.recipe`` each write a directory named by ``--out`` and resume from it. This
 module imports nothing of theirs, so each can ask it before writing without an import circle
-(``training.config`` checks label sets through ``training.search_labels``).
+(``training.config`` checks label sets through ``training.expert_iteration.labels``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What every trainer shares about a run: its directory, seeds, checkpoints, logs and curve.
 
-Both trainers (``training.train_dmc`` and ``training.train_sb3``) write the same run directory
+Both trainers (``training.dmc.train`` and ``training.sb3.train``) write the same run directory
 through this module, so a run reads the same whichever algorithm made it:
 
 ==========================  ======================================================================

@@ -1,7 +1,7 @@
 """The single training entry point: ``python -m training.train`` (or ``gongzhu train``).
 
 It builds and validates the config (``training.config``) before any work starts, trains with the
-chosen trainer (``training.train_dmc`` or ``training.train_sb3``) into a run directory
+chosen trainer (``training.dmc.train`` or ``training.sb3.train``) into a run directory
 (``training.run`` lists its files) and ends with an arena evaluation of the trained policy
 against the baselines (duplicate 1 vs 3, ``training.arena``) and the learning-curve plot.
 
@@ -45,7 +45,7 @@ from training.config import (
     make_config,
     save_config,
 )
-from training.dmc import mixed_input
+from training.dmc import mixed_input, train_dmc
 from training.outdir import out_problem
 from training.run import (
     FINAL_EVAL_SEED,
@@ -54,8 +54,7 @@ from training.run import (
     evaluate_policy,
     plot_learning_curve,
 )
-from training.train_dmc import train_dmc
-from training.train_sb3 import train_sb3
+from training.sb3 import train_sb3
 
 
 # ---------------------------------------------------------------------------- command line
@@ -198,7 +197,7 @@ def run_training(cfg: Config, out: str | os.PathLike[str], resume: bool = False,
                  address: str | None = None) -> dict[str, Any]:
     """Train, save the policy, evaluate, plot; return a summary dict (paths and results).
 
-    ``backend="ray"`` runs the DMC actors on a Ray cluster (``training.dmc_ray``).
+    ``backend="ray"`` runs the DMC actors on a Ray cluster (``training.dmc.ray_actors``).
     """
     check_run_backend(cfg, backend, address)
     run = RunDir(out)

@@ -1,4 +1,4 @@
-"""Deep Monte-Carlo on the batched engine (training.dmc_batch), held to the reference Game."""
+"""Deep Monte-Carlo on the batched engine (training.dmc.batch_tables), held to the reference Game."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from gongzhu_env.scoring import hand_results
 from gongzhu_env.view import obs_size
 from training.config import ConfigError, DMCConfig, make_config
 from training.dmc import TableSimulator, make_simulator
-from training.dmc_batch import BatchTableSimulator
+from training.dmc import BatchTableSimulator
 
 
 def _cfg(**kw) -> DMCConfig:

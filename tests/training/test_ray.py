@@ -1,6 +1,6 @@
 """Ray: the backend of the arena and the DMC trainer, and the RLlib example.
 
-(training.cluster, training.dmc_ray, training.rllib_example.) The arena on Ray must give the
+(training.cluster, training.dmc.ray_actors, examples/rllib_ppo.py.) The arena on Ray must give the
 local numbers to the last digit, on a private instance and on a simulated two-node cluster,
 keep its journal, and play again a chunk whose worker died. The trainer on Ray must train,
 checkpoint and resume like the local one, and survive the loss of an actor. Bad input (Ray
@@ -46,7 +46,7 @@ from tests.training.ray_support import (
     require_ray,
     two_node_cluster,
 )
-from training import rllib_example, train
+from training import train
 from training.arena.cli import main as eval_main
 from training.arena.duplicate import duplicate_match
 from training.arena.hands import IllegalAgentActionError
@@ -81,7 +81,7 @@ def _eval(args: list[str], out: Path) -> list[dict]:
 # ---------------------------------------------------------------------------- bad input
 def test_plain_imports_do_not_load_ray():
     code = ("import sys, gongzhu_env, agents, training, training.train, training.evaluate, "
-            "training.arena, training.cluster, training.dmc_ray, training.rllib_example, "
+            "training.arena, training.cluster, training.dmc, training.sb3, training.expert_iteration, "
             "gongzhu_cli.main; print(sorted(m for m in sys.modules if m.split('.')[0] == 'ray'))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
@@ -281,7 +281,7 @@ def test_workers_of_a_local_instance_run_at_the_priority_of_the_command(cluster)
 @RAY_GROUP
 def test_dmc_on_ray_replaces_a_killed_actor_and_keeps_its_checkpoints(
         cluster, tmp_path, monkeypatch):
-    import training.dmc_ray as dmc_ray
+    import training.dmc as dmc_ray
 
     ray = require_ray()
     made: list = []
@@ -381,7 +381,7 @@ class _Script:
 def _scripted_actors(n, fates):
     """``RayActors`` for ``n`` actors whose fates ``_Script`` decides; and what it logs."""
     from training.config import make_config
-    from training.dmc_ray import RayActors
+    from training.dmc import RayActors
 
     said: list[str] = []
     actors = RayActors.__new__(RayActors)
@@ -407,7 +407,7 @@ def test_a_slot_that_keeps_losing_its_actors_waits_longer_while_another_feeds_th
     """Ray's memory monitor kills the newest worker first, so on a short-of-memory machine
     every replacement of a slot can die at once: that slot waits longer each time (the first
     replacement at once), and the run goes on while another actor delivers."""
-    from training.dmc_ray import MAX_FRUITLESS
+    from training.dmc import MAX_FRUITLESS
 
     oom = require_ray().exceptions.OutOfMemoryError("a worker was killed: node low on memory")
     deaths = 2 * MAX_FRUITLESS + 1
@@ -427,7 +427,7 @@ def test_a_slot_that_keeps_losing_its_actors_waits_longer_while_another_feeds_th
 def test_the_run_stops_when_no_actor_is_left_to_deliver():
     """Every slot losing ``MAX_FRUITLESS`` actors in a row without a batch stops the run with
     ``WorkerLostError`` (the trainer then checkpoints and exits 1); a batch resets a slot."""
-    from training.dmc_ray import MAX_FRUITLESS
+    from training.dmc import MAX_FRUITLESS
 
     died = require_ray().exceptions.ActorDiedError()
     # slot 0 loses two actors and its third delivers, slot 1's first delivers; then every
@@ -447,11 +447,25 @@ def test_the_run_stops_when_no_actor_is_left_to_deliver():
 
 
 # ---------------------------------------------------------------------------- RLlib
+def _rllib_example():
+    """Load ``examples/rllib_ppo.py`` as the module ``rllib_ppo`` (it imports RLlib)."""
+    require_ray()
+    if "rllib_ppo" not in sys.modules:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("rllib_ppo",
+                                                      ROOT / "examples" / "rllib_ppo.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["rllib_ppo"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["rllib_ppo"]
+
+
 def _module(hidden=(16,)):
     require_ray()
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from training.rllib_module import MaskedPPOModule
+    MaskedPPOModule = _rllib_example().MaskedPPOModule  # noqa: N806 - a class
 
     e = env()
     e.reset(seed=0)
@@ -478,7 +492,7 @@ def test_the_rllib_mask_leaves_only_legal_actions_and_the_export_gives_its_logit
     values = module.compute_values(batch)
     assert values.shape == (1,)
     # The exported network scores the observation exactly as RLlib's actor does.
-    net = rllib_example.actor_network(module, Rules())
+    net = _rllib_example().actor_network(module, Rules())
     ours = net(torch.from_numpy(obs["observation"][None]))[0]
     assert torch.allclose(ours[legal], logits[legal], atol=1e-5)
 
@@ -487,6 +501,7 @@ def test_the_rllib_mask_leaves_only_legal_actions_and_the_export_gives_its_logit
 def test_a_short_rllib_run_trains_exports_and_plays_in_the_arena(cluster, tmp_path, capsys):
     ray = require_ray()
     out = tmp_path / "rllib"
+    rllib_example = _rllib_example()
     assert rllib_example.main(["--address", cluster.address,
                                "--out", str(out), "--iterations", "1", "--batch-size", "256",
                                "--env-runners", "0", "--envs-per-runner", "2",

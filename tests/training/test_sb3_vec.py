@@ -1,4 +1,4 @@
-"""MaskablePPO on the batched engine: ``training.sb3_vec.BatchVecEnv`` and ``engine="batch"``."""
+"""MaskablePPO on the batched engine: ``training.sb3.vec_env.BatchVecEnv`` and ``engine="batch"``."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from gongzhu_env.scoring import hand_results
 from gongzhu_env.vector_env import SingleSeatVectorEnv
 from training import train
 from training.config import BATCH_OPPONENT_MIX, ConfigError, make_config
-from training.sb3_vec import BatchVecEnv
+from training.sb3.vec_env import BatchVecEnv
 
 
 def _venv(n: int = 6, **kwargs) -> BatchVecEnv:
@@ -154,20 +154,24 @@ def test_snapshots_and_the_live_policy_play_as_batched_opponents() -> None:
     import torch
 
     from agents.policy import PolicyAgent, QNetwork
-    from training.train_sb3 import _batch_pool, _BatchLivePolicy, _BatchNetPolicy
+    from training.opponents import BatchLivePolicy, BatchNetPolicy, sb3_pool
 
-    cfg = make_config("tiny", "sb3", engine="batch",
-                      opponent_mix={"self": 0.5, "snapshot": 0.3, "random": 0.2})
-    live, cache = _BatchLivePolicy(0), {}
-    pool, weights = _batch_pool(cfg, [], live, cache)
-    assert pool == [live, "random", "random"] and weights == [0.5, 0.3, 0.2]
+    mix = {"self": 0.5, "snapshot": 0.3, "random": 0.2}
+    live, cache = BatchLivePolicy(0), {}
+
+    def entry(agent):
+        return cache.setdefault(id(agent), BatchNetPolicy(agent.net, "snapshot"))
+
+    # Before the first snapshot a snapshot seat is the learner's current policy.
+    pool, weights = sb3_pool(mix, [], live, entry)
+    assert pool == [live, live, "random"] and weights == [0.5, 0.3, 0.2]
     torch.manual_seed(0)
     snaps = [PolicyAgent(QNetwork(600, 53, (8,))) for _ in range(2)]
-    pool, weights = _batch_pool(cfg, snaps, live, cache)
+    pool, weights = sb3_pool(mix, snaps, live, entry)
     assert pool[0] is live and pool[-1] == "random"
-    assert [type(p) for p in pool[1:3]] == [_BatchNetPolicy] * 2
+    assert [type(p) for p in pool[1:3]] == [BatchNetPolicy] * 2
     assert weights[1:3] == pytest.approx([0.15, 0.15])
-    again, _ = _batch_pool(cfg, snaps[1:], live, cache)
+    again, _ = sb3_pool(mix, snaps[1:], live, entry)
     assert again[1] is pool[2]  # the same object while the snapshot is kept
     # A snapshot plays what its PolicyAgent plays: the legal action of highest score.
     env = SingleSeatVectorEnv(4, [pool[1]])

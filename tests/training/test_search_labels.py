@@ -16,10 +16,10 @@ from agents.search import SearchAgent, SearchResult  # noqa: E402
 from gongzhu_env.rules import Rules  # noqa: E402
 from gongzhu_env.view import decode, obs_size  # noqa: E402
 from tests.helpers import one_line_error, tiny_q_network  # noqa: E402
-from training import search_labels  # noqa: E402
+from training.expert_iteration import labels as search_labels  # noqa: E402
 from training.config import ConfigError, make_config  # noqa: E402
 from training.dmc import DMCTrainer  # noqa: E402
-from training.search_labels import (  # noqa: E402
+from training.expert_iteration.labels import (  # noqa: E402
     LabelError,
     LabelSpec,
     label_hand,
@@ -452,7 +452,7 @@ def test_make_labels_refuses_a_budget_that_is_negative_or_not_a_number(tmp_path,
 def test_expert_iteration_resume_where_there_is_no_run_is_refused(tmp_path, capsys, net_path,
                                                                   monkeypatch):
     # As training.train refuses it: a mistyped --out must not start a new run of hours.
-    from training import expert_iteration
+    from training.expert_iteration import rounds as expert_iteration
 
     def no_round(*_: object, **__: object) -> None:
         raise AssertionError("a round started")
@@ -484,7 +484,7 @@ def test_expert_iteration_refuses_bad_settings_before_writing(tmp_path, capsys, 
                                                               why):
     text = tmp_path / "passwd"
     text.write_text("root:x:0:0:root:/root:/bin/bash\n", encoding="utf-8")
-    from training import expert_iteration
+    from training.expert_iteration import rounds as expert_iteration
 
     out = tmp_path / "run"
     argv = ["--out", str(out), "--start", net_path,

@@ -2,12 +2,26 @@
 
 A seat's decisions in one episode are labelled backwards from its result
 (``lambda_returns``) and written as rows with one target per action, NaN where an action has
-none (``action_targets``): the form the replay buffer and ``training.dmc.q_loss`` read.
+none (``action_targets``): the form the replay buffer and ``training.dmc.loss.q_loss`` read.
+Every target is a result divided by ``reward_scale`` and clipped to ``reward_clip``
+(``clip_target``, ``clip_targets``): one rule for both simulators.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from training.config import DMCConfig
+
+
+def clip_target(cfg: DMCConfig, value: float) -> float:
+    """Clip one target (a hand result already divided by ``reward_scale``) to ``reward_clip``."""
+    return max(-cfg.reward_clip, min(cfg.reward_clip, value))
+
+
+def clip_targets(cfg: DMCConfig, targets: np.ndarray) -> np.ndarray:
+    """Clip a float array of targets to ``reward_clip`` in place, and return it."""
+    return np.clip(targets, -cfg.reward_clip, cfg.reward_clip, out=targets)
 
 
 def action_targets(act: np.ndarray, ret: np.ndarray, num_actions: int) -> np.ndarray:

@@ -7,7 +7,7 @@ directly, in one process, without one Python env per table:
 
 >>> from sb3_contrib import MaskablePPO
 >>> from gongzhu_env.vector_env import SingleSeatVectorEnv
->>> from training.sb3_vec import BatchVecEnv
+>>> from training.sb3.vec_env import BatchVecEnv
 >>> venv = BatchVecEnv(SingleSeatVectorEnv(64, ["random"]))
 >>> model = MaskablePPO("MlpPolicy", venv, n_steps=32).learn(4096)  # doctest: +SKIP
 

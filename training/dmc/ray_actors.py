@@ -1,12 +1,10 @@
 """Deep Monte-Carlo actors on a Ray cluster: ``gongzhu train --backend ray --actors N``.
 
-The learner (``training.dmc.DMCTrainer``) stays in the process that runs the command; only the
-acting side moves. Each Ray actor is what an actor process is on one machine: it builds the
-same simulator (``make_simulator(cfg, net, seed, sink)``: the reference ``TableSimulator`` or
-the batched engine's, as ``cfg.engine`` says) and calls ``step_tables()`` until it holds
-``cfg.actor_chunk`` samples, then hands that batch over, with the same counters an actor
-process sends. So the config, the metrics, the checkpoints and ``--resume`` are those of the
-local trainer.
+The learner (``learner.DMCTrainer``) stays in the process that runs the command; only the
+acting side moves. Each Ray actor is the ``actors.Actor`` a local actor process runs (the same
+loop, seeding and chunks), made remote here; ``RayActors`` is the learner's ``ActorPool`` for
+them. So the config, the metrics, the checkpoints and ``--resume`` are those of the local
+trainer.
 
 Transport (``RayActors``):
 
@@ -37,14 +35,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 import torch
 
-from training.acting import actor_seed
 from training.cluster import BackendError, WorkerLostError, cluster_cpus, connect
-from training.config import DMCConfig, config_from_dict
-from training.dmc import fresh_network, frozen_network, make_simulator
-from training.run import seed_everything
+from training.config import DMCConfig
+from training.dmc.actors import START_TIMEOUT_S, Actor, Chunk
 
 INFLIGHT = 2
 """Batches requested ahead from every actor."""
@@ -54,64 +49,6 @@ the run gives up when every slot is."""
 RESPAWN_DELAYS_S = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0)
 """Seconds before a slot's next actor starts, by the slot's deaths in a row (the last
 repeats): a single loss is replaced at once, a slot that keeps losing its actors waits."""
-
-
-class DMCActor:
-    """One self-play actor: a table simulator with a copy of the learner's network.
-
-    Created as a Ray actor by ``RayActors`` (``ray.remote`` is applied there, so importing
-    this module does not need Ray).
-    """
-
-    def __init__(self, cfg_dict: dict[str, Any], actor_id: int) -> None:
-        torch.set_num_threads(1)
-        self.cfg = config_from_dict(cfg_dict)
-        seed = actor_seed(self.cfg, actor_id)
-        seed_everything(seed)
-        self._obs: list[np.ndarray] = []
-        self._tgt: list[np.ndarray] = []
-        self.net = fresh_network(self.cfg).eval()
-        self.sim = make_simulator(self.cfg, self.net, seed, self._sink)
-        self._last = (0, 0, 0)
-
-    def _sink(self, obs: np.ndarray, tgt: np.ndarray) -> None:
-        self._obs.append(obs)
-        self._tgt.append(tgt)
-
-    def pid(self) -> int:
-        """Return the actor's process id (for tests and diagnostics)."""
-        return os.getpid()
-
-    def set_weights(self, state_dict: dict[str, torch.Tensor], decisions: int,
-                    progress: float) -> None:
-        """Take the learner's weights, run decisions (epsilon) and budget fraction."""
-        self.net.load_state_dict(state_dict)
-        self.sim.global_decisions = int(decisions)
-        self.sim.progress = float(progress)
-
-    def set_snapshots(self, state_dicts: list[dict[str, torch.Tensor]]) -> None:
-        """Take the learner's pool of frozen snapshots."""
-        self.sim.set_snapshots([frozen_network(sd, self.cfg) for sd in state_dicts])
-
-    def play(self) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-        """Step the tables until ``cfg.actor_chunk`` samples are ready; return them.
-
-        ``(obs uint8[n, obs_size], targets float32[n, num_actions], stats)`` with the counters
-        an actor process sends (decisions, forced moves and games since the last batch, and
-        the learner seats' summed results).
-        """
-        sim = self.sim
-        while sum(len(t) for t in self._tgt) < self.cfg.actor_chunk:
-            sim.step_tables()
-        dec, forced, games = self._last
-        stats = {"decisions": sim.decisions - dec, "forced": sim.forced - forced,
-                 "games": sim.games - games, "ret_sum": sim.ret_sum, "ret_n": sim.ret_n}
-        self._last = (sim.decisions, sim.forced, sim.games)
-        sim.ret_sum, sim.ret_n = 0.0, 0
-        chunk = (np.concatenate(self._obs), np.concatenate(self._tgt), stats)
-        self._obs.clear()
-        self._tgt.clear()
-        return chunk
 
 
 class RayActors:
@@ -130,10 +67,10 @@ class RayActors:
             self.close()
             raise BackendError(f"--actors {n} needs {n} CPUs, and the Ray cluster has "
                                f"{cluster_cpus(ray)}; add nodes or ask for fewer actors")
-        self._start(ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(DMCActor))
+        self._start(ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(Actor))
 
     def _start(self, actor_class: Any) -> None:
-        """Start one actor of ``actor_class`` (``DMCActor`` made remote) in every slot."""
+        """Start one actor of ``actor_class`` (``actors.Actor`` made remote) in every slot."""
         n = self.cfg.num_actors
         self._cls = actor_class
         self._cfg_dict = self.cfg.to_dict()
@@ -226,7 +163,7 @@ class RayActors:
             if handle is not None:
                 handle.set_snapshots.remote(self._snapshots)
 
-    def get(self, timeout: float) -> list[tuple[np.ndarray, np.ndarray, dict[str, Any]]]:
+    def get(self, timeout: float) -> list[Chunk]:
         """Return the batches ready within ``timeout`` seconds (maybe none); ask for more."""
         ray = self.ray
         self._respawn_due()
@@ -260,7 +197,7 @@ class RayActors:
                 self._request(slot)
         return out
 
-    def first(self, timeout: float = 300.0) -> list[tuple[np.ndarray, np.ndarray, dict]]:
+    def first(self, timeout: float = START_TIMEOUT_S) -> list[Chunk]:
         """Wait for the first batches (actor start-up is not billed as training time)."""
         deadline = time.perf_counter() + timeout
         while time.perf_counter() < deadline:
@@ -291,4 +228,4 @@ def _first_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-__all__ = ["DMCActor", "RayActors", "actor_seed"]
+__all__ = ["RayActors"]

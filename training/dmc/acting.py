@@ -1,11 +1,11 @@
 """What every Deep Monte-Carlo table simulator holds: the acting network, seats and counters.
 
-``training.dmc.TableSimulator`` (reference games) and ``training.dmc_batch.BatchTableSimulator``
+``scalar_tables.TableSimulator`` (reference games) and ``batch_tables.BatchTableSimulator``
 (the batched engine) differ in how they play the tables, not in who sits at them, how the
 learner explores or what they count; those live here once, so the two cannot drift apart.
-So do the rules every actor and the learner share: the exploration schedule
-(``epsilon_at``), an actor's seed (``actor_seed``) and the clipping of targets
-(``clip_target``, ``clip_targets``), each written once.
+So do the rules every actor and the learner share: the exploration schedule (``epsilon_at``)
+and an actor's seed (``actor_seed``), each written once. Who sits next to the learner is
+drawn from the run's ``gongzhu_env.opponents.OpponentMix`` (``draw_seating``).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import numpy as np
 from agents import make_agent
 from agents.base import Agent
 from agents.policy import QNetwork
+from gongzhu_env.opponents import SELF, SNAPSHOT, OpponentMix
 from gongzhu_env.rules import Rules
 from training.config import DMCConfig
 
@@ -39,16 +40,6 @@ def actor_seed(cfg: DMCConfig, actor_id: int) -> int:
     return cfg.seed * 7919 + 1000 * (actor_id + 1)
 
 
-def clip_target(cfg: DMCConfig, value: float) -> float:
-    """Clip one target (a hand result already divided by ``reward_scale``) to ``reward_clip``."""
-    return max(-cfg.reward_clip, min(cfg.reward_clip, value))
-
-
-def clip_targets(cfg: DMCConfig, targets: np.ndarray) -> np.ndarray:
-    """Clip a float array of targets to ``reward_clip`` in place, and return it."""
-    return np.clip(targets, -cfg.reward_clip, cfg.reward_clip, out=targets)
-
-
 class ActingSide:
     """The state shared by both simulators (see the module docstring).
 
@@ -65,10 +56,8 @@ class ActingSide:
         self.sink = sink
         self.rng = np.random.default_rng(seed)
         self.snapshots: list[QNetwork] = []
-        mix = {k: float(v) for k, v in cfg.opponent_mix.items() if v > 0}
-        self._mix_specs = list(mix)
-        w = np.array(list(mix.values()))
-        self._mix_p = w / w.sum()
+        self.mix = OpponentMix(cfg.opponent_mix, what="opponent_mix")
+        """Who sits next to the learner (``DMCConfig.opponent_mix``)."""
         self.decisions = 0
         """Learner decisions made here (non-forced moves of learner seats)."""
         self.samples = 0
@@ -87,37 +76,27 @@ class ActingSide:
         self.seconds_inference = 0.0
         """Wall-clock seconds of the forward passes that chose moves."""
 
-    def draw_seat(self) -> tuple[str, int]:
-        """Draw who sits in one seat next to the learner, from ``opponent_mix``.
-
-        Returns ``("self", 0)`` (the learner again, also while the snapshot pool is empty),
-        ``("snapshot", index)`` into the pool, or ``(agent spec, seed)`` for that agent.
-        """
-        spec = self._mix_specs[int(self.rng.choice(len(self._mix_specs), p=self._mix_p))]
-        if spec == "snapshot" and self.snapshots:
-            return spec, int(self.rng.integers(len(self.snapshots)))
-        if spec in ("self", "snapshot"):
-            return "self", 0
-        return spec, int(self.rng.integers(2**31))
-
     def draw_seating(self, rules: Rules, native: tuple[str, ...] = ()
                      ) -> dict[int, tuple[str, int | Agent]]:
         """Draw one table's seating: the learner's own seat, then who sits in each other one.
 
-        Returns a map from each seat not played by the learner to
+        Each other seat is drawn from ``self.mix`` (``OpponentMix.draw_seat``, with the
+        snapshot pool's size). Returns a map from each seat not played by the learner to
         ``("snapshot", index)``, ``(spec, seed)`` for a spec in ``native`` (one the simulator
         plays itself, e.g. the batch's compiled ``"random"``) or ``("agent", agent)``, an agent
-        built and reset for that seat. Seats the learner plays again (``"self"``) are left out.
+        built and reset for that seat. Seats the learner plays (``"self"``, and snapshots
+        before the first) are left out.
         """
         me = int(self.rng.integers(rules.players))
         others: dict[int, tuple[str, int | Agent]] = {}
         for seat in range(rules.players):
             if seat == me:
                 continue
-            spec, value = self.draw_seat()
-            if spec == "snapshot" or spec in native:
-                others[seat] = (spec, value)
-            elif spec != "self":
+            kind, entry, value = self.mix.draw_seat(self.rng, len(self.snapshots))
+            spec = self.mix.entries[entry]
+            if kind == SNAPSHOT or spec in native:
+                others[seat] = (kind if kind == SNAPSHOT else spec, value)
+            elif kind != SELF:
                 agent = make_agent(spec, seed=value)
                 agent.reset(seat, rules)
                 others[seat] = ("agent", agent)

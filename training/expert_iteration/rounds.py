@@ -2,7 +2,7 @@
 
 One round, from the current network ``N`` (round 1: the shipped ``policy:pretrained``):
 
-1. **Labels** (``training.search_labels``): ``--hands`` hands played by ``search:net=N`` at
+1. **Labels** (``training.expert_iteration.labels``): ``--hands`` hands played by ``search:net=N`` at
    every seat (or, with ``--others SPEC``, at one seat of a table of ``SPEC`` players), each
    searched decision stored with the search's value of every legal card.
 2. **Fine-tune** (``training.dmc`` through ``training.train``): the ``full`` preset's
@@ -51,7 +51,7 @@ GATE_BASELINE = "expert"
 """The fixed player both networks of a gate also meet: a kept network must not lose ground to
 it."""
 CHUNK_HANDS = 10
-"""Hands per label chunk of a round (``training.search_labels``): a stop loses at most that
+"""Hands per label chunk of a round (``training.expert_iteration.labels``): a stop loses at most that
 many searched hands."""
 SEED_STRIDE = 1000
 """Round ``r`` of a run with seed ``s`` labels and fine-tunes with seed ``s * 1000 + r``."""
@@ -92,7 +92,7 @@ class Recipe:
     """Training preset of the fine-tunes (its network shape is the start's)."""
     others: str = ""
     """The players beside the search in the label hands ("": the search at every seat; else
-    a mixed table, ``training.search_labels``)."""
+    a mixed table, ``training.expert_iteration.labels``)."""
     keep_labels: bool = False
     """Fine-tune each round on the labels of every round so far, not only its own: the label
     set grows with the run (labels from a mixed table come at about nine a hand, so one
@@ -110,7 +110,7 @@ class Recipe:
         """
         from training.arena.deals import MAX_DEALS
         from training.config import MAX_SECONDS, MAX_SEED, PRESETS
-        from training.search_labels import MAX_CHUNKS
+        from training.expert_iteration.labels import MAX_CHUNKS
 
         for name, most in (("rounds", MAX_ROUNDS), ("hands", MAX_CHUNKS * CHUNK_HANDS),
                            ("gate_deals", MAX_DEALS), ("gate_extend", MAX_GATE_EXTEND)):
@@ -159,7 +159,7 @@ class ExpertIteration:
 
     def __init__(self, out: str | Path, recipe: Recipe, workers: int = 1,
                  log: Any = print) -> None:
-        from training.search_labels import check_workers
+        from training.expert_iteration.labels import check_workers
 
         recipe.check()
         check_workers(workers)
@@ -230,7 +230,7 @@ class ExpertIteration:
 
         Checked first, not when the first fine-tune loads it after an hour of labelling.
         """
-        from training.search_labels import LabelError, load_label_sets
+        from training.expert_iteration.labels import LabelError, load_label_sets
 
         if self.recipe.extra_labels:
             try:
@@ -245,7 +245,7 @@ class ExpertIteration:
         """
         from agents.base import AgentError
         from agents.policy import load_policy_file
-        from training.search_labels import table_agent
+        from training.expert_iteration.labels import table_agent
 
         if fresh:
             try:
@@ -257,7 +257,7 @@ class ExpertIteration:
 
     def training_labels(self, r: int) -> str:
         """Return the label sets round ``r`` fine-tunes on, joined with ``os.pathsep``."""
-        from training.search_labels import label_dirs
+        from training.expert_iteration.labels import label_dirs
 
         rounds = range(1, r + 1) if self.recipe.keep_labels else [r]
         own = [str(self.out / f"round-{k}" / "labels") for k in rounds]
@@ -265,7 +265,7 @@ class ExpertIteration:
 
     def round(self, r: int, current: Path) -> dict[str, Any]:
         """Labels, fine-tune and gate of round ``r`` from the network at ``current``."""
-        from training.search_labels import LabelSpec, make_labels
+        from training.expert_iteration.labels import LabelSpec, make_labels
 
         c = self.recipe
         where = self.out / f"round-{r}"

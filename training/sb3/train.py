@@ -1,26 +1,27 @@
 """MaskablePPO (sb3-contrib) on the single-seat env, against an opponent pool that grows.
 
-The second trainer, kept as an option next to our own Deep Monte-Carlo (``training/dmc.py``):
-``python -m training.train --trainer sb3 --preset quick``. It shows the library route done
+The second trainer, kept as an option next to our own Deep Monte-Carlo (``training.dmc``):
+``gongzhu train --trainer sb3 --preset quick``. It shows the library route done
 right for a four-seat game: the learner is one seat of ``gongzhu_env.wrappers.SingleSeatEnv``
 per episode, so every transition and reward it sees is its own, and the illegal actions are
 masked through the env's ``action_masks()`` (which ``MaskablePPO`` calls, also across
 ``SubprocVecEnv`` processes).
 
-Opponent pool: ``opponent_mix`` weights become repeated pool entries (the env draws entries
-uniformly). ``"snapshot"`` entries are frozen copies of the actor (``agents.policy.PolicyAgent``
-over a ``"logits"`` network) added every ``snapshot_interval_steps``; ``"self"`` is the live
-policy when the envs run in this process, and the latest snapshot under ``SubprocVecEnv`` (a
-subprocess cannot see the live weights). Before the first snapshot both fall back to ``random``.
+Opponents: ``opponent_mix`` is the run's ``gongzhu_env.opponents.OpponentMix``, drawn per seat
+by the envs; ``training.opponents.sb3_pool`` turns it into their entries and weights.
+``"snapshot"`` entries are frozen copies of the actor (``agents.policy.PolicyAgent`` over a
+``"logits"`` network) added every ``snapshot_interval_steps``, the mix's weight shared among
+them; ``"self"`` is the live policy when the envs run in this process, and the newest frozen
+copy of the actor under ``SubprocVecEnv`` (a subprocess cannot see the live weights). Before the
+first snapshot a snapshot seat is ``"self"``, as in every trainer.
 
 ``engine="batch"`` plays the learner's ``n_envs`` tables on the compiled batched engine instead
-(``gongzhu_env.vector_env.SingleSeatVectorEnv`` through ``training.sb3_vec.BatchVecEnv``), all
+(``gongzhu_env.vector_env.SingleSeatVectorEnv`` through ``vec_env.BatchVecEnv``), all
 in this process: the opponents are batched policies, one forward pass per engine step for all
 the tables where they are to move. ``"random"`` is the engine's compiled random player,
 ``"snapshot"`` each frozen actor (masked argmax of its logits, as ``PolicyAgent`` plays) and
-``"self"`` the live policy (deterministic, as above); the mix's weights are the draw
-probabilities of each opponent seat, a snapshot's weight shared among the snapshots kept.
-Rule agents cannot sit there (the config refuses them).
+``"self"`` the live policy (deterministic, as above), with the same weights and the same rule
+before the first snapshot. Rule agents cannot sit there (the config refuses them).
 
 The actor uses ReLU MLPs so its weights copy one-to-one into ``agents.policy.QNetwork``: the
 saved ``policy.pt`` is the same file format as the DMC trainer's and plays through
@@ -34,16 +35,16 @@ import json
 import time
 from typing import Any
 
-import numpy as np
 import torch
 from torch import nn
 
 from agents import make_agent
 from agents.policy import PolicyAgent, QNetwork, save_policy
 from gongzhu_env.rules import Rules
-from gongzhu_env.view import PlayerView, obs_size
+from gongzhu_env.view import obs_size
 from gongzhu_env.wrappers import SingleSeatEnv
 from training.config import SB3Config
+from training.opponents import BatchLivePolicy, BatchNetPolicy, LivePolicy, sb3_pool
 from training.run import (
     EVAL_SEED,
     RunDir,
@@ -53,76 +54,6 @@ from training.run import (
     policy_metadata,
     seed_everything,
 )
-
-_POOL_SLOTS = 20
-
-
-def _masked_argmax(scores: torch.Tensor, masks: np.ndarray) -> np.ndarray:
-    """Return the legal action of highest score in each row."""
-    scores = scores.masked_fill(~torch.from_numpy(np.ascontiguousarray(masks)), -torch.inf)
-    return scores.argmax(dim=1).numpy()
-
-
-class _BatchNetPolicy:
-    """A frozen logits network as a batched opponent (``policy(obs, masks) -> actions``)."""
-
-    def __init__(self, net: QNetwork, name: str) -> None:
-        self.net = net.eval()
-        self.name = name
-
-    def __call__(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        with torch.inference_mode():
-            return _masked_argmax(self.net(torch.from_numpy(obs)), masks)
-
-
-class _BatchLivePolicy:
-    """The current PPO policy as a batched opponent (deterministic), random before a model."""
-
-    name = "self"
-
-    def __init__(self, seed: int) -> None:
-        self.model: Any = None
-        self.rng = np.random.default_rng(seed)
-
-    def __call__(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        if self.model is None:
-            counts = masks.sum(axis=1)
-            picks = (self.rng.random(len(obs)) * counts).astype(np.int64)
-            return np.array([np.flatnonzero(m)[k] for m, k in zip(masks, picks, strict=True)],
-                            dtype=np.int64)
-        actions, _ = self.model.policy.predict(obs, deterministic=True, action_masks=masks)
-        return np.asarray(actions, dtype=np.int64)
-
-
-def _batch_pool(cfg: SB3Config, snapshots: list[PolicyAgent], live: _BatchLivePolicy,
-                cache: dict[int, tuple[PolicyAgent, _BatchNetPolicy]]
-                ) -> tuple[list[Any], list[float]]:
-    """Return the weighted mix as batched policies and their weights (``engine="batch"``).
-
-    ``cache`` keeps one batched policy per snapshot kept (by identity, so the vector env sees
-    the same object at every call and keeps it seated).
-    """
-    kept = {id(agent): agent for agent in snapshots}
-    for key in [k for k, (agent, _) in cache.items() if kept.get(k) is not agent]:
-        del cache[key]
-    pool: list[Any] = []
-    weights: list[float] = []
-    for spec, w in cfg.opponent_mix.items():
-        if w <= 0:
-            continue
-        if spec == "snapshot" and snapshots:
-            for agent in snapshots:
-                if id(agent) not in cache:
-                    cache[id(agent)] = (agent, _BatchNetPolicy(agent.net, "snapshot"))
-                pool.append(cache[id(agent)][1])
-                weights.append(w / len(snapshots))
-        elif spec == "self":
-            pool.append(live)
-            weights.append(w)
-        else:  # "random", and "snapshot" before the first snapshot
-            pool.append("random")
-            weights.append(w)
-    return pool, weights
 
 
 def actor_network(model: Any, hidden: tuple[int, ...], rules: Rules) -> QNetwork:
@@ -147,44 +78,6 @@ def actor_network(model: Any, hidden: tuple[int, ...], rules: Rules) -> QNetwork
     return net.eval()
 
 
-class _LivePolicy:
-    """The current PPO policy as an opponent callable (in-process envs only)."""
-
-    def __init__(self) -> None:
-        self.model: Any = None
-        self.fallback = make_agent("random", seed=0)
-
-    def __call__(self, view: PlayerView) -> int:
-        if self.model is None:
-            return self.fallback.act(view)
-        mask = view.action_mask().astype(bool)
-        action, _ = self.model.predict(view.encode(), action_masks=mask, deterministic=True)
-        return int(action)
-
-    def __getstate__(self) -> dict[str, Any]:
-        # Pickled into a subprocess the live model is not reachable; play random there.
-        return {"model": None, "fallback": self.fallback}
-
-
-def _pool(cfg: SB3Config, snapshots: list[PolicyAgent], live: _LivePolicy | None) -> list[Any]:
-    """Expand the weighted mix into pool entries, resolving "self" and "snapshot"."""
-    total = sum(cfg.opponent_mix.values())
-    pool: list[Any] = []
-    for spec, w in cfg.opponent_mix.items():
-        copies = max(1, round(_POOL_SLOTS * w / total)) if w > 0 else 0
-        for i in range(copies):
-            if spec == "snapshot":
-                pool.append(snapshots[i % len(snapshots)] if snapshots else "random")
-            elif spec == "self":
-                if live is not None:
-                    pool.append(live)
-                else:
-                    pool.append(snapshots[-1] if snapshots else "random")
-            else:
-                pool.append(spec)
-    return pool
-
-
 def train_sb3(cfg: SB3Config, run: RunDir, resume: bool, quiet: bool = False) -> QNetwork:
     """Train MaskablePPO within the config's budget; return the actor as a ``QNetwork``."""
     from sb3_contrib import MaskablePPO
@@ -192,16 +85,19 @@ def train_sb3(cfg: SB3Config, run: RunDir, resume: bool, quiet: bool = False) ->
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     from gongzhu_env.vector_env import SingleSeatVectorEnv
-    from training.sb3_vec import BatchVecEnv
+    from training.sb3.vec_env import BatchVecEnv
 
     rules = Rules.coerce(cfg.rules)
     seed_everything(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
-    batch = cfg.engine == "batch"
-    live = None if cfg.subproc or batch else _LivePolicy()
-    batch_live = _BatchLivePolicy(cfg.seed) if batch else None
-    batch_cache: dict[int, tuple[PolicyAgent, _BatchNetPolicy]] = {}
+    batch = cfg.uses_batch_engine()
+    live = LivePolicy()
+    batch_live = BatchLivePolicy(cfg.seed)
+    batch_cache: dict[int, tuple[PolicyAgent, BatchNetPolicy]] = {}
     snapshots: list[PolicyAgent] = []
+    frozen_now: list[PolicyAgent] = []
+    """Under ``subproc``, a frozen copy of the actor as it is at the start (what ``"self"``
+    is before the first snapshot: the envs' processes cannot reach the live weights)."""
     state_path = run.checkpoints / "sb3_state.json"
     model_path = run.checkpoints / "sb3_latest.zip"
     if resume:
@@ -218,11 +114,28 @@ def train_sb3(cfg: SB3Config, run: RunDir, resume: bool, quiet: bool = False) ->
     else:
         state = {"snapshots": [], "elapsed_s": 0.0}
 
-    def make_env(rank: int) -> Any:
-        pool = _pool(cfg, snapshots, live)
+    def batch_entry(agent: PolicyAgent) -> BatchNetPolicy:
+        # One batched policy per snapshot kept (by identity), so that the vector env sees the
+        # same object at every call and keeps it seated.
+        if id(agent) not in batch_cache:
+            batch_cache[id(agent)] = (agent, BatchNetPolicy(agent.net, "snapshot"))
+        return batch_cache[id(agent)][1]
 
+    def pool() -> tuple[list[Any], list[float]]:
+        """Return the envs' opponents and weights now (``training.opponents.sb3_pool``)."""
+        if batch:
+            kept = {id(agent) for agent in snapshots}
+            for key in [k for k in batch_cache if k not in kept]:
+                del batch_cache[key]
+            return sb3_pool(cfg.opponent_mix, snapshots, batch_live, batch_entry)
+        current = live if not cfg.subproc else (snapshots or frozen_now)[-1]
+        return sb3_pool(cfg.opponent_mix, snapshots, current)
+
+    def make_env(rank: int) -> Any:
         def thunk() -> SingleSeatEnv:
-            env = SingleSeatEnv(pool, factory=make_agent, rules=rules,
+            # Seated for real by set_opponents() once the model exists (the live policy
+            # needs it); the first episode starts when training does.
+            env = SingleSeatEnv(["random"], factory=make_agent, rules=rules,
                                 reward_mode=cfg.reward_mode, reward_scale=cfg.reward_scale,
                                 episode=cfg.episode, max_hands=cfg.max_hands)
             env.reset(seed=cfg.seed * 1000 + rank)
@@ -230,15 +143,15 @@ def train_sb3(cfg: SB3Config, run: RunDir, resume: bool, quiet: bool = False) ->
         return thunk
 
     def set_opponents() -> None:
-        if batch_live is not None:
-            venv.env.set_opponents(*_batch_pool(cfg, snapshots, batch_live, batch_cache))
+        if batch:
+            venv.env.set_opponents(*pool())
         else:
-            venv.env_method("set_opponents", _pool(cfg, snapshots, live))
+            venv.env_method("set_opponents", *pool())
 
-    if batch_live is not None:
+    if batch:
         venv: Any = BatchVecEnv(SingleSeatVectorEnv(
-            cfg.n_envs, *_batch_pool(cfg, snapshots, batch_live, batch_cache), rules=rules,
-            reward_mode=cfg.reward_mode, reward_scale=cfg.reward_scale))
+            cfg.n_envs, *pool(), rules=rules, reward_mode=cfg.reward_mode,
+            reward_scale=cfg.reward_scale))
     else:
         fns = [make_env(i) for i in range(cfg.n_envs)]
         venv = SubprocVecEnv(fns) if cfg.subproc else DummyVecEnv(fns)
@@ -257,10 +170,11 @@ def train_sb3(cfg: SB3Config, run: RunDir, resume: bool, quiet: bool = False) ->
             tensorboard_log=str(run.tb), verbose=0,
             policy_kwargs={"net_arch": {"pi": list(cfg.hidden), "vf": list(cfg.hidden)},
                            "activation_fn": nn.ReLU})
-    if live is not None:
-        live.model = model
-    if batch_live is not None:
-        batch_live.model = model
+    live.model = model
+    batch_live.model = model
+    if cfg.subproc:
+        frozen_now.append(PolicyAgent(actor_network(model, cfg.hidden, rules), rules))
+    set_opponents()
     log = RunLog(run)
 
     class Hooks(BaseCallback):

@@ -11,8 +11,8 @@ leg starts from the previous leg's best network. This module runs that chain wit
 settings each leg was run with (docs/search.md, the mixed-table rounds), so one command
 repeats the recipe of the shipped network.
 
-    python -m training.shipped_recipe --out runs/shipped            # about 5.6 hours, 2 cores
-    python -m training.shipped_recipe --out runs/shipped --resume   # carry on after a stop
+    python -m training.expert_iteration.recipe --out runs/shipped            # about 5.6 hours, 2 cores
+    python -m training.expert_iteration.recipe --out runs/shipped --resume   # carry on after a stop
 
 Every stage resumes from its own files (checkpoints, label chunks, arena journals), so a stop
 loses at most a checkpoint interval or a label chunk. ``--out/recipe.json`` records each
@@ -87,7 +87,7 @@ class ShippedRecipe:
 
     def __init__(self, out: str | Path, settings: Settings = Settings(), workers: int = 2,
                  log: Any = print) -> None:
-        from training.search_labels import check_workers
+        from training.expert_iteration.labels import check_workers
 
         settings.check()
         check_workers(workers)

@@ -22,9 +22,9 @@ hand ``h``) and ``SPEC`` plays the others (``expert``, ``pimc``, a policy...); o
 seat's decisions are labelled. The values are then those of a table of such players rather
 than of a table of copies of the search, whose players are the network it is teaching.
 
-    python -m training.search_labels --out runs/labels --hands 2000 --workers 2
-    python -m training.search_labels --out runs/labels --hands 4000 --workers 2 --resume
-    python -m training.search_labels --out runs/mixed --hands 4000 --workers 2 --others pimc
+    python -m training.expert_iteration.labels --out runs/labels --hands 2000 --workers 2
+    python -m training.expert_iteration.labels --out runs/labels --hands 4000 --workers 2 --resume
+    python -m training.expert_iteration.labels --out runs/mixed --hands 4000 --workers 2 --others pimc
 """
 
 from __future__ import annotations
@@ -244,7 +244,7 @@ def read_manifest(out: Path) -> dict[str, Any]:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise LabelError(f"{out}: not a label set (no {MANIFEST}); make one with "
-                         "python -m training.search_labels --out DIR") from None
+                         "python -m training.expert_iteration.labels --out DIR") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise LabelError(f"{path}: cannot be read as a label manifest ({e})") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:

@@ -1,6 +1,6 @@
 """The acting side of Deep Monte-Carlo on the batched engine (``DMCConfig.engine = "batch"``).
 
-``BatchTableSimulator`` does what ``training.dmc.TableSimulator`` does -- tables in lockstep,
+``BatchTableSimulator`` does what ``scalar_tables.TableSimulator`` does -- tables in lockstep,
 one batched forward pass for the learner seats, one per snapshot in use, each learner seat
 learning from its own trajectory and its own result -- but the tables live in one
 ``gongzhu_env.vector.GameBatch``: the compiled kernels apply the moves and write every
@@ -40,9 +40,9 @@ from agents.base import Agent
 from agents.policy import QNetwork
 from gongzhu_env.engine import Game
 from gongzhu_env.vector import GameBatch
-from training.acting import ActingSide, clip_target, clip_targets
 from training.config import DMCConfig
-from training.targets import action_targets, lambda_returns
+from training.dmc.acting import ActingSide
+from training.dmc.targets import action_targets, clip_target, clip_targets, lambda_returns
 
 _LEARNER, _SNAPSHOT, _RANDOM, _AGENT = 0, 1, 2, 3
 _MAX_DECISIONS = 24

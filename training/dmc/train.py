@@ -1,8 +1,8 @@
-"""Drive the Deep Monte-Carlo trainer (``training.dmc``) through a run's time budget.
+"""Drive the Deep Monte-Carlo trainer (``learner.DMCTrainer``) through a run's time budget.
 
-The algorithm lives in ``training.dmc``; this module is the schedule around it: act and learn in
-slices of ``log_interval_s``, and between slices log metrics, add snapshots to the opponent pool,
-checkpoint and evaluate, each at its own interval of training time. Everything it writes goes
+The algorithm lives in the rest of ``training.dmc``; this module is the schedule around it: act
+and learn in slices of ``log_interval_s``, and between slices log metrics, add snapshots to
+the opponent pool, checkpoint and evaluate, each at its own interval of training time. Everything it writes goes
 through the shared run module (``training.run``), so a DMC run directory has the same files,
 columns and TensorBoard names as an SB3 one. With ``select_last > 0`` the best of the last
 periodic policies becomes the run's ``policy.pt`` (``training.select``).
@@ -17,7 +17,8 @@ from agents.policy import QNetwork, load_policy_file, save_policy
 from gongzhu_env.rules import Rules
 from training.cluster import WorkerLostError
 from training.config import DMCConfig
-from training.dmc import DMCTrainer, mixed_input
+from training.dmc.learner import DMCTrainer
+from training.dmc.networks import mixed_input
 from training.run import (
     EVAL_SEED,
     SELECT_SEED,
@@ -37,18 +38,18 @@ def train_dmc(cfg: DMCConfig, run: RunDir, resume: bool, quiet: bool = False, *,
     """Run the Deep Monte-Carlo trainer until its budget is used; return the trained network.
 
     ``backend="ray"``: the actors are Ray actors on the cluster at ``address``
-    (``training.dmc_ray``); the run directory is the same.
+    (``ray_actors``); the run directory is the same.
     """
     rules = Rules.coerce(cfg.rules)
     mixed = mixed_input(cfg)
-    remote = None
+    pool = None
     if backend == "ray":
-        from training.dmc_ray import RayActors
+        from training.dmc.ray_actors import RayActors
 
-        def remote(c: DMCConfig) -> RayActors:
+        def pool(c: DMCConfig) -> RayActors:
             return RayActors(c, address)
 
-    trainer = DMCTrainer(cfg, remote_actors=remote)
+    trainer = DMCTrainer(cfg, actor_pool=pool)
     if resume:
         state = load_checkpoint(run.latest)
         try:
