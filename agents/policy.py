@@ -84,7 +84,7 @@ SHIPPED: dict[str, str] = {
 }
 """Rules preset -> the policy shipped for it. The standard one is the ``full`` preset's run
 (seed 0) followed by three rounds of expert iteration at a mixed table
-(``python -m training.expert_iteration.recipe``; docs/search.md); the others are ``full`` runs, seed 0
+(``python -m training recipe``; docs/search.md); the others are ``full`` runs, seed 0
 (the huapai one trained for the two hours the preset may use, the two-deck one for the
 preset's 90 minutes; docs/training.md).
 

@@ -282,8 +282,8 @@ class SearchAgent(Agent):
 
         A decision that is not searched (a declaration, a hidden-exposure table, or cards that
         are all equivalent) returns the card or declaration played instead, so that callers
-        that want the search's values (``training.expert_iteration.labels``) see which decisions have
-        none.
+        that want the search's values (``training.expert_iteration.labels``) see which
+        decisions have none.
         """
         self.check_table(view.rules)
         legal = view.legal_actions

@@ -22,7 +22,7 @@ share of positions where a spec chose the first spec's card (or an equivalent on
 
 This measures single decisions against a fixed continuation, not play strength; use it to
 compare settings of one search cheaply, then confirm in the arena
-(``python -m training.evaluate``).
+(``python -m training eval``).
 """
 
 from __future__ import annotations

@@ -34,8 +34,7 @@ def main() -> None:
     torch.set_num_threads(1)
     from agents.policy import QNetwork
     from training.config import make_config
-    from training.dmc import DMCTrainer, q_loss
-    from training.dmc import native_bfloat16, q_values
+    from training.dmc import DMCTrainer, native_bfloat16, q_loss, q_values
 
     print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()}, "
           f"native bfloat16: {native_bfloat16()}")

@@ -3,7 +3,7 @@
 ``gongzhu play`` and ``gongzhu replay`` live in ``gongzhu_cli.play`` and ``gongzhu_cli.replay``.
 ``gongzhu eval``,
 ``gongzhu train`` and ``gongzhu bench`` forward every argument unchanged to the ``main(argv)``
-of the arena (``training.evaluate``), the trainer (``training.train``) and the benchmark
+of the arena (``training.arena.cli``), the trainer (``training.train``) and the benchmark
 (``benchmarks/bench_env.py``), so each keeps its own ``--help``. Those modules are imported only
 when their command runs: ``gongzhu play`` must not pay for torch.
 """
@@ -26,7 +26,7 @@ from gongzhu_env.rules import Rules, rules_value
 
 # command -> (module, what it is, extra that provides its dependencies)
 FRONTS: dict[str, tuple[str, str, str]] = {
-    "eval": ("training.evaluate", "the evaluation arena", "train"),
+    "eval": ("training.arena.cli", "the evaluation arena", "train"),
     "train": ("training.train", "self-play training", "train"),
 }
 
@@ -278,7 +278,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="rules: a preset name or a JSON object of options")
     demo.set_defaults(func=cmd_demo)
 
-    _add_front(sub, "eval", "the evaluation arena (arguments go to training.evaluate)")
+    _add_front(sub, "eval", "the evaluation arena (arguments go to training.arena.cli)")
     _add_front(sub, "train", "self-play training (arguments go to training.train)")
     _add_front(sub, "bench", "environment throughput benchmark (benchmarks/bench_env.py)")
     return parser

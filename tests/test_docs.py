@@ -31,7 +31,7 @@ ENTRY_POINTS = [
     "training.train.main", "training.train.run_training", "training.train.build_parser",
     "training.config.make_config", "training.config.load_config", "training.config.DMCConfig",
     "training.config.SB3Config", "training.config.ConfigError", "training.dmc.train.train_dmc",
-    "training.sb3.train.train_sb3", "training.evaluate.main",
+    "training.sb3.train.train_sb3", "training.arena.cli.main",
     "training.expert_iteration.recipe.main",
 ]
 """The trainers' and the arena's entry points, as ``module.name``."""

@@ -1,7 +1,7 @@
 """Whether an ``--out`` path can take a run: the check every command that writes one shares.
 
-``training.train``, ``training.expert_iteration.labels``, ``training.expert_iteration`` and
-``training.expert_iteration.recipe`` each write a directory named by ``--out`` and resume from it. This
+``training.train`` and the three commands of ``training.expert_iteration`` (``labels``,
+``rounds``, ``recipe``) each write a directory named by ``--out`` and resume from it. This
 module imports nothing of theirs, so each can ask it before writing without an import circle
 (``training.config`` checks label sets through ``training.expert_iteration.labels``).
 """

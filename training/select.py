@@ -14,7 +14,7 @@ deals (``training.run.EVAL_SEED``), the run's final evaluation (``FINAL_EVAL_SEE
 README's arena (seed 1), so a policy's reported strength is never measured on the deals that
 chose it (the best of several noisy scores overstates the winner on its own deals).
 
-    python -m training.select runs/full --last 6 --opponent expert --deals 1000
+    python -m training select runs/full --last 6 --opponent expert --deals 1000
 
 writes ``policy_selected.pt`` and ``selection.md`` / ``selection.json`` into the run directory
 and prints the table. With ``DMCConfig.select_last > 0`` the trainer runs it at the end of
@@ -127,8 +127,8 @@ def write_selection(run_dir: str | Path, best: Candidate, candidates: list[Candi
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: ``python -m training.select RUN_DIR [--last N] [--opponent SPEC] ...``."""
-    p = argparse.ArgumentParser(prog="python -m training.select",
+    """Command line: ``python -m training select RUN_DIR [--last N] [--opponent SPEC] ...``."""
+    p = argparse.ArgumentParser(prog="python -m training select",
                                 description="Pick the strongest of a run's last periodic "
                                             "policies on held-out duplicate deals.")
     p.add_argument("run_dir", type=Path)
@@ -152,7 +152,3 @@ def main(argv: list[str] | None = None) -> int:
     print((args.run_dir / "selection.md").read_text(encoding="utf-8"))
     print(f"selected: {best.path.name} -> {out}")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,4 +1,4 @@
-"""The single training entry point: ``python -m training.train`` (or ``gongzhu train``).
+"""The single training entry point: ``python -m training train`` (or ``gongzhu train``).
 
 It builds and validates the config (``training.config``) before any work starts, trains with the
 chosen trainer (``training.dmc.train`` or ``training.sb3.train``) into a run directory
@@ -59,7 +59,7 @@ from training.sb3 import train_sb3
 
 # ---------------------------------------------------------------------------- command line
 def build_parser() -> argparse.ArgumentParser:
-    """Arguments of ``python -m training.train`` / ``gongzhu train``."""
+    """Arguments of ``python -m training train`` / ``gongzhu train``."""
     p = argparse.ArgumentParser(
         prog="gongzhu train",
         description="Train a Gong Zhu policy by self-play and evaluate it against the baselines.")
@@ -291,15 +291,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"interrupted; resume with: python -m training.train --out {out} --resume",
+        print(f"interrupted; resume with: python -m training train --out {out} --resume",
               file=sys.stderr)
         return 130
     except WorkerLostError as e:
-        print(f"error: {e}; the run was checkpointed, resume with: python -m training.train "
+        print(f"error: {e}; the run was checkpointed, resume with: python -m training train "
               f"--out {out} --resume --backend ray", file=sys.stderr)
         return 1
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

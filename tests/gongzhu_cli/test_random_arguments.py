@@ -1,8 +1,8 @@
 """Bad arguments for every command: refused with status 2 and a message, no traceback, no crash.
 
 The commands: every ``gongzhu`` command (play, replay, demo, eval, train, bench),
-``python -m training.evaluate``, ``python -m training.expert_iteration`` and
-``python -m training.expert_iteration.labels``, every field of ``train --set`` (both trainers), and agent
+``python -m training eval``, ``python -m training expert-iteration`` and
+``python -m training labels``, every field of ``train --set`` (both trainers), and agent
 specs given to ``make_agent``. Each case holds at least one wrong value (a count that is
 negative or absurdly large, a wrong type, a missing file, a directory or a system file where a
 file is read or written, a bad agent spec, two options that contradict each other) among valid
@@ -363,7 +363,7 @@ def group_cases(group: str, f: Files) -> list[tuple[str, list[str]]]:
 
 
 # ---------------------------------------------------------------- the child that runs cases
-ENTRIES = {"gongzhu": "gongzhu_cli.main", "evaluate": "training.evaluate",
+ENTRIES = {"gongzhu": "gongzhu_cli.main", "evaluate": "training.arena.cli",
            "expert_iteration": "training.expert_iteration",
            "search_labels": "training.expert_iteration.labels"}
 

@@ -192,8 +192,7 @@ def test_a_run_can_start_from_a_trained_policy(tmp_path):
 
 
 def test_the_learner_and_its_actors_read_one_exploration_schedule():
-    from training.dmc import actor_seed, clip_target, clip_targets, epsilon_at
-    from training.dmc import DMCTrainer
+    from training.dmc import DMCTrainer, actor_seed, clip_target, clip_targets, epsilon_at
 
     cfg = make_config("tiny", "dmc", num_actors=0, epsilon_start=0.5, epsilon_end=0.1,
                       epsilon_decay_decisions=1000)

@@ -1,4 +1,4 @@
-"""Deep Monte-Carlo on the batched engine (training.dmc.batch_tables), held to the reference Game."""
+"""Deep Monte-Carlo on the batched engine (``training.dmc.batch_tables``), held to the engine."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import hand_results
 from gongzhu_env.view import obs_size
 from training.config import ConfigError, DMCConfig, make_config
-from training.dmc import TableSimulator, make_simulator
-from training.dmc import BatchTableSimulator
+from training.dmc import BatchTableSimulator, TableSimulator, make_simulator
 
 
 def _cfg(**kw) -> DMCConfig:

@@ -9,10 +9,8 @@ import pytest
 import torch
 
 from agents.policy import QNetwork
-from training.dmc import precision
 from training.config import ConfigError, load_config, make_config
-from training.dmc import DMCTrainer
-from training.dmc import q_values, resolve_precision
+from training.dmc import DMCTrainer, precision, q_values, resolve_precision
 
 
 def test_named_formats_resolve_to_their_dtype_and_auto_asks_the_cpu(monkeypatch):

@@ -80,8 +80,9 @@ def _eval(args: list[str], out: Path) -> list[dict]:
 
 # ---------------------------------------------------------------------------- bad input
 def test_plain_imports_do_not_load_ray():
-    code = ("import sys, gongzhu_env, agents, training, training.train, training.evaluate, "
-            "training.arena, training.cluster, training.dmc, training.sb3, training.expert_iteration, "
+    code = ("import sys, gongzhu_env, agents, training, training.train, training.arena.cli, "
+            "training.arena, training.cluster, training.dmc, training.sb3, "
+            "training.expert_iteration, "
             "gongzhu_cli.main; print(sorted(m for m in sys.modules if m.split('.')[0] == 'ray'))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
@@ -174,7 +175,7 @@ def test_an_address_that_does_not_answer_fails_fast_and_says_so(tmp_path, capsys
     silent.listen(8)
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "training.evaluate", *MATCH, "--deals", "2",
+            [sys.executable, "-m", "training.arena.cli", *MATCH, "--deals", "2",
              "--backend", "ray", "--address", f"127.0.0.1:{silent.getsockname()[1]}"],
             cwd=ROOT, env={**os.environ, "GONGZHU_RAY_CONNECT_TIMEOUT": "3"},
             capture_output=True, text=True, timeout=600)

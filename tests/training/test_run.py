@@ -97,7 +97,7 @@ def test_seed_everything_seeds_every_generator_in_one_call():
 
 
 def test_every_valid_config_seed_seeds_its_actors():
-    # An actor's seed is derived from the config's (training.dmc, training.dmc.ray_actors) and passes
+    # An actor's seed is derived from the config's (training.dmc.actor_seed) and passes
     # numpy's 2**32 for a config seed above half a million: numpy takes it modulo 2**32,
     # seeds below that unchanged, so an old run's numbers do not move.
     from training.config import MAX_ACTORS, MAX_SEED

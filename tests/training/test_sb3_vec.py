@@ -1,4 +1,4 @@
-"""MaskablePPO on the batched engine: ``training.sb3.vec_env.BatchVecEnv`` and ``engine="batch"``."""
+"""MaskablePPO on the batched engine: ``training.sb3.vec_env.BatchVecEnv``, ``engine="batch"``."""
 
 from __future__ import annotations
 

@@ -16,9 +16,9 @@ from agents.search import SearchAgent, SearchResult  # noqa: E402
 from gongzhu_env.rules import Rules  # noqa: E402
 from gongzhu_env.view import decode, obs_size  # noqa: E402
 from tests.helpers import one_line_error, tiny_q_network  # noqa: E402
-from training.expert_iteration import labels as search_labels  # noqa: E402
 from training.config import ConfigError, make_config  # noqa: E402
 from training.dmc import DMCTrainer  # noqa: E402
+from training.expert_iteration import labels as search_labels  # noqa: E402
 from training.expert_iteration.labels import (  # noqa: E402
     LabelError,
     LabelSpec,

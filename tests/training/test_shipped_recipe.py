@@ -13,8 +13,8 @@ pytest.importorskip("torch")
 
 from gongzhu_env.rules import Rules  # noqa: E402
 from tests.helpers import one_line_error  # noqa: E402
-from training.expert_iteration import recipe as shipped_recipe  # noqa: E402
 from training.expert_iteration import ExpertIteration  # noqa: E402
+from training.expert_iteration import recipe as shipped_recipe  # noqa: E402
 from training.expert_iteration.labels import load_labels  # noqa: E402
 from training.expert_iteration.recipe import (  # noqa: E402
     LEG_RECIPE,

@@ -13,7 +13,7 @@ Every number this project reports about playing strength comes from here. The ro
 ``round_robin``     every pair of agents on the same deals, then one rating each
 ``reports``         terminal (rich), Markdown and JSON forms of results
 ``plots``           matplotlib figures of matches and ratings
-``cli``             the command line (``python -m training.evaluate``, ``gongzhu eval``)
+``cli``             the command line (``python -m training eval``, ``gongzhu eval``)
 ==================  ===============================================================================
 
 The arena depends on ``agents`` and ``gongzhu_env`` only (and its command line on

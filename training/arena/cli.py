@@ -1,4 +1,4 @@
-r"""The arena's command line: ``python -m training.evaluate`` (also ``gongzhu eval``).
+r"""The arena's command line: ``python -m training eval`` (also ``gongzhu eval``).
 
 One candidate against one or more opponents, or a round robin with ratings; the table is
 printed, and with ``--out`` the JSON results and a plot are written there. ``--resume``
@@ -8,12 +8,12 @@ are written. ``--keep-journals`` keeps them after that too, so that a later run 
 plays only the deals beyond it, a shorter one (a round robin's 300 deals of a pair that was
 played to 2,000) plays none.
 
-    python -m training.evaluate --candidate expert --opponents random,greedy \
+    python -m training eval --candidate expert --opponents random,greedy \
         --deals 2000 --seed 0 --workers 2 --out runs/eval
-    python -m training.evaluate --round-robin random,greedy,expert --deals 500 --out runs/rr
-    python -m training.evaluate --rules scrofazero --teams --candidate expert \
+    python -m training eval --round-robin random,greedy,expert --deals 500 --out runs/rr
+    python -m training eval --rules scrofazero --teams --candidate expert \
         --opponents random,greedy --deals 500
-    python -m training.evaluate --rules '{"players": 5}' --candidate expert \
+    python -m training eval --rules '{"players": 5}' --candidate expert \
         --opponents random --deals 200
 
 Other table sizes (``--rules '{"players": N}'``, N = 3..8) deal ``N`` hands of ``52 // N``
@@ -117,7 +117,7 @@ def split_specs(values: Iterable[str] | None) -> list[str]:
 def build_parser() -> argparse.ArgumentParser:
     """Return the arena's argument parser (also used by ``gongzhu eval``)."""
     p = argparse.ArgumentParser(
-        prog="python -m training.evaluate",
+        prog="python -m training eval",
         description="Duplicate-deal evaluation arena: a candidate against opponents, or a round "
                     "robin with Bradley-Terry ratings.")
     what = p.add_mutually_exclusive_group(required=True)
@@ -400,4 +400,4 @@ def _record_writer(path: Path, seed: int) -> Callable[[HandRecord], None]:
 def _command(argv: list[str] | None) -> str:
     """Return the command that reproduces this run, quoted for pasting into a shell."""
     args = sys.argv[1:] if argv is None else argv
-    return "python -m training.evaluate " + shlex.join(args)
+    return "python -m training eval " + shlex.join(args)

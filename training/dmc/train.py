@@ -2,10 +2,11 @@
 
 The algorithm lives in the rest of ``training.dmc``; this module is the schedule around it: act
 and learn in slices of ``log_interval_s``, and between slices log metrics, add snapshots to
-the opponent pool, checkpoint and evaluate, each at its own interval of training time. Everything it writes goes
-through the shared run module (``training.run``), so a DMC run directory has the same files,
-columns and TensorBoard names as an SB3 one. With ``select_last > 0`` the best of the last
-periodic policies becomes the run's ``policy.pt`` (``training.select``).
+the opponent pool, checkpoint and evaluate, each at its own interval of training time.
+Everything it writes goes through the shared run module (``training.run``), so a DMC run
+directory has the same files, columns and TensorBoard names as an SB3 one. With
+``select_last > 0`` the best of the last periodic policies becomes the run's ``policy.pt``
+(``training.select``).
 """
 
 from __future__ import annotations

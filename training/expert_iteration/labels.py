@@ -22,9 +22,9 @@ hand ``h``) and ``SPEC`` plays the others (``expert``, ``pimc``, a policy...); o
 seat's decisions are labelled. The values are then those of a table of such players rather
 than of a table of copies of the search, whose players are the network it is teaching.
 
-    python -m training.expert_iteration.labels --out runs/labels --hands 2000 --workers 2
-    python -m training.expert_iteration.labels --out runs/labels --hands 4000 --workers 2 --resume
-    python -m training.expert_iteration.labels --out runs/mixed --hands 4000 --workers 2 --others pimc
+    python -m training labels --out runs/labels --hands 2000 --workers 2
+    python -m training labels --out runs/labels --hands 4000 --workers 2 --resume
+    python -m training labels --out runs/mixed --hands 4000 --workers 2 --others pimc
 """
 
 from __future__ import annotations
@@ -244,7 +244,7 @@ def read_manifest(out: Path) -> dict[str, Any]:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise LabelError(f"{out}: not a label set (no {MANIFEST}); make one with "
-                         "python -m training.expert_iteration.labels --out DIR") from None
+                         "python -m training labels --out DIR") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise LabelError(f"{path}: cannot be read as a label manifest ({e})") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
@@ -475,7 +475,8 @@ def _run_chunks(label_spec: LabelSpec, todo: list[int], workers: int, start: flo
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: make or extend a label set; exit 2 with the reason on bad input."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m training labels",
+                                description=__doc__.split("\n")[0])
     p.add_argument("--out", required=True, help="directory of the label set")
     p.add_argument("--spec", default=DEFAULT_SPEC, help="the search agent's spec")
     p.add_argument("--rules", default="standard", help="rules preset of the table")
@@ -509,7 +510,3 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"labels: {n:,} written to {args.out}")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

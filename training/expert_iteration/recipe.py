@@ -11,8 +11,8 @@ leg starts from the previous leg's best network. This module runs that chain wit
 settings each leg was run with (docs/search.md, the mixed-table rounds), so one command
 repeats the recipe of the shipped network.
 
-    python -m training.expert_iteration.recipe --out runs/shipped            # about 5.6 hours, 2 cores
-    python -m training.expert_iteration.recipe --out runs/shipped --resume   # carry on after a stop
+    python -m training recipe --out runs/shipped            # about 5.6 hours, 2 cores
+    python -m training recipe --out runs/shipped --resume   # carry on after a stop
 
 Every stage resumes from its own files (checkpoints, label chunks, arena journals), so a stop
 loses at most a checkpoint interval or a label chunk. ``--out/recipe.json`` records each
@@ -219,7 +219,8 @@ def first_beat(evals_csv: Path, opponent: str = "expert") -> dict[str, float] | 
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: run or resume the recipe; exit 2 with the reason on bad input."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m training recipe",
+                                description=__doc__.split("\n")[0])
     p.add_argument("--out", required=True)
     p.add_argument("--legs", type=int, default=len(LEGS),
                    help=f"expert-iteration legs after the full run (0 to {len(LEGS)})")
@@ -232,7 +233,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

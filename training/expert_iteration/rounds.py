@@ -2,9 +2,10 @@
 
 One round, from the current network ``N`` (round 1: the shipped ``policy:pretrained``):
 
-1. **Labels** (``training.expert_iteration.labels``): ``--hands`` hands played by ``search:net=N`` at
-   every seat (or, with ``--others SPEC``, at one seat of a table of ``SPEC`` players), each
-   searched decision stored with the search's value of every legal card.
+1. **Labels** (``training.expert_iteration.labels``): ``--hands`` hands played by
+   ``search:net=N`` at every seat (or, with ``--others SPEC``, at one seat of a table of
+   ``SPEC`` players), each searched decision stored with the search's value of every legal
+   card.
 2. **Fine-tune** (``training.dmc`` through ``training.train``): the ``full`` preset's
    self-play, started from ``N``'s weights, with ``--share`` of every minibatch drawn from the
    labels, for ``--train-s`` seconds at learning rate ``--lr``. The labels are the round's
@@ -26,8 +27,8 @@ run's checkpoints and the gate's arena journal. ``--resume`` after a stop carrie
 first unfinished step; ``state.json`` records every finished step. The run's best network is
 ``--out/policy.pt``.
 
-    python -m training.expert_iteration --out runs/exit --rounds 2 --workers 2
-    python -m training.expert_iteration --out runs/exit --rounds 2 --workers 2 --resume
+    python -m training expert-iteration --out runs/exit --rounds 2 --workers 2
+    python -m training expert-iteration --out runs/exit --rounds 2 --workers 2 --resume
 """
 
 from __future__ import annotations
@@ -51,8 +52,8 @@ GATE_BASELINE = "expert"
 """The fixed player both networks of a gate also meet: a kept network must not lose ground to
 it."""
 CHUNK_HANDS = 10
-"""Hands per label chunk of a round (``training.expert_iteration.labels``): a stop loses at most that
-many searched hands."""
+"""Hands per label chunk of a round (``training.expert_iteration.labels``): a stop loses at
+most that many searched hands."""
 SEED_STRIDE = 1000
 """Round ``r`` of a run with seed ``s`` labels and fine-tunes with seed ``s * 1000 + r``."""
 MAX_ROUNDS = 1000
@@ -349,7 +350,8 @@ class ExpertIteration:
 def main(argv: list[str] | None = None) -> int:
     """Command line: run or resume an expert-iteration run; exit 2 with the reason on bad input."""
     d = Recipe()
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m training expert-iteration",
+                                description=__doc__.split("\n")[0])
     p.add_argument("--out", required=True)
     p.add_argument("--rounds", type=int, default=d.rounds)
     p.add_argument("--hands", type=int, default=d.hands, help="hands labelled per round")
@@ -385,7 +387,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,4 +1,4 @@
-"""The arena's command line (training.arena.cli, python -m training.evaluate)."""
+"""The arena's command line (training.arena.cli, python -m training eval)."""
 
 from __future__ import annotations
 
