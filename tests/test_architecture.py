@@ -1,6 +1,8 @@
 """The house rules of the code base, checked on its source: one-way imports, no circles, no
 reads of the engine's private state from outside it, no class reading another class's private
-attributes (``self.`` included), and no registry filled as a side effect of an import.
+attributes (``self.`` included), no registry filled as a side effect of an import, and no
+code outside ``training/dmc/`` importing the Deep Monte-Carlo room's modules (only the package,
+``training.dmc``, whose ``__init__`` names what it offers).
 
 Every import counts, wherever it stands: at the top, inside a function, or under
 ``TYPE_CHECKING``. Rooms, lowest first: ``gongzhu_env`` -> ``agents`` -> ``training`` ->
@@ -114,6 +116,49 @@ def test_the_circle_finder_finds_a_circle() -> None:
     # Guard: the check above would see a circle if there were one.
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+ROOM_PACKAGES = ("training.dmc",)
+"""Packages whose modules are their own business: code outside imports only the package."""
+OUTSIDE_CODE = ("benchmarks", "examples")
+"""Code beside the product that must keep to the rooms too (tests may look inside a room)."""
+
+
+def _room_internal_imports(name: str, path: Path) -> list[str]:
+    """Imports by ``name`` of a module inside a ``ROOM_PACKAGES`` package it is not part of."""
+    return [f"{name} imports {target}" for target in sorted(_imports(name, path))
+            for room in ROOM_PACKAGES
+            if target.startswith(room + ".") and not name.startswith(room + ".")
+            and name != room]
+
+
+def _outside_modules() -> dict[str, Path]:
+    """Every product module, and every script of ``OUTSIDE_CODE``, by dotted name."""
+    out = dict(MODULES)
+    for folder in OUTSIDE_CODE:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            out[".".join(path.relative_to(ROOT).with_suffix("").parts)] = path
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(_outside_modules()))
+def test_nothing_outside_a_room_package_imports_its_modules(name: str) -> None:
+    assert not _room_internal_imports(name, _outside_modules()[name])
+
+
+def test_the_room_import_finder_sees_one(tmp_path: Path) -> None:
+    # Guard: a planted import of a DMC module from outside is found, at the top and inside a
+    # function; the package itself, and the room's own modules, are not.
+    planted = tmp_path / "planted.py"
+    planted.write_text("from training.dmc.learner import DMCTrainer\n"
+                       "def f():\n    from training.dmc import loss\n")
+    assert _room_internal_imports("training.planted", planted) == [
+        "training.planted imports training.dmc.learner",
+        "training.planted imports training.dmc.loss"]
+    fine = tmp_path / "fine.py"
+    fine.write_text("from training.dmc import DMCTrainer, q_loss\n")
+    assert _room_internal_imports("training.fine", fine) == []
+    assert _room_internal_imports("training.dmc.learner", planted) == []
 
 
 PRIVATE = {s for s in Game.__slots__ if s.startswith("_")}
