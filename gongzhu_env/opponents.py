@@ -125,8 +125,9 @@ class OpponentMix:
         A list without weights uses the cumulative lookup too: the batched drivers' streams have
         always been drawn this way.
         """
-        picks = self._cdf.searchsorted(rng.random(shape), side="right")
-        return np.minimum(picks, len(self.entries) - 1)
+        picks: np.ndarray = self._cdf.searchsorted(rng.random(shape), side="right")
+        out: np.ndarray = np.minimum(picks, len(self.entries) - 1)
+        return out
 
     def draw_seat(self, rng: np.random.Generator, snapshots: int = 0) -> SeatDraw:
         """Draw who sits in one seat, with ``snapshots`` frozen copies in the trainer's pool.

@@ -23,7 +23,7 @@ from typing import Any
 
 from agents.rule_features import rules_label
 from gongzhu_env.rules import PRESETS as RULE_PRESETS
-from gongzhu_env.rules import Rules, rules_value
+from gongzhu_env.rules import rules_value
 from training.arena import markdown_table
 from training.cluster import (
     BackendError,
@@ -209,7 +209,7 @@ def run_training(cfg: Config, out: str | os.PathLike[str], resume: bool = False,
         net = train_dmc(cfg, run, resume, quiet, backend=backend, address=address)
     else:
         net = train_sb3(cfg, run, resume, quiet)
-    rules = Rules.coerce(cfg.rules)
+    rules = cfg.game_rules
     summary: dict[str, Any] = {"run_dir": str(run.root), "policy": str(run.policy),
                                "train_wall_s": round(time.perf_counter() - t0, 1)}
     if cfg.final_eval_deals > 0:

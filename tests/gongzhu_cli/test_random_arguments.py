@@ -364,7 +364,7 @@ def group_cases(group: str, f: Files) -> list[tuple[str, list[str]]]:
 
 # ---------------------------------------------------------------- the child that runs cases
 ENTRIES = {"gongzhu": "gongzhu_cli.main", "evaluate": "training.arena.cli",
-           "expert_iteration": "training.expert_iteration",
+           "expert_iteration": "training.expert_iteration.rounds",
            "search_labels": "training.expert_iteration.labels"}
 
 

@@ -63,17 +63,23 @@ def test_presets_are_valid_and_documented():
     for trainer in ("dmc", "sb3"):
         for preset in ("quick", "full", "tiny"):
             assert make_config(preset, trainer).preset == preset
-    for cls in (DMCConfig, SB3Config):
-        body = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0].body
-        documented = {
-            stmt.target.id for stmt, nxt in zip(body, body[1:], strict=False)
-            if isinstance(stmt, ast.AnnAssign) and isinstance(nxt, ast.Expr)
-            and isinstance(nxt.value, ast.Constant) and isinstance(nxt.value.value, str)
-        }
-        import dataclasses
+    import dataclasses
 
+    for cls in (DMCConfig, SB3Config):
+        # A field may be declared in the trainer's class or in the base both share
+        # (TrainerConfig); wherever it is declared, a docstring stands under it.
+        documented = set()
+        for klass in cls.__mro__:
+            if not dataclasses.is_dataclass(klass):
+                continue
+            body = ast.parse(textwrap.dedent(inspect.getsource(klass))).body[0].body
+            documented |= {
+                stmt.target.id for stmt, nxt in zip(body, body[1:], strict=False)
+                if isinstance(stmt, ast.AnnAssign) and isinstance(nxt, ast.Expr)
+                and isinstance(nxt.value, ast.Constant) and isinstance(nxt.value.value, str)
+            }
         fields = {f.name for f in dataclasses.fields(cls)}
-        assert fields == documented, f"{cls.__name__}: undocumented {fields - documented}"
+        assert fields <= documented, f"{cls.__name__}: undocumented {fields - documented}"
 
 
 # What each preset produced before the defaults became the quick preset, written out once from
@@ -210,3 +216,61 @@ def test_team_rules_train_on_the_team_result_unless_told_otherwise(trainer):
     assert make_config("tiny", trainer, rules="huapai").reward_mode == "zero_sum"
     with pytest.raises(ConfigError, match="^reward_mode: 'team' needs rules with teams"):
         make_config("tiny", trainer, rules="huapai", reward_mode="team")
+
+
+def test_the_shared_fields_are_declared_once_and_redeclared_only_to_change_a_default():
+    import dataclasses
+
+    from training.config import SB3Config, TrainerConfig, field_docs
+
+    shared = {f.name for f in dataclasses.fields(TrainerConfig)}
+    assert {"preset", "seed", "rules", "episode", "max_hands", "hidden", "engine", "lr",
+            "batch_size", "opponent_mix", "time_budget_s", "torch_threads"} <= shared
+    base = TrainerConfig()
+    for cls in (DMCConfig, SB3Config):
+        own = cls.__dict__["__annotations__"]
+        for name in shared & set(own):
+            assert getattr(cls(), name) != getattr(base, name), f"{cls.__name__}.{name}"
+    # A redeclared field's docstring is the trainer's own; the others read the base's.
+    assert "stable-baselines3" in field_docs(SB3Config)["lr"]
+    assert field_docs(DMCConfig)["lr"] == field_docs(TrainerConfig)["lr"]
+    assert set(field_docs(SB3Config)) == {f.name for f in dataclasses.fields(SB3Config)}
+
+
+def test_game_rules_are_resolved_once_and_again_when_rules_is_set():
+    cfg = make_config("tiny", "dmc")
+    first = cfg.game_rules
+    assert first == Rules() and cfg.game_rules is first
+    cfg.rules = {"team_play": True}
+    assert cfg.game_rules == Rules(team_play=True)
+    cfg.rules = "standard"
+    assert cfg.game_rules == Rules()
+    assert make_config("tiny", "sb3", rules="huapai").game_rules == Rules.preset("huapai")
+
+
+def test_the_recipes_settings_are_configs_of_the_same_kind():
+    import dataclasses
+
+    from training.config import ConfigBase, field_docs
+    from training.expert_iteration import Recipe
+    from training.expert_iteration.labels import LabelError, LabelSpec
+    from training.expert_iteration.recipe import LEG_RECIPE, Leg, Settings
+
+    for cfg in (Recipe(), Settings(), Leg(1, 0.3), LabelSpec()):
+        assert isinstance(cfg, ConfigBase)
+        cls = type(cfg)
+        assert set(field_docs(cls)) == {f.name for f in dataclasses.fields(cls)}, cls
+        assert cls.from_dict(cfg.to_dict()) == cfg
+        with pytest.raises(ConfigError, match=f"^nope: not a field of {cls.__name__}"):
+            cls.from_dict({**cfg.to_dict(), "nope": 1})
+    assert Settings().to_dict()["leg"] == LEG_RECIPE.to_dict()
+    # Bad values name the field, the value and what is expected.
+    with pytest.raises(ConfigError, match=r"^lr: must be a number above 0 and at most 1; got 5"):
+        Recipe(lr=5).validate()
+    with pytest.raises(ConfigError, match=r"^keep_labels: must be true or false; got 'yes'"):
+        Recipe(keep_labels="yes").validate()
+    with pytest.raises(ConfigError, match=r"^share: must be in \(0, 1\]; got 0"):
+        Leg(1, 0).validate()
+    with pytest.raises(LabelError, match=r"^chunk_hands: must be an integer from 1 to 10,000; "
+                                         r"got 0"):
+        LabelSpec(chunk_hands=0)

@@ -101,8 +101,9 @@ def test_the_bounds_themselves_are_accepted(trainer, overrides):
     ("sb3", {"subproc": "no"}, "subproc", "true or false"),
     ("dmc", {"rules_mix": 0}, "rules_mix", "list of rule sets"),
     ("dmc", {"rollout_policy": ["expert"]}, "rollout_policy", "must be one of"),
-    # "auto" is the DMC trainer's; the SB3 trainer read it as "scalar" without a word.
-    ("sb3", {"engine": "auto"}, "engine", "must be one of ('scalar', 'batch')"),
+    # Both trainers take the same engines (ENGINES), "auto" included.
+    ("sb3", {"engine": "gpu"}, "engine", "must be one of ('auto', 'batch', 'scalar')"),
+    ("dmc", {"engine": "gpu"}, "engine", "must be one of ('auto', 'batch', 'scalar')"),
     ("dmc", {"eval_opponents": 5}, "eval_opponents", "list of agent specs"),
     ("sb3", {"eval_opponents": []}, "eval_opponents", "at least one baseline"),
     ("dmc", {"eval_opponents": ["random"] * 65}, "eval_opponents", "at most 64"),

@@ -175,7 +175,7 @@ def test_an_address_that_does_not_answer_fails_fast_and_says_so(tmp_path, capsys
     silent.listen(8)
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "training.arena.cli", *MATCH, "--deals", "2",
+            [sys.executable, "-m", "training", "eval", *MATCH, "--deals", "2",
              "--backend", "ray", "--address", f"127.0.0.1:{silent.getsockname()[1]}"],
             cwd=ROOT, env={**os.environ, "GONGZHU_RAY_CONNECT_TIMEOUT": "3"},
             capture_output=True, text=True, timeout=600)

@@ -14,7 +14,7 @@ from agents.policy import load_policy_agent
 from gongzhu_env.scoring import hand_results
 from gongzhu_env.vector_env import SingleSeatVectorEnv
 from training import train
-from training.config import BATCH_OPPONENT_MIX, ConfigError, make_config
+from training.config import BATCH_OPPONENT_MIX, ENGINES, ConfigError, make_config
 from training.sb3.vec_env import BatchVecEnv
 
 
@@ -105,6 +105,39 @@ def test_engine_is_validated_and_the_scalar_engine_stays_the_default() -> None:
     assert make_config("quick", "sb3").engine == "scalar"
     with pytest.raises(ConfigError, match="engine: must be one of"):
         make_config("quick", "sb3", engine="gpu")
+
+
+def test_engine_auto_picks_the_batched_engine_for_sb3_where_it_covers_the_run(
+        tmp_path, monkeypatch) -> None:
+    # One list of engines for both trainers; "auto" used to be refused here (and before that
+    # read as "scalar" without a word). It is the batched engine exactly where "batch" would
+    # be accepted: covered rules, single hands, no subprocesses, no rule agent in the mix.
+    assert ENGINES == ("auto", "batch", "scalar")
+    covered = make_config("tiny", "sb3", engine="auto")
+    assert covered.engine == "auto" and covered.uses_batch_engine()
+    mix = {"self": 1.0, "greedy": 1.0}
+    with_greedy = make_config("tiny", "sb3", engine="auto", opponent_mix=mix)
+    assert with_greedy.opponent_mix == mix  # "auto" keeps the mix, and plays it on "scalar"
+    assert not with_greedy.uses_batch_engine()
+    assert not make_config("quick", "sb3", engine="auto").uses_batch_engine()  # quick: greedy
+    for extra in ({"episode": "match"}, {"subproc": True}, {"rules": "two_decks"}):
+        assert not make_config("tiny", "sb3", engine="auto", **extra).uses_batch_engine()
+    assert not make_config("tiny", "sb3").uses_batch_engine()  # "scalar" stays the default
+
+    built = []
+
+    class CountingBatchVecEnv(BatchVecEnv):
+        def __init__(self, *args, **kwargs) -> None:
+            built.append(1)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr("training.sb3.vec_env.BatchVecEnv", CountingBatchVecEnv)
+    out = tmp_path / "auto"
+    assert train.main(["--trainer", "sb3", "--preset", "tiny", "--set", 'engine="auto"',
+                       "--set", "n_envs=8", "--set", "n_steps=16", "--out", str(out),
+                       "--quiet"]) == 0
+    assert json.loads((out / "config.json").read_text())["engine"] == "auto"
+    assert built, "engine='auto' on a covered run did not train on the batched engine"
 
 
 def test_a_mix_naming_a_rule_agent_is_refused_with_engine_batch() -> None:

@@ -242,13 +242,13 @@ def test_expert_iteration_settings_are_checked():
     from training.expert_iteration import Recipe
 
     with pytest.raises(ValueError, match="hands: must be a positive integer"):
-        Recipe(hands=0).check()
+        Recipe(hands=0).validate()
     with pytest.raises(ValueError, match=r"share: must be in \(0, 1\]"):
-        Recipe(share=0.0).check()
+        Recipe(share=0.0).validate()
     with pytest.raises(ValueError, match="without net="):
-        Recipe(search="search:net=other.pt").check()
+        Recipe(search="search:net=other.pt").validate()
     with pytest.raises(ValueError, match="gate_extend: must be a positive integer"):
-        Recipe(gate_extend=0).check()
+        Recipe(gate_extend=0).validate()
 
 
 @pytest.mark.parametrize("head, baseline, kept", [

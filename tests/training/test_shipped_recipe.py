@@ -112,9 +112,9 @@ def test_first_beat_is_the_first_evaluation_with_its_ci_above_zero(tmp_path):
 
 def test_settings_are_checked_by_name(tmp_path, capsys):
     with pytest.raises(ValueError, match="legs: must be an integer from 0 to 3"):
-        Settings(legs=4).check()
+        Settings(legs=4).validate()
     with pytest.raises(ValueError, match="hands: must be a positive integer"):
-        Settings(leg=replace(LEG_RECIPE, hands=0)).check()
+        Settings(leg=replace(LEG_RECIPE, hands=0)).validate()
     assert shipped_recipe.main(["--out", str(tmp_path / "x"), "--legs", "-1"]) == 2
     assert "legs:" in capsys.readouterr().err and not (tmp_path / "x").exists()
 
@@ -160,4 +160,4 @@ def test_an_out_that_is_a_file_or_a_preset_that_is_none_is_refused(tmp_path, cap
     assert "is a file, but the recipe run needs a directory" in capsys.readouterr().err
     assert taken.read_text(encoding="utf-8") == "keep me\n"
     with pytest.raises(ValueError, match="preset: must be one of"):
-        Settings(preset="huge").check()
+        Settings(preset="huge").validate()

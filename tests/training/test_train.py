@@ -124,7 +124,7 @@ def test_command_line_refuses_bad_values_before_training(tmp_path, capsys):
     (["--set", "num_tables=1000000000000"], "num_tables: must be an integer from 1 to 16,384"),
     (["--trainer", "sb3", "--set", "n_envs=1000000000"], "n_envs: must be an integer"),
     (["--seed", "99999999999"], "seed: must be an integer from 0 to 4,294,967,295"),
-    (["--time-budget", "nan"], "time_budget_s: must be a positive number"),
+    (["--time-budget", "nan"], "time_budget_s: must be a number above 0"),
     (["--actors", "1000000"], "num_actors: must be an integer from 0 to 256"),
     (["--set", 'preset="full"'], "--set preset: choose it with --preset"),
     (["--set", "trainer=[1]"], "--set trainer: choose it with --trainer"),

@@ -56,7 +56,7 @@ def test_a_field_given_twice_is_refused_by_name(tmp_path, capsys) -> None:
 @pytest.mark.parametrize("argv, words", [
     (["--num-tables", "-4"], "num_tables"),
     (["--n-envs", "0", "--trainer", "sb3"], "n_envs"),
-    (["--engine", "auto", "--trainer", "sb3"], "engine"),
+    (["--engine", "gpu", "--trainer", "sb3"], "engine"),
 ])
 def test_a_bad_field_value_is_refused_naming_the_field(tmp_path, capsys, argv, words) -> None:
     assert main(["--preset", "tiny", "--out", str(tmp_path / "r"), *argv]) == 2

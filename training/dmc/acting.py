@@ -50,7 +50,7 @@ class ActingSide:
     def __init__(self, cfg: DMCConfig, net: QNetwork, seed: int,
                  sink: Callable[[np.ndarray, np.ndarray], None]) -> None:
         self.cfg = cfg
-        self.rules = Rules.coerce(cfg.rules)
+        self.rules = cfg.game_rules
         self.num_actions = self.rules.num_actions
         self.net = net
         self.sink = sink

@@ -70,7 +70,7 @@ class DMCTrainer:
         self._actor_pool = actor_pool or LocalActors
         self._actors: ActorPool | None = None
         """The running actors, if any."""
-        self.rules = Rules.coerce(cfg.rules)
+        self.rules = cfg.game_rules
         seed_everything(cfg.seed)
         torch.set_num_threads(cfg.torch_threads)
         self.net = fresh_network(cfg)

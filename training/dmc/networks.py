@@ -26,7 +26,7 @@ def mixed_input(cfg: DMCConfig) -> MixedInput | None:
 
 def fresh_network(cfg: DMCConfig) -> QNetwork:
     """Build a fresh Q network of the config's architecture, reading its rules' observation."""
-    rules = Rules.coerce(cfg.rules)
+    rules = cfg.game_rules
     mixed = mixed_input(cfg)
     width = mixed.width if mixed is not None else obs_size(rules, cfg.episode == "match")
     return QNetwork(width, rules.num_actions, cfg.hidden,

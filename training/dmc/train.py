@@ -41,7 +41,7 @@ def train_dmc(cfg: DMCConfig, run: RunDir, resume: bool, quiet: bool = False, *,
     ``backend="ray"``: the actors are Ray actors on the cluster at ``address``
     (``ray_actors``); the run directory is the same.
     """
-    rules = Rules.coerce(cfg.rules)
+    rules = cfg.game_rules
     mixed = mixed_input(cfg)
     pool = None
     if backend == "ray":

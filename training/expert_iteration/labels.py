@@ -36,7 +36,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +49,8 @@ from agents.search import CLIP, SearchAgent, SearchResult
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
 from gongzhu_env.view import obs_size
+from training.config.base import ConfigBase, add_field_options
+from training.config.checks import ConfigError, nonneg_int, positive_int, text
 
 FORMAT = 1
 MANIFEST = "labels.json"
@@ -70,28 +72,53 @@ class LabelError(ValueError):
 
 
 @dataclass(frozen=True)
-class LabelSpec:
-    """What makes a label set: who searched, at which table, from which seed."""
+class LabelSpec(ConfigBase):
+    """What makes a label set: who searched, at which table, from which seed.
 
-    spec: str
-    rules: Rules
-    seed: int
-    chunk_hands: int
+    A spec with a bad value cannot be built: it raises ``LabelError`` (the label commands'
+    error) naming the field, the value and what is expected. ``spec``, ``seed``,
+    ``chunk_hands`` and ``others`` are also the options of ``python -m training labels``.
+    """
+
+    spec: str = DEFAULT_SPEC
+    """The search agent's spec (``search`` or ``search:option=value,...``) that plays and
+    labels the hands."""
+    rules: Rules = Rules()
+    """Rules of the table (``--rules`` names a preset)."""
+    seed: int = 0
+    """Seed of the set: hand ``h`` is dealt and searched from seeds of ``(seed, h)`` alone, so
+    the labels do not depend on how many workers made them or in which order."""
+    chunk_hands: int = 10
+    """Hands per chunk file: a stop loses at most one chunk, and a chunk is held in memory
+    until it is written."""
     others: str = ""
     """The spec that plays the seats beside the search ("": the search at every seat)."""
 
     def __post_init__(self) -> None:
         """Refuse settings that cannot make a label set (``LabelError`` naming the setting)."""
+        try:
+            self.validate()
+        except ConfigError as e:
+            raise LabelError(str(e)) from None
+
+    def validate(self) -> None:
+        """Raise ``ConfigError`` naming the first field that cannot make a label set."""
         for name in ("spec", "others"):
-            if not isinstance(getattr(self, name), str):
-                raise LabelError(f"{name}: must be an agent spec; got {getattr(self, name)!r}")
+            text(self, name)
         if not isinstance(self.rules, Rules):
-            raise LabelError(f"rules: must be Rules; got {type(self.rules).__name__}")
-        if type(self.seed) is not int or self.seed < 0:
-            raise LabelError(f"seed: must be a non-negative integer; got {self.seed!r}")
-        if type(self.chunk_hands) is not int or not 1 <= self.chunk_hands <= MAX_CHUNK_HANDS:
-            raise LabelError(f"chunk_hands: must be an integer from 1 to {MAX_CHUNK_HANDS:,}; "
-                             f"got {self.chunk_hands!r}")
+            raise ConfigError(f"rules: must be Rules; got {type(self.rules).__name__}")
+        nonneg_int(self, "seed", math.inf)  # any size: it only seeds SeedSequence
+        positive_int(self, "chunk_hands", MAX_CHUNK_HANDS)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LabelSpec:
+        """Rebuild a spec from ``to_dict()`` output, where the rules are a dict of options."""
+        if isinstance(data, Mapping) and not isinstance(data.get("rules", Rules()), Rules):
+            try:
+                data = {**data, "rules": Rules.from_dict(data["rules"])}
+            except (ValueError, TypeError) as e:
+                raise ConfigError(f"rules: {e}") from None
+        return super().from_dict(data)
 
     def identity(self) -> dict[str, Any]:
         """Return the manifest's content: all that decides the labels besides the hand."""
@@ -478,16 +505,13 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m training labels",
                                 description=__doc__.split("\n")[0])
     p.add_argument("--out", required=True, help="directory of the label set")
-    p.add_argument("--spec", default=DEFAULT_SPEC, help="the search agent's spec")
+    # The spec's fields but the rules (a Rules there, a preset name here).
+    add_field_options(p, LabelSpec, ["spec", "seed", "chunk_hands", "others"])
     p.add_argument("--rules", default="standard", help="rules preset of the table")
     p.add_argument("--hands", type=int, required=True, help="hands to label in all")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--chunk-hands", type=int, default=10, help="hands per chunk file")
     p.add_argument("--workers", type=int, default=1, help="processes (2 for both cores)")
     p.add_argument("--time-budget", type=float, default=None,
                    help="seconds after which no chunk starts (default: no limit)")
-    p.add_argument("--others", default="",
-                   help="spec of the other seats (a mixed table; default: the search everywhere)")
     p.add_argument("--resume", action="store_true", help="add to the set already at --out")
     args = p.parse_args(argv)
     try:

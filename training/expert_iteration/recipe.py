@@ -33,21 +33,36 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from training.config.base import ConfigBase, add_field_options
+from training.config.checks import (
+    ConfigError,
+    fraction,
+    int_field,
+    nonneg_int,
+    one_of,
+    quoted,
+)
+from training.config.choices import PRESETS
 from training.expert_iteration import ExpertIteration, Recipe
 
 
 @dataclass(frozen=True)
-class Leg:
+class Leg(ConfigBase):
     """What differs between the expert-iteration legs of the recipe."""
 
     seed: int
     """Seed of the leg's label hands and fine-tune (deal seed ``seed * 1000 + 1``)."""
     share: float
     """Share of each fine-tune minibatch drawn from the labels."""
+
+    def validate(self) -> None:
+        """Refuse a leg that no ``Recipe`` could run (``ConfigError`` naming the field)."""
+        nonneg_int(self, "seed")
+        fraction(self, "share", above_zero=True)
 
 
 FULL_SEED = 0
@@ -62,24 +77,25 @@ filled in per leg)."""
 
 
 @dataclass(frozen=True)
-class Settings:
+class Settings(ConfigBase):
     """What the command line may change (smaller values make a quick trial of the chain)."""
 
     preset: str = "full"
     """Training preset of the first stage."""
     legs: int = len(LEGS)
+    """Expert-iteration legs after the full run, from 0 to ``len(LEGS)``: fewer make a
+    shorter trial of the chain; a resumed run may change only this."""
     leg: Recipe = LEG_RECIPE
+    """The settings every leg shares (``LEG_RECIPE``; each leg fills in its own start, seed,
+    share and earlier labels)."""
 
-    def check(self) -> None:
-        """Refuse settings that cannot make a run, naming the setting."""
-        from training.config import PRESETS
-
-        if type(self.legs) is not int or not 0 <= self.legs <= len(LEGS):
-            raise ValueError(f"legs: must be an integer from 0 to {len(LEGS)}; got "
-                             f"{self.legs!r}")
-        if self.preset not in PRESETS:
-            raise ValueError(f"preset: must be one of {PRESETS}; got {self.preset!r}")
-        self.leg.check()
+    def validate(self) -> None:
+        """Refuse settings that cannot make a run (``ConfigError`` naming the setting)."""
+        int_field(self, "legs", 0, len(LEGS))
+        one_of(self, "preset", PRESETS)
+        if not isinstance(self.leg, Recipe):
+            raise ConfigError(f"leg: must be a Recipe; got {quoted(self.leg)}")
+        self.leg.validate()
 
 
 class ShippedRecipe:
@@ -89,7 +105,7 @@ class ShippedRecipe:
                  log: Any = print) -> None:
         from training.expert_iteration.labels import check_workers
 
-        settings.check()
+        settings.validate()
         check_workers(workers)
         self.out = Path(out)
         self.settings = settings
@@ -177,8 +193,7 @@ class ShippedRecipe:
     # ------------------------------------------------------------------ report
     def load_report(self, resume: bool) -> dict[str, Any]:
         """Start a report, or read back the one to resume (same settings only)."""
-        settings = {"preset": self.settings.preset, "legs": self.settings.legs,
-                    "leg": asdict(self.settings.leg)}
+        settings = self.settings.to_dict()
         if self.report_path.exists():
             if not resume:
                 raise ValueError(f"{self.out}: a recipe run is already here; pass --resume "
@@ -222,8 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m training recipe",
                                 description=__doc__.split("\n")[0])
     p.add_argument("--out", required=True)
-    p.add_argument("--legs", type=int, default=len(LEGS),
-                   help=f"expert-iteration legs after the full run (0 to {len(LEGS)})")
+    add_field_options(p, Settings, ["legs"])
     p.add_argument("--workers", type=int, default=2, help="processes (2 for both cores)")
     p.add_argument("--resume", action="store_true")
     args = p.parse_args(argv)

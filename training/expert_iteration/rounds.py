@@ -40,11 +40,26 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from gongzhu_env.rules import Rules
+from training.config.base import ConfigBase, add_field_options
+from training.config.bounds import MAX_SEED
+from training.config.checks import (
+    ConfigError,
+    at_most,
+    flag,
+    fraction,
+    int_field,
+    one_of,
+    positive_float,
+    positive_int,
+    quoted,
+    text,
+)
+from training.config.choices import PRESETS
 
 GATE_SEED = 4242
 """Deal seed of the gate matches (the training runs and label hands draw other deals)."""
@@ -63,10 +78,16 @@ MAX_GATE_EXTEND = 100
 
 
 @dataclass(frozen=True)
-class Recipe:
-    """The settings of an expert-iteration run (recorded in ``state.json``)."""
+class Recipe(ConfigBase):
+    """The settings of an expert-iteration run (recorded in ``state.json``).
+
+    Each field is an option of ``python -m training expert-iteration`` of its name
+    (``train_s`` is ``--train-s``), with the field's docstring as its help.
+    """
 
     rounds: int = 2
+    """Rounds to play (about an hour each on two cores); the one setting a resumed run may
+    change, to play on."""
     hands: int = 2000
     """Hands labelled per round (about 35 searched decisions each)."""
     search: str = "search"
@@ -86,7 +107,11 @@ class Recipe:
     about as much as the 4,000-deal CI is wide, so a gain of four points is often undecided
     at 4,000 deals and decided at 8,000 (CI about ±3.5)."""
     seed: int = 0
+    """Seed of the run: round ``r`` labels its hands and fine-tunes with seed
+    ``seed * SEED_STRIDE + r``, so rounds never share deals."""
     rules: str = "standard"
+    """Rules of every table of the run (a preset name): the label hands, the fine-tunes and
+    the gates."""
     start: str = "pretrained"
     """The network of round 1's search and fine-tune (a policy path or ``pretrained``)."""
     preset: str = "full"
@@ -102,57 +127,52 @@ class Recipe:
     """Label sets made before this run (directories joined with ``os.pathsep``), added to
     every round's fine-tune: labels grown over several runs or sessions train together."""
 
-    def check(self) -> None:
-        """Refuse settings that cannot make a run, naming the setting and what is expected.
+    @property
+    def game_rules(self) -> Rules:
+        """The ``Rules`` that ``rules`` names (the settings are frozen: nothing to forget)."""
+        return Rules.coerce(self.rules)
+
+    def validate(self) -> None:
+        """Refuse settings that cannot make a run (``ConfigError`` naming the setting).
 
         Checked before anything is written, with the bounds of what each setting feeds: the
         label set's chunks, the arena's deals, and the fine-tune's config (its seeds, time
         budget and learning rate), so no setting fails an hour into a run.
         """
         from training.arena.deals import MAX_DEALS
-        from training.config import MAX_SECONDS, MAX_SEED, PRESETS
         from training.expert_iteration.labels import MAX_CHUNKS
 
-        for name, most in (("rounds", MAX_ROUNDS), ("hands", MAX_CHUNKS * CHUNK_HANDS),
-                           ("gate_deals", MAX_DEALS), ("gate_extend", MAX_GATE_EXTEND)):
-            v = getattr(self, name)
-            if type(v) is not int or v < 1:
-                raise ValueError(f"{name}: must be a positive integer; got {v!r}")
-            if v > most:
-                raise ValueError(f"{name}: must be at most {most:,}; got {v:,}")
+        positive_int(self, "rounds", MAX_ROUNDS)
+        # Capped apart from their kind: the cap of hands is in label chunks, and a gate's
+        # deals are capped together with its extension (below) as well as alone.
+        for name, most, why in (
+                ("hands", MAX_CHUNKS * CHUNK_HANDS,
+                 f" ({MAX_CHUNKS:,} label chunks of {CHUNK_HANDS} hands)"),
+                ("gate_deals", MAX_DEALS, " (the most deals the arena plays)"),
+                ("gate_extend", MAX_GATE_EXTEND, "")):
+            positive_int(self, name, math.inf)
+            at_most(self, name, most, why)
         if self.gate_deals * self.gate_extend > MAX_DEALS:
-            raise ValueError(f"gate_extend: an undecided gate would play gate_deals * "
-                             f"gate_extend = {self.gate_deals * self.gate_extend:,} deals; the "
-                             f"arena plays at most {MAX_DEALS:,}")
-        if not _number(self.share) or not 0.0 < self.share <= 1.0:
-            raise ValueError(f"share: must be in (0, 1]; got {self.share!r}")
-        for name, most in (("train_s", MAX_SECONDS), ("lr", 1.0)):
-            v = getattr(self, name)
-            if not _number(v) or not 0 < v <= most:
-                raise ValueError(f"{name}: must be a number above 0 and at most {most:,.10g}; "
-                                 f"got {v!r}")
-        top = (MAX_SEED - self.rounds) // SEED_STRIDE
-        if type(self.seed) is not int or not 0 <= self.seed <= top:
-            raise ValueError(f"seed: must be an integer from 0 to {top:,} (round r trains with "
-                             f"seed * {SEED_STRIDE} + r, at most {MAX_SEED:,}); got "
-                             f"{self.seed!r}")
+            raise ConfigError(f"gate_extend: an undecided gate would play gate_deals * "
+                              f"gate_extend = {self.gate_deals * self.gate_extend:,} deals; "
+                              f"the arena plays at most {MAX_DEALS:,}")
+        fraction(self, "share", above_zero=True)
+        positive_float(self, "train_s")
+        positive_float(self, "lr")
+        int_field(self, "seed", 0, (MAX_SEED - self.rounds) // SEED_STRIDE,
+                  note=f" (round r trains with seed * {SEED_STRIDE} + r, at most "
+                       f"{MAX_SEED:,})")
         for name in ("search", "rules", "start", "preset", "others", "extra_labels"):
-            if not isinstance(getattr(self, name), str):
-                raise ValueError(f"{name}: must be a string; got {getattr(self, name)!r}")
+            text(self, name)
+        flag(self, "keep_labels")
         if "net=" in self.search or not self.search.split(":")[0].strip() == "search":
-            raise ValueError(f"search: must be a search spec without net= (each round "
-                             f"names its network); got {self.search!r}")
-        if self.preset not in PRESETS:
-            raise ValueError(f"preset: must be one of {PRESETS}; got {self.preset!r}")
+            raise ConfigError(f"search: must be a search spec without net= (each round "
+                              f"names its network); got {quoted(self.search)}")
+        one_of(self, "preset", PRESETS)
         try:
-            Rules.coerce(self.rules)
+            _ = self.game_rules  # resolving the name is what checks it
         except (ValueError, TypeError) as e:
-            raise ValueError(f"rules: {e}") from None
-
-
-def _number(v: object) -> bool:
-    """Whether ``v`` is a finite int or float (bools are not numbers here)."""
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+            raise ConfigError(f"rules: {e}") from None
 
 
 class ExpertIteration:
@@ -162,11 +182,11 @@ class ExpertIteration:
                  log: Any = print) -> None:
         from training.expert_iteration.labels import check_workers
 
-        recipe.check()
+        recipe.validate()
         check_workers(workers)
         self.out = Path(out)
         self.recipe = recipe
-        self.rules = Rules.coerce(recipe.rules)
+        self.rules = recipe.game_rules
         self.workers = workers
         self.log = log
         self.state_path = self.out / "state.json"
@@ -180,14 +200,14 @@ class ExpertIteration:
                                  "--resume to carry it on or choose another --out")
             state = json.loads(self.state_path.read_text(encoding="utf-8"))
             # A field added after a run was written reads as its default there.
-            had = {**asdict(Recipe()), **state["recipe"]}
+            had = {**Recipe().to_dict(), **state["recipe"]}
             had = {k: v for k, v in had.items() if k != "rounds"}
-            now = {k: v for k, v in asdict(self.recipe).items() if k != "rounds"}
+            now = {k: v for k, v in self.recipe.to_dict().items() if k != "rounds"}
             if had != now:
                 diff = sorted(k for k in now if had.get(k) != now[k])
                 raise ValueError(f"{self.out}: the run here has other settings "
                                  f"({', '.join(diff)} differ); only --rounds may change")
-            state["recipe"] = asdict(self.recipe)
+            state["recipe"] = self.recipe.to_dict()
             return state
         self.out.mkdir(parents=True, exist_ok=True)
         from agents.policy import resolve_policy_path
@@ -195,7 +215,7 @@ class ExpertIteration:
         start = self.out / "round-0" / "policy.pt"
         start.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(resolve_policy_path(self.recipe.start, self.rules), start)
-        state = {"recipe": asdict(self.recipe), "current": str(start), "rounds": []}
+        state = {"recipe": self.recipe.to_dict(), "current": str(start), "rounds": []}
         self.save_state(state)
         return state
 
@@ -349,39 +369,16 @@ class ExpertIteration:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: run or resume an expert-iteration run; exit 2 with the reason on bad input."""
-    d = Recipe()
     p = argparse.ArgumentParser(prog="python -m training expert-iteration",
                                 description=__doc__.split("\n")[0])
-    p.add_argument("--out", required=True)
-    p.add_argument("--rounds", type=int, default=d.rounds)
-    p.add_argument("--hands", type=int, default=d.hands, help="hands labelled per round")
-    p.add_argument("--search", default=d.search, help="the search spec, without net=")
-    p.add_argument("--share", type=float, default=d.share,
-                   help="share of each minibatch drawn from the labels")
-    p.add_argument("--train-s", type=float, default=d.train_s,
-                   help="seconds of fine-tuning per round")
-    p.add_argument("--lr", type=float, default=d.lr)
-    p.add_argument("--gate-deals", type=int, default=d.gate_deals)
-    p.add_argument("--gate-extend", type=int, default=d.gate_extend,
-                   help="an undecided gate plays on to this multiple of --gate-deals")
-    p.add_argument("--seed", type=int, default=d.seed)
-    p.add_argument("--rules", default=d.rules)
-    p.add_argument("--start", default=d.start, help="round 1's network (policy path)")
-    p.add_argument("--preset", default=d.preset, help="training preset of the fine-tunes")
-    p.add_argument("--others", default=d.others,
-                   help="players beside the search in the label hands (default: the search)")
-    p.add_argument("--keep-labels", action="store_true",
-                   help="fine-tune each round on the labels of every round so far")
-    p.add_argument("--extra-labels", default=d.extra_labels,
-                   help=f"label sets made before this run, joined with {os.pathsep!r}, added "
-                        "to every fine-tune")
+    p.add_argument("--out", required=True, help="the run's directory")
+    add_field_options(p, Recipe)  # --rounds ... --extra-labels: the recipe's fields
     p.add_argument("--workers", type=int, default=1, help="processes (2 for both cores)")
-    p.add_argument("--resume", action="store_true")
+    p.add_argument("--resume", action="store_true",
+                   help="carry on the run in --out from its first unfinished step")
     args = p.parse_args(argv)
     try:
-        recipe = Recipe(args.rounds, args.hands, args.search, args.share, args.train_s, args.lr,
-                        args.gate_deals, args.gate_extend, args.seed, args.rules, args.start,
-                        args.preset, args.others, args.keep_labels, args.extra_labels)
+        recipe = Recipe(**{f.name: getattr(args, f.name) for f in fields(Recipe)})
         ExpertIteration(args.out, recipe, args.workers).run(args.resume)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)

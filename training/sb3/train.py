@@ -87,7 +87,7 @@ def train_sb3(cfg: SB3Config, run: RunDir, resume: bool, quiet: bool = False) ->
     from gongzhu_env.vector_env import SingleSeatVectorEnv
     from training.sb3.vec_env import BatchVecEnv
 
-    rules = Rules.coerce(cfg.rules)
+    rules = cfg.game_rules
     seed_everything(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
     batch = cfg.uses_batch_engine()
