@@ -1,0 +1,1349 @@
+"""A batched engine for two-deck tables (拱双猪): many hands stepped in lockstep by kernels.
+
+``PairGameBatch(n, rules)`` is the two-deck sibling of ``gongzhu_env.vector.GameBatch``: it
+holds ``n`` four-seat, two-deck tables as one int64 array and steps all of them with one call.
+``step(actions)`` takes one action per table (for that table's seat to move) and writes, into
+arrays allocated once, the observation and legal-action mask of the seat to move at every
+table, the rewards and raw scores of the hands that just ended, which tables ended a hand, and
+the seat to move. The scalar two-deck engine plays a few thousand decisions a second; this one
+exists because it plays an order of magnitude more. Numba compiles its kernels; like
+``gongzhu_env.vector``, this module is the only one that imports it here, and
+``import gongzhu_env`` loads neither.
+
+A second statement of the two-deck rules, held to the first
+------------------------------------------------------------
+``gongzhu_env.engine.Game`` with ``gongzhu_env.pair_tricks`` is the reference. The kernels
+below restate, as loops over integer masks, what those say about two decks: the declaration
+per copy, pair leads, the two-action pair follow, the first-round restriction on exposed
+copies, which copy leaves the hand, voids, trick winners, ``scoring.score_two_decks`` and
+the 1,153-value observation of ``PlayerView.encode``. ``benchmarks/check_vector_pairs.py``
+(and, on fewer hands, ``tests/gongzhu_env/test_vector_pairs.py``) plays the same deals and
+actions on both engines and compares the seat to move, legal sets, observations, masks,
+rewards and scores at every step; a rule change goes into ``Game`` first and the check then
+shows what to change here. The values the kernels need (heart sums, the transformer factors,
+the squashed-score curve, the observation layout) are built from the reference modules when
+a batch is made, and the constants frozen into the kernels are checked against them at
+import, so a stale numba cache cannot play old values.
+
+What it covers
+--------------
+Two decks at four seats, with the options two decks allow that change a hand: ``team_play``
+(the ``"two_decks"`` preset), ``exposed_may_lead``, ``first_lead`` (``"club2"`` or
+``"any"``) and ``declaration`` (``"free"`` or ``"none"``), in any combination (``COVERED``).
+Options that only change settlement or matches are accepted. Anything else is refused with
+an error naming the option (``check_covered``); one deck belongs to ``GameBatch``.
+
+Actions are those of ``Rules(decks=2)`` (105): ``0..51`` one copy of a card (expose it while
+declaring, play it), ``52 + k`` lead the pair of card ``k``, ``104`` DONE. A follower to a
+pair lead plays its two cards as two actions in a row and stays the seat to move between
+them, exactly as in ``Game``.
+
+Deals
+-----
+As in ``GameBatch``, each table has its own counter-based stream: hand ``j`` of table ``i``
+under ``reset(seed)`` is ``deal(seed, i, j)``, independent of the other tables. With
+SplitMix64's increment ``G = 0x9E3779B97F4A7C15`` and its output scramble ``mix``
+(``gongzhu_env.vector._mix``), all arithmetic modulo 2**64:
+
+1. ``x = mix(mix(mix(seed + G) + i) + j)`` (the one-deck key);
+2. ``deck = [0, 1, ..., 51, 0, 1, ..., 51]`` (104 cards, each card twice, in the order of
+   ``gongzhu_env.deal``); for ``k`` from 103 down to 1, draw ``j_k`` uniform in ``0..k`` by
+   Lemire's method (``x += G``, ``m = (mix(x) >> 32) * (k + 1)``, redrawn while
+   ``m % 2**32 < 2**32 % (k + 1)``, ``j_k = m >> 32``) and swap ``deck[k]`` and
+   ``deck[j_k]``;
+3. seat ``s`` gets ``deck[26 s : 26 s + 26]``.
+
+``deal_of(t)`` returns table ``t``'s hand in progress as sorted cards (a card held twice
+appears twice), which ``Game.from_hands(deal, rules)`` plays on the reference.
+
+Arrays (overwritten in place by every ``reset`` and ``step``):
+
+==============  ==================  =======================================================
+attribute       shape, dtype        meaning
+==============  ==================  =======================================================
+observations    (n, obs_size) f32   ``PlayerView.encode()`` of the seat to move
+action_masks    (n, 105) int8       its legal actions (``PlayerView.action_mask()``)
+current_player  (n,) int64          the seat to move
+terminated      (n,) bool           the table's hand ended in this step (it is then dealt
+                                    its next hand at once, and the outputs are the new one's)
+rewards         (n, 4) f32          hand results (``reward_mode`` / ``reward_scale`` as in
+                                    the env); 0 where not terminated
+scores          (n, 4) int32        raw hand scores; 0 where not terminated
+==============  ==================  =======================================================
+
+``step(actions, active)`` moves only the tables where ``active`` is True, as ``GameBatch``
+does. ``snapshot()`` copies every table's position and ``restore(snapshot)`` puts it back,
+after checking each table of it (the kernels index arrays with a position's numbers, so one
+that play could not have produced is refused with nothing changed).
+
+Card masks are int64 throughout (numba turns a mix of signed and unsigned 64-bit
+integers into floats); a two-deck card set is a multiset of two masks ``(once, twice)``
+(``gongzhu_env.cards.Multiset``), and the 105-bit legal set is kept as the card bits with
+DONE at bit 52, plus a second mask of the pair leads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import operator
+from typing import NamedTuple, SupportsIndex, cast
+
+import numpy as np
+
+try:
+    import numba
+except ImportError as e:  # a dependency of the package, but an install may lack it
+    raise ImportError("gongzhu_env.vector_pairs (the two-deck batched engine) needs numba: "
+                      "pip install numba; the rest of gongzhu_env works without it") from e
+
+from gongzhu_env.cards import C2, C10, DJ, EXPOSABLE, HA, SCORING_MASK, SQ, action_str
+from gongzhu_env.engine import IllegalActionError
+from gongzhu_env.rules import Rules
+from gongzhu_env.scoring import (
+    HEART_SUMS,
+    PIG_VALUE,
+    SHEEP_VALUE,
+    TWO_DECK_ALL_HEARTS,
+    TWO_DECK_C10_ALONE,
+    TWO_DECK_C10_FACTORS,
+    check_reward_mode,
+    check_reward_scale,
+)
+from gongzhu_env.vector import _GOLDEN, _LOW32, _S32, _TWO32, _mix
+from gongzhu_env.view import _SCORE_DIVISORS, _SCORE_SCALE, layout
+from gongzhu_env.view import EXPOSABLE as VIEW_EXPOSABLE
+
+__all__ = ["PairGameBatch", "PairBatchStep", "COVERED", "MAX_TABLES", "check_covered", "deal"]
+
+# ---------------------------------------------------------------------------------------------
+# Constants frozen into the kernels, checked against the reference modules just below.
+_C2, _C10, _DJ, _HA, _SQ = 0, 8, 22, 38, 49
+_NUM_ACTIONS, _DONE_ACTION = 105, 104
+_DONE_BIT = 52  # where DONE sits in the legal column (the cards use bits 0..51)
+_SUIT = (1 << 13) - 1
+_FULL = (1 << 52) - 1
+_EXPOSABLE_MASK = (1 << _SQ) | (1 << _DJ) | (1 << _C10) | (1 << _HA)
+_SCORING = (_SUIT << 26) | (1 << _SQ) | (1 << _DJ) | (1 << _C10)
+_OTHER_SCORING = _SCORING & ~(1 << _C10)
+_PIG, _SHEEP, _ALL_HEARTS2, _ALONE2 = -100, 100, 400, 25
+
+_two = Rules(decks=2)
+_EXPECTED = {
+    "C2": (C2, _C2), "C10": (C10, _C10), "DJ": (DJ, _DJ), "HA": (HA, _HA), "SQ": (SQ, _SQ),
+    "actions": (_two.num_actions, _NUM_ACTIONS), "DONE": (_two.done_action, _DONE_ACTION),
+    "exposable": (EXPOSABLE, (_SQ, _DJ, _C10, _HA)),
+    "view exposable order": (VIEW_EXPOSABLE, (_SQ, _DJ, _C10, _HA)),
+    "scoring cards": (SCORING_MASK, _SCORING), "pig": (PIG_VALUE, _PIG),
+    "sheep": (SHEEP_VALUE, _SHEEP), "all hearts": (TWO_DECK_ALL_HEARTS, _ALL_HEARTS2),
+    "transformer alone": (TWO_DECK_C10_ALONE, _ALONE2), "score divisor": (_SCORE_DIVISORS[2], 4),
+    "hand size": (_two.hand_size, 26), "lead card": (_two.lead_card, _C2),
+}
+for _name, (_reference, _here) in _EXPECTED.items():
+    if _reference != _here:  # a real check, not an assert: it must also run under python -O
+        raise RuntimeError(f"gongzhu_env.vector_pairs is out of date with the reference "
+                           f"modules: {_name} is {_reference!r} there and {_here!r} here")
+
+# Columns of a table's state row: scalars, the trick in progress (up to 8 cards, in play
+# order), then blocks of four columns, one per absolute seat.
+(_PHASE, _CUR, _FIRST, _TURNS, _TLEN, _TLEAD, _LED, _SLED, _NPLAYS, _PAIR, _PEND, _SECOND,
+ _CARDS_DONE, _EXPALL, _EXPALL2, _LEGAL, _LEGALP, _DEALT) = range(18)
+_TRICK = 18
+_HAND = _TRICK + 8
+_HAND2 = _HAND + 4
+_PLAYED = _HAND2 + 4
+_PLAYED2 = _PLAYED + 4
+_EXPOSED = _PLAYED2 + 4
+_EXPOSED2 = _EXPOSED + 4
+_XHELD = _EXPOSED2 + 4  # the exposed copies each seat still holds, as a multiset
+_XHELD2 = _XHELD + 4
+_CAPT = _XHELD2 + 4
+_CAPT2 = _CAPT + 4
+_VOIDS = _CAPT2 + 4
+_PROV = _VOIDS + 4
+_DEAL = _PROV + 4
+_DEAL2 = _DEAL + 4
+_NCOL = _DEAL2 + 4
+_DECLARE, _PLAY = 0, 1
+
+# Rule parameters (an int64 array every kernel reads).
+_R_MAY_LEAD, _R_FREE_FIRST, _R_DECLARE, _R_TEAM, _R_REWARD, _R_OFFSET = range(6)
+_REWARD_CODES = {"raw": 0, "zero_sum": 1, "team": 2}
+
+# Observation blocks the kernels write, in the order of their offsets array.
+_OBS_BLOCKS = ("phase", "hand", "to_move", "trick_leader", "trick_cards", "played", "exposed",
+               "captured", "voids", "declared", "first_leader", "trick_number", "scores",
+               "hand_twice", "trick_twice", "played_twice", "exposed_twice", "captured_twice",
+               "pair_lead", "partners")
+(_OB_PHASE, _OB_HAND, _OB_TO_MOVE, _OB_TRICK_LEADER, _OB_TRICK_CARDS, _OB_PLAYED, _OB_EXPOSED,
+ _OB_CAPTURED, _OB_VOIDS, _OB_DECLARED, _OB_FIRST_LEADER, _OB_TRICK_NUMBER, _OB_SCORES,
+ _OB_HAND2, _OB_TRICK2, _OB_PLAYED2, _OB_EXPOSED2, _OB_CAPTURED2, _OB_PAIR_LEAD,
+ _OB_PARTNERS) = range(20)
+
+MAX_TABLES = 1 << 18
+"""Most tables one ``PairGameBatch`` holds: a table's arrays take about 5 KB, so this is
+about 1.3 GB; training and the benchmarks run a few thousand at most."""
+
+COVERED: dict[str, tuple[object, ...]] = {
+    "decks": (2,),
+    "players": (4,),
+    "team_play": (True, False),
+    "exposed_may_lead": (False, True),
+    "first_lead": ("club2", "any"),
+    "declaration": ("free", "none"),
+}
+"""Rule option -> the values ``PairGameBatch`` plays; other hand options stay at their
+two-deck default (most of them are refused by ``Rules`` itself at two decks)."""
+_SETTLEMENT_ONLY = ("settlement", "settlement_multiplier", "match_threshold", "double_pig",
+                    "match_end", "next_leader")
+
+
+def check_covered(rules: Rules | str | None) -> Rules:
+    """Return ``rules`` as a ``Rules`` if ``PairGameBatch`` plays them, else raise ``ValueError``.
+
+    The error names the first option whose value is not covered and the values that are. An
+    option this module does not know (added to ``Rules`` later) is refused unless it is at its
+    two-deck default, so a new rule cannot be silently ignored here.
+    """
+    rules = Rules.coerce(rules)
+    default = Rules(decks=2)
+    fields = sorted(dataclasses.fields(rules), key=lambda f: f.name not in ("decks", "players"))
+    for f in fields:
+        value = getattr(rules, f.name)
+        if f.name in _SETTLEMENT_ONLY:
+            continue
+        if f.name in COVERED:
+            ok = value in COVERED[f.name] and type(value) is type(COVERED[f.name][0])
+            allowed = ", ".join(repr(v) for v in COVERED[f.name])
+        else:
+            ok = value == getattr(default, f.name)
+            allowed = repr(getattr(default, f.name))
+        if not ok:
+            hint = ("one-deck tables are gongzhu_env.vector.GameBatch's" if f.name == "decks"
+                    else "play these rules with gongzhu_env.engine.Game")
+            raise ValueError(f"the two-deck batched engine (gongzhu_env.vector_pairs) does not "
+                             f"cover rule option {f.name}={value!r} (it plays {allowed}); {hint}")
+    return rules
+
+
+# ---------------------------------------------------------------------------------------------
+# Deals.
+@numba.njit(cache=True)
+def _deal_pairs(seed: np.uint64, table: np.int64, hand: np.int64, deck: np.ndarray,
+                once: np.ndarray, twice: np.ndarray) -> None:
+    """Write the ``(once, twice)`` hand masks of hand ``hand`` of ``table`` (recipe above)."""
+    x = _mix(_mix(_mix(seed + _GOLDEN) + np.uint64(table)) + np.uint64(hand))
+    for c in range(104):
+        deck[c] = c % 52
+    for k in range(103, 0, -1):
+        bound = np.uint64(k + 1)
+        x += _GOLDEN
+        m = (_mix(x) >> _S32) * bound
+        low = m & _LOW32
+        if low < bound:
+            threshold = (_TWO32 - bound) % bound
+            while low < threshold:
+                x += _GOLDEN
+                m = (_mix(x) >> _S32) * bound
+                low = m & _LOW32
+        j = np.int64(m >> _S32)
+        t = deck[k]
+        deck[k] = deck[j]
+        deck[j] = t
+    for s in range(4):
+        a = np.int64(0)
+        b = np.int64(0)
+        for c in range(26 * s, 26 * s + 26):
+            bit = np.int64(1) << deck[c]
+            if a & bit:
+                b |= bit
+            else:
+                a |= bit
+        once[s] = a
+        twice[s] = b
+
+
+def _cards_of(once: int, twice: int) -> tuple[int, ...]:
+    """Return the sorted cards of a multiset, a card twice where held twice."""
+    return tuple(sorted([c for c in range(52) if once >> c & 1]
+                        + [c for c in range(52) if twice >> c & 1]))
+
+
+def deal(seed: int, table: int, hand: int) -> tuple[tuple[int, ...], ...]:
+    """Return the four hands (sorted cards) of hand ``hand`` of ``table`` under ``reset(seed)``.
+
+    The deal stream of a batch reproduced outside it ("Deals" in the module docstring).
+    """
+    seed, table, hand = (_unsigned(seed, "seed"), _unsigned(table, "table"),
+                         _unsigned(hand, "hand"))
+    once, twice = np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.int64)
+    _deal_pairs(np.uint64(seed), np.int64(table), np.int64(hand),
+                np.zeros(104, dtype=np.int64), once, twice)
+    return tuple(_cards_of(int(a), int(b)) for a, b in zip(once, twice, strict=True))
+
+
+def _unsigned(value: object, what: str, limit: int = 1 << 63) -> int:
+    """Return ``value`` as a non-negative int below ``limit``, or raise naming ``what``."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{what} must be an integer; got {value!r}")
+    try:
+        v = operator.index(cast(SupportsIndex, value))
+    except TypeError:
+        raise TypeError(f"{what} must be an integer; got {value!r}") from None
+    if not 0 <= v < limit:
+        raise ValueError(f"{what} must be in 0..{limit - 1}; got {v}")
+    return v
+
+
+def _describe(value: object) -> str:
+    """Name an argument's type, dtype and shape for an error message."""
+    if isinstance(value, np.ndarray):
+        return f"{value.dtype} array of shape {value.shape}"
+    return type(value).__name__
+
+
+# ---------------------------------------------------------------------------------------------
+# The rules, as kernels over one state row.
+@numba.njit(cache=True, inline="always")
+def _popcount(x: np.int64) -> np.int64:
+    """Bits set in a non-negative ``x`` (SWAR)."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    x += x >> 8
+    x += x >> 16
+    x += x >> 32
+    return x & 127
+
+
+@numba.njit(cache=True, inline="always")
+def _copies(once: np.int64, twice: np.int64, card: int) -> np.int64:
+    """Count the copies (0, 1, 2) of ``card`` in the multiset ``(once, twice)``."""
+    return (once >> card & 1) + (twice >> card & 1)
+
+
+@numba.njit(cache=True)
+def _score2(cap: np.int64, cap2: np.int64, e1: np.int64, e2: np.int64,
+            heart_sums: np.ndarray, c10: np.ndarray) -> np.int64:
+    """One seat's two-deck hand score (``scoring.score_two_decks``)."""
+    h1 = (cap >> 26) & _SUIT
+    h2 = (cap2 >> 26) & _SUIT
+    hf = np.int64(1) << _copies(e1, e2, _HA)
+    slam = (cap2 & _SCORING) == _SCORING
+    if h2 == _SUIT:
+        sub = np.int64(_ALL_HEARTS2) * hf
+    else:
+        sub = (heart_sums[h1] + heart_sums[h2]) * hf
+    pigs = _copies(cap, cap2, _SQ)
+    if pigs:
+        pig = _PIG * (np.int64(1) << _copies(e1, e2, _SQ))
+        sub += pigs * (-pig if slam else pig)
+    sheep = _copies(cap, cap2, _DJ)
+    if sheep:
+        sub += sheep * _SHEEP * (np.int64(1) << _copies(e1, e2, _DJ))
+    t = _copies(cap, cap2, _C10)
+    if t:
+        f = c10[_copies(e1, e2, _C10), t]
+        if not cap & _OTHER_SCORING:
+            return np.int64(_ALONE2 * f)
+        return np.int64(sub * f)
+    return sub
+
+
+@numba.njit(cache=True, inline="always")
+def _unled(sled: np.int64) -> np.int64:
+    """Return the cards of the suits not led yet (``pair_tricks.unled_cards``)."""
+    out = np.int64(0)
+    for s in range(4):
+        if not sled >> s & 1:
+            out |= np.int64(_SUIT) << (13 * s)
+    return out
+
+
+@numba.njit(cache=True, inline="always")
+def _restricted(hand2: np.int64, x1: np.int64, x2: np.int64, sled: np.int64) -> np.int64:
+    """Return the cards playable in their suit only with an exposed copy (``restricted``)."""
+    if not x1:
+        return np.int64(0)
+    return ((x1 & ~hand2) | x2) & _unled(sled)
+
+
+@numba.njit(cache=True)
+def _follow_cards(once: np.int64, twice: np.int64, x1: np.int64, x2: np.int64, led: np.int64,
+                  sled: np.int64, card: np.int64) -> np.int64:
+    """Return the two-card follow to a pair lead as masks (``pair_tricks.follow_plays``).
+
+    ``card < 0``: the cards that may start a legal play (``first_cards``); else the cards that
+    complete one whose first card is ``card`` (``second_cards``), from the hand before it.
+    """
+    sm = np.int64(_SUIT) << (13 * led)
+    s1 = once & sm
+    s2 = twice & sm
+    bit = np.int64(1) << card if card >= 0 else np.int64(0)
+    if s2:
+        # Holding a pair of the led suit: a pair, with the fewest exposed copies.
+        cands = s2
+        if not sled >> led & 1:
+            a = s2 & ~x1
+            b = s2 & ~x2
+            cands = a if a else (b if b else s2)
+        if card < 0:
+            return cands
+        return cands & bit
+    n = _popcount(s1)
+    if n >= 2:
+        only = _restricted(twice, x1, x2, sled) & sm
+        free = s1 & ~only
+        if _popcount(free) >= 2:
+            return free if card < 0 else (free & ~bit if free & bit else np.int64(0))
+        if free:
+            if card < 0:
+                return free | only
+            if bit == free:
+                return only
+            return free if only & bit else np.int64(0)
+        return only if card < 0 else (only & ~bit if only & bit else np.int64(0))
+    r1 = once & ~sm
+    r2 = twice & ~sm
+    if n == 1:
+        if card < 0:
+            return s1 | r1
+        if bit == s1:
+            return r1
+        return s1 if r1 & bit else np.int64(0)
+    # Void in the led suit: any two cards of the hand.
+    if card < 0:
+        return r1
+    return (r1 & ~bit) | (r2 & bit)
+
+
+@numba.njit(cache=True)
+def _compute_legal(st: np.ndarray, rp: np.ndarray) -> None:
+    """Set the legal columns for the seat to move (``Game._pair_legal``, ``_declare_legal``)."""
+    p = st[_CUR]
+    hand = st[_HAND + p]
+    hand2 = st[_HAND2 + p]
+    pairs = np.int64(0)
+    if st[_PHASE] == _DECLARE:
+        legal = ((hand & ~st[_EXPOSED + p]) | (hand2 & ~st[_EXPOSED2 + p])) & _EXPOSABLE_MASK
+        legal |= np.int64(1) << _DONE_BIT
+    elif st[_NPLAYS] == 0:
+        x1 = st[_XHELD + p]
+        x2 = st[_XHELD2 + p]
+        sled = st[_SLED]
+        if st[_CARDS_DONE] == 0 and not rp[_R_FREE_FIRST]:
+            # The first lead contains C2: alone, or as a pair.
+            legal = np.int64(1) << _C2
+            pairs = hand2 & legal
+        else:
+            legal = hand
+            pairs = hand2
+            if not rp[_R_MAY_LEAD] and x1:
+                unled = _unled(sled)
+                pairs &= ~(x1 & hand2 & unled)
+                only = _restricted(hand2, x1, x2, sled)
+                for s in range(4):
+                    sm = np.int64(_SUIT) << (13 * s)
+                    if only & sm and hand & sm & ~only:
+                        legal &= ~(only & sm)
+    elif not st[_PAIR]:
+        only = _restricted(hand2, st[_XHELD + p], st[_XHELD2 + p], st[_SLED])
+        legal = hand & (np.int64(_SUIT) << (13 * st[_LED]))
+        if not legal:
+            legal = hand
+        else:
+            r = legal & only
+            if r and legal != r:
+                legal ^= r
+    elif st[_PEND] >= 0:
+        legal = st[_SECOND]
+    else:
+        legal = _follow_cards(hand, hand2, st[_XHELD + p], st[_XHELD2 + p], st[_LED],
+                              st[_SLED], np.int64(-1))
+    st[_LEGAL] = legal
+    st[_LEGALP] = pairs
+
+
+@numba.njit(cache=True, inline="always")
+def _put(once: np.int64, twice: np.int64, bit: np.int64) -> tuple[np.int64, np.int64]:
+    """Add one copy of ``bit`` to ``(once, twice)`` (``cards.ms_put``)."""
+    if once & bit:
+        return once, twice | bit
+    return once | bit, twice
+
+
+@numba.njit(cache=True, inline="always")
+def _take(once: np.int64, twice: np.int64, bit: np.int64) -> tuple[np.int64, np.int64]:
+    """Remove one copy of ``bit`` from ``(once, twice)`` (``cards.ms_take``)."""
+    if twice & bit:
+        return once, twice ^ bit
+    return once ^ bit, twice
+
+
+@numba.njit(cache=True)
+def _take_copy(st: np.ndarray, p: np.int64, card: np.int64, shows_void: bool) -> None:
+    """Move one copy of ``card`` from seat ``p``'s hand to the trick (``Game._take_copy``)."""
+    bit = np.int64(1) << card
+    in_suit = card // 13 == st[_LED]
+    x1 = st[_XHELD + p]
+    x2 = st[_XHELD2 + p]
+    if x1 & bit and (not in_suit or (x2 & bit) == (st[_HAND2 + p] & bit)):
+        # An exposed copy leaves: every copy held is exposed, or the card is discarded.
+        st[_XHELD + p], st[_XHELD2 + p] = _take(x1, x2, bit)
+    st[_HAND + p], st[_HAND2 + p] = _take(st[_HAND + p], st[_HAND2 + p], bit)
+    st[_PLAYED + p], st[_PLAYED2 + p] = _put(st[_PLAYED + p], st[_PLAYED2 + p], bit)
+    st[_TRICK + st[_TLEN]] = card
+    st[_TLEN] += 1
+    if not in_suit and shows_void:
+        st[_VOIDS + p] |= np.int64(1) << st[_LED]
+
+
+@numba.njit(cache=True, inline="always")
+def _play_key(a: np.int64, b: np.int64, suit: np.int64) -> np.int64:
+    """Rank of a two-card play to a pair-led trick, -1 for a discard (``play_key``)."""
+    if a // 13 != suit or b // 13 != suit:
+        return np.int64(-1)
+    hi = max(a, b)
+    lo = min(a, b)
+    paired = np.int64(1) if a == b else np.int64(0)
+    klass = paired if suit == 1 else 1 - paired
+    return klass * 10000 + hi * 100 + lo
+
+
+@numba.njit(cache=True)
+def _end_trick(st: np.ndarray, rp: np.ndarray, heart_sums: np.ndarray,
+               c10: np.ndarray) -> bool:
+    """Give the complete trick to its winner, who leads next; return whether the hand ended."""
+    suit = st[_LED]
+    w = 0
+    if st[_PAIR]:
+        best = _play_key(st[_TRICK], st[_TRICK + 1], suit)
+        for i in range(1, 4):
+            key = _play_key(st[_TRICK + 2 * i], st[_TRICK + 2 * i + 1], suit)
+            if key >= 0 and best >= 0 and key > best:
+                best = key
+                w = i
+    else:
+        top = suit * 13 + 13
+        best = st[_TRICK]
+        for i in range(1, 4):
+            c = st[_TRICK + i]
+            if best < c < top:
+                best = c
+                w = i
+    winner = (st[_TLEAD] + w) & 3
+    cap = st[_CAPT + winner]
+    cap2 = st[_CAPT2 + winner]
+    n = st[_TLEN]
+    for k in range(n):
+        bit = np.int64(1) << st[_TRICK + k]
+        if bit & _SCORING:
+            cap, cap2 = _put(cap, cap2, bit)
+    if cap != st[_CAPT + winner] or cap2 != st[_CAPT2 + winner]:
+        st[_CAPT + winner] = cap
+        st[_CAPT2 + winner] = cap2
+        st[_PROV + winner] = _score2(cap, cap2, st[_EXPALL], st[_EXPALL2], heart_sums, c10)
+    st[_SLED] |= np.int64(1) << suit
+    st[_CARDS_DONE] += n
+    st[_TLEN] = 0
+    st[_NPLAYS] = 0
+    st[_PAIR] = 0
+    st[_LED] = -1
+    st[_CUR] = winner
+    st[_TLEAD] = winner
+    if not st[_HAND + winner]:
+        st[_LEGAL] = 0
+        st[_LEGALP] = 0
+        return True
+    _compute_legal(st, rp)
+    return False
+
+
+@numba.njit(cache=True)
+def _apply(st: np.ndarray, a: np.int64, rp: np.ndarray, heart_sums: np.ndarray,
+           c10: np.ndarray) -> bool:
+    """Apply one legal action at one table (``Game.step``); return whether its hand ended."""
+    p = st[_CUR]
+    if st[_PHASE] == _DECLARE:
+        if a != _DONE_ACTION:
+            bit = np.int64(1) << a
+            st[_EXPOSED + p], st[_EXPOSED2 + p] = _put(st[_EXPOSED + p], st[_EXPOSED2 + p], bit)
+            st[_EXPALL], st[_EXPALL2] = _put(st[_EXPALL], st[_EXPALL2], bit)
+            st[_XHELD + p], st[_XHELD2 + p] = _put(st[_XHELD + p], st[_XHELD2 + p], bit)
+            for s in range(4):
+                st[_PROV + s] = _score2(st[_CAPT + s], st[_CAPT2 + s], st[_EXPALL],
+                                        st[_EXPALL2], heart_sums, c10)
+        else:
+            st[_TURNS] += 1
+            if st[_TURNS] == 4:
+                # No auto-exposure with two decks: play starts at the first leader.
+                st[_PHASE] = _PLAY
+                st[_CUR] = st[_FIRST]
+            else:
+                st[_CUR] = (p + 1) & 3
+        _compute_legal(st, rp)
+        return False
+    if st[_NPLAYS] == 0:
+        # A lead: one card, or a pair (``52 + k``).
+        pair = a >= 52
+        card = a - 52 if pair else a
+        st[_PAIR] = 1 if pair else 0
+        st[_LED] = card // 13
+        st[_TLEAD] = p
+        _take_copy(st, p, card, True)
+        if pair:
+            _take_copy(st, p, card, True)
+        st[_NPLAYS] = 1
+    elif not st[_PAIR]:
+        _take_copy(st, p, a, True)
+        st[_NPLAYS] += 1
+    elif st[_PEND] < 0:
+        # The first card of a two-card follow: the seat stays to move for the second.
+        st[_SECOND] = _follow_cards(st[_HAND + p], st[_HAND2 + p], st[_XHELD + p],
+                                    st[_XHELD2 + p], st[_LED], st[_SLED], a)
+        _take_copy(st, p, a, False)
+        st[_PEND] = a
+        st[_LEGAL] = st[_SECOND]
+        st[_LEGALP] = 0
+        return False
+    else:
+        _take_copy(st, p, a, False)
+        suit = st[_LED]
+        if a // 13 != suit or st[_PEND] // 13 != suit:
+            # A discard in a two-card follow: the seat holds no card of the suit now.
+            st[_VOIDS + p] |= np.int64(1) << suit
+        st[_NPLAYS] += 1
+        st[_PEND] = -1
+        st[_SECOND] = 0
+    if st[_NPLAYS] == 4:
+        return _end_trick(st, rp, heart_sums, c10)
+    st[_CUR] = (p + 1) & 3
+    _compute_legal(st, rp)
+    return False
+
+
+@numba.njit(cache=True)
+def _start_hand(st: np.ndarray, table: np.int64, seed: np.uint64, rp: np.ndarray,
+                deck: np.ndarray) -> None:
+    """Deal the table's next hand of its stream and set it up to its first decision."""
+    _deal_pairs(seed, table, st[_DEALT], deck, st[_DEAL:_DEAL + 4], st[_DEAL2:_DEAL2 + 4])
+    st[_DEALT] += 1
+    first = -1
+    for s in range(4):
+        st[_HAND + s] = st[_DEAL + s]
+        st[_HAND2 + s] = st[_DEAL2 + s]
+        for b in (_PLAYED, _PLAYED2, _EXPOSED, _EXPOSED2, _XHELD, _XHELD2, _CAPT, _CAPT2,
+                  _VOIDS, _PROV):
+            st[b + s] = 0
+        if first < 0 and st[_DEAL + s] >> _C2 & 1:
+            first = s  # the lowest seat holding a C2
+    st[_FIRST] = first
+    st[_CUR] = first
+    st[_TLEAD] = first
+    st[_TURNS] = 0
+    st[_TLEN] = 0
+    st[_LED] = -1
+    st[_SLED] = 0
+    st[_NPLAYS] = 0
+    st[_PAIR] = 0
+    st[_PEND] = -1
+    st[_SECOND] = 0
+    st[_CARDS_DONE] = 0
+    st[_EXPALL] = 0
+    st[_EXPALL2] = 0
+    st[_PHASE] = _DECLARE if rp[_R_DECLARE] else _PLAY
+    _compute_legal(st, rp)
+
+
+# ---------------------------------------------------------------------------------------------
+# The observation (``PlayerView.encode``) and the action mask.
+@numba.njit(cache=True, inline="always")
+def _put_bits(out: np.ndarray, offset: int | np.int64, m: np.int64, nbits: int) -> None:
+    """Write the low ``nbits`` bits of ``m`` as 0/1 values from ``out[offset]`` on.
+
+    Unsigned indices: numba's check for negative signed indices keeps it from vectorising.
+    """
+    base = np.uint64(offset)
+    for c in range(nbits):
+        out[base + np.uint64(c)] = (m >> c) & 1
+
+
+@numba.njit(cache=True, inline="always")
+def _clear(out: np.ndarray, start: np.int64, stop: np.int64) -> None:
+    """Set ``out[start:stop]`` to zero."""
+    for k in range(np.uint64(start), np.uint64(stop)):
+        out[k] = 0
+
+
+@numba.njit(cache=True, inline="always")
+def _exposable_bits(e: np.int64) -> np.int64:
+    """Project a card mask onto 4 bits in EXPOSABLE order (SQ, DJ, C10, HA)."""
+    return (e >> _SQ & 1) | (e >> _DJ & 1) << 1 | (e >> _C10 & 1) << 2 | (e >> _HA & 1) << 3
+
+
+@numba.njit(cache=True, inline="always")
+def _scoring_bits(cap: np.int64) -> np.int64:
+    """Project a card mask onto 16 bits: H2..HA, SQ, DJ, C10."""
+    return (cap >> 26 & _SUIT) | (cap >> _SQ & 1) << 13 | (cap >> _DJ & 1) << 14 \
+        | (cap >> _C10 & 1) << 15
+
+
+@numba.njit(cache=True)
+def _write_outputs(st: np.ndarray, obs: np.ndarray, mask: np.ndarray, squash: np.ndarray,
+                   oo: np.ndarray, rp: np.ndarray) -> None:
+    """Write the seat to move's ``PlayerView.encode()`` and its 105-entry action mask."""
+    me = st[_CUR]
+    _put_bits(obs, oo[_OB_PHASE], np.int64(1) << st[_PHASE], 3)
+    _put_bits(obs, oo[_OB_HAND], st[_HAND + me], 52)
+    _put_bits(obs, oo[_OB_HAND2], st[_HAND2 + me], 52)
+    _put_bits(obs, oo[_OB_TO_MOVE], np.int64(1), 4)  # the observer is the seat to move
+    _put_bits(obs, oo[_OB_TRICK_NUMBER], np.int64(1) << (st[_CARDS_DONE] // 8), 13)
+    exposed = np.int64(0)
+    exposed2 = np.int64(0)
+    captured = np.int64(0)
+    captured2 = np.int64(0)
+    voids = np.int64(0)
+    for r in range(4):
+        s = (me + r) & 3
+        _put_bits(obs, oo[_OB_PLAYED] + 52 * r, st[_PLAYED + s], 52)
+        _put_bits(obs, oo[_OB_PLAYED2] + 52 * r, st[_PLAYED2 + s], 52)
+        exposed |= _exposable_bits(st[_EXPOSED + s]) << (4 * r)
+        exposed2 |= _exposable_bits(st[_EXPOSED2 + s]) << (4 * r)
+        captured |= _scoring_bits(st[_CAPT + s]) << (16 * r)
+        captured2 |= _scoring_bits(st[_CAPT2 + s]) << (16 * r)
+        voids |= st[_VOIDS + s] << (4 * r)
+        obs[oo[_OB_SCORES] + r] = squash[st[_PROV + s] + rp[_R_OFFSET]]
+    _put_bits(obs, oo[_OB_EXPOSED], exposed, 16)
+    _put_bits(obs, oo[_OB_EXPOSED2], exposed2, 16)
+    _put_bits(obs, oo[_OB_CAPTURED], captured, 64)
+    _put_bits(obs, oo[_OB_CAPTURED2], captured2, 64)
+    _put_bits(obs, oo[_OB_VOIDS], voids, 16)
+    if st[_PHASE] == _DECLARE:
+        declared = ((np.int64(1) << st[_TURNS]) - 1) << st[_FIRST]
+        declared = (declared | declared >> 4) & 15
+    else:
+        declared = np.int64(15)
+    _put_bits(obs, oo[_OB_DECLARED], ((declared | declared << 4) >> me) & 15, 4)
+    _put_bits(obs, oo[_OB_FIRST_LEADER], np.int64(1) << ((st[_FIRST] - me) & 3), 4)
+    # The trick in progress: a pair-led trick takes two cards a seat.
+    n = st[_TLEN]
+    pair = st[_PAIR]
+    _clear(obs, oo[_OB_TRICK_CARDS], oo[_OB_TRICK_CARDS] + 208)
+    _clear(obs, oo[_OB_TRICK2], oo[_OB_TRICK2] + 208)
+    if n:
+        rel = (st[_TLEAD] - me) & 3
+        _put_bits(obs, oo[_OB_TRICK_LEADER], np.int64(1) << rel, 4)
+        for k in range(n):
+            seat = (rel + (k >> 1 if pair else k)) & 3
+            obs[oo[_OB_TRICK_CARDS] + 52 * seat + st[_TRICK + k]] = 1.0
+        if pair:
+            for k in range(0, n - 1, 2):
+                if st[_TRICK + k] == st[_TRICK + k + 1]:
+                    seat = (rel + (k >> 1)) & 3
+                    obs[oo[_OB_TRICK2] + 52 * seat + st[_TRICK + k]] = 1.0
+    else:
+        _put_bits(obs, oo[_OB_TRICK_LEADER], np.int64(0), 4)
+    obs[oo[_OB_PAIR_LEAD]] = 1.0 if pair else 0.0
+    if oo[_OB_PARTNERS] >= 0:
+        _put_bits(obs, oo[_OB_PARTNERS], np.int64(4), 4)  # the partner sits across
+    _put_bits(mask, 0, st[_LEGAL], 52)
+    _put_bits(mask, 52, st[_LEGALP], 52)
+    mask[_DONE_ACTION] = (st[_LEGAL] >> _DONE_BIT) & 1
+
+
+@numba.njit(cache=True)
+def _write_results(st: np.ndarray, rp: np.ndarray, reward_scale: np.float64,
+                   rewards: np.ndarray, scores: np.ndarray) -> None:
+    """Write a finished hand's raw scores and rewards (``scoring.hand_results``)."""
+    total = 0.0
+    for s in range(4):
+        scores[s] = st[_PROV + s]
+        total += st[_PROV + s]
+    mode = rp[_R_REWARD]
+    for s in range(4):
+        raw = np.float64(st[_PROV + s])
+        if mode == 0:
+            r = raw
+        elif mode == 1:
+            r = raw - (total - raw) / 3.0
+        else:
+            own = np.float64(st[_PROV + s] + st[_PROV + ((s + 2) & 3)])
+            r = (own - (total - own) / 1.0) / 2.0
+        rewards[s] = r / reward_scale
+
+
+@numba.njit(cache=True)
+def _reset_kernel(state: np.ndarray, seed: np.uint64, rp: np.ndarray, deck: np.ndarray,
+                  squash: np.ndarray, oo: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+                  current: np.ndarray) -> None:
+    """Deal hand 0 of every table and write the first outputs."""
+    for i in range(state.shape[0]):
+        st = state[i]
+        st[_DEALT] = 0
+        _start_hand(st, np.int64(i), seed, rp, deck)
+        _write_outputs(st, obs[i], mask[i], squash, oo, rp)
+        current[i] = st[_CUR]
+
+
+@numba.njit(cache=True, inline="always")
+def _is_legal(st: np.ndarray, a: np.int64) -> bool:
+    """Whether action ``a`` is in the table's legal set (cards, pair leads, DONE)."""
+    if a < 0 or a > _DONE_ACTION:
+        return False
+    if a < 52:
+        return bool((st[_LEGAL] >> a) & 1)
+    if a < _DONE_ACTION:
+        return bool((st[_LEGALP] >> (a - 52)) & 1)
+    return bool((st[_LEGAL] >> _DONE_BIT) & 1)
+
+
+@numba.njit(cache=True)
+def _step_kernel(state: np.ndarray, actions: np.ndarray, active: np.ndarray, seed: np.uint64,
+                 rp: np.ndarray, reward_scale: np.float64, deck: np.ndarray,
+                 heart_sums: np.ndarray, c10: np.ndarray, squash: np.ndarray, oo: np.ndarray,
+                 obs: np.ndarray, mask: np.ndarray, current: np.ndarray,
+                 terminated: np.ndarray, rewards: np.ndarray, scores: np.ndarray) -> int:
+    """Check every active table's action, then apply them; return the first bad table or -1.
+
+    Nothing changes unless every active table's action is legal.
+    """
+    n = state.shape[0]
+    for i in range(n):
+        if active[i] and not _is_legal(state[i], actions[i]):
+            return i
+    for i in range(n):
+        terminated[i] = False
+        for s in range(4):
+            scores[i, s] = 0
+            rewards[i, s] = 0.0
+        if not active[i]:
+            continue
+        st = state[i]
+        if _apply(st, np.int64(actions[i]), rp, heart_sums, c10):
+            terminated[i] = True
+            _write_results(st, rp, reward_scale, rewards[i], scores[i])
+            _start_hand(st, np.int64(i), seed, rp, deck)
+        _write_outputs(st, obs[i], mask[i], squash, oo, rp)
+        current[i] = st[_CUR]
+    return -1
+
+
+@numba.njit(cache=True)
+def _sample_kernel(state: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> None:
+    """For each table, the legal action at position ``int(u * count)`` of its sorted legal set."""
+    for i in range(state.shape[0]):
+        cards = state[i, _LEGAL] & _FULL
+        pairs = state[i, _LEGALP]
+        done = (state[i, _LEGAL] >> _DONE_BIT) & 1
+        nc = _popcount(cards)
+        count = nc + _popcount(pairs) + done
+        k = min(np.int64(uniforms[i] * count), count - 1)
+        if k >= nc + _popcount(pairs):
+            out[i] = _DONE_ACTION
+            continue
+        legal = cards
+        base = 0
+        if k >= nc:
+            k -= nc
+            legal = pairs
+            base = 52
+        for _ in range(k):
+            legal &= legal - 1  # drop the lowest legal action
+        out[i] = base + _popcount((legal & -legal) - 1)
+
+
+@numba.njit(cache=True)
+def _refresh_kernel(state: np.ndarray, squash: np.ndarray, oo: np.ndarray, rp: np.ndarray,
+                    obs: np.ndarray, mask: np.ndarray, current: np.ndarray) -> None:
+    """Write every table's outputs from its state (after ``PairGameBatch.restore``)."""
+    for i in range(state.shape[0]):
+        _write_outputs(state[i], obs[i], mask[i], squash, oo, rp)
+        current[i] = state[i, _CUR]
+
+
+@numba.njit(cache=True)
+def _derived_kernel(state: np.ndarray, rp: np.ndarray, heart_sums: np.ndarray,
+                    c10: np.ndarray, legal: np.ndarray, legalp: np.ndarray,
+                    second: np.ndarray, scores: np.ndarray) -> None:
+    """Recompute every table's legal sets and scores from the rest of its (checked) state.
+
+    After the first card of a two-card follow, ``second[i]`` gets the two sets of cards that
+    could complete it: from the hand with that card put back, with the exposed copies held
+    as they are (the card left as an unexposed copy) or with one exposed copy of it put back
+    too (it left as the exposed one); the row's cards to complete it must be one of them.
+    """
+    for i in range(state.shape[0]):
+        row = state[i]
+        second[i, 0] = second[i, 1] = 0
+        if row[_PHASE] == _PLAY and row[_NPLAYS] > 0 and row[_PAIR] and row[_PEND] >= 0:
+            p = row[_CUR]
+            bit = np.int64(1) << row[_PEND]
+            once, twice = _put(row[_HAND + p], row[_HAND2 + p], bit)
+            x1, x2 = row[_XHELD + p], row[_XHELD2 + p]
+            second[i, 0] = _follow_cards(once, twice, x1, x2, row[_LED], row[_SLED],
+                                         row[_PEND])
+            x1, x2 = _put(x1, x2, bit)
+            second[i, 1] = _follow_cards(once, twice, x1, x2, row[_LED], row[_SLED],
+                                         row[_PEND])
+        _compute_legal(row, rp)  # (into the caller's copy of the state)
+        legal[i], legalp[i] = row[_LEGAL], row[_LEGALP]
+        for s in range(4):
+            scores[i, s] = _score2(row[_CAPT + s], row[_CAPT2 + s], row[_EXPALL],
+                                   row[_EXPALL2], heart_sums, c10)
+
+
+def _bit_counts(x: np.ndarray) -> np.ndarray:
+    """Bits set in each non-negative int64 of ``x`` (SWAR, as ``_popcount``)."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (x * 0x0101010101010101) >> 56
+
+
+def _column_names() -> tuple[str, ...]:
+    """Name each column of a state row, for the errors of ``PairGameBatch.restore``."""
+    scalars = ["phase", "seat to move", "first leader", "declaration turns taken",
+               "cards in the trick", "trick leader", "suit led", "suits led so far",
+               "plays made to the trick", "the trick was led with a pair",
+               "first card of a two-card follow", "cards that complete it",
+               "cards in finished tricks", "exposed cards", "cards exposed twice",
+               "legal cards and DONE", "legal pair leads", "hands dealt"]
+    blocks = ["hand", "cards held twice", "played cards", "cards played twice",
+              "exposed cards", "cards exposed twice", "exposed copies held",
+              "exposed cards held twice", "captured cards", "cards captured twice",
+              "void suits", "score", "deal", "cards dealt twice"]
+    return tuple(scalars + [f"trick card {k}" for k in range(8)]
+                 + [f"{what} of seat {s}" for what in blocks for s in range(4)])
+
+
+# ---------------------------------------------------------------------------------------------
+class PairBatchStep(NamedTuple):
+    """The arrays a ``PairGameBatch`` writes (the same objects at every call, overwritten)."""
+
+    observations: np.ndarray
+    action_masks: np.ndarray
+    current_player: np.ndarray
+    terminated: np.ndarray
+    rewards: np.ndarray
+    scores: np.ndarray
+
+
+def _score_bound() -> int:
+    """Return an offset beyond every two-deck hand score: a slam, every factor largest."""
+    top = (TWO_DECK_ALL_HEARTS * 4 + 2 * (abs(PIG_VALUE) + SHEEP_VALUE) * 4)
+    return top * max(TWO_DECK_C10_FACTORS.values()) + 1
+
+
+_SQUASH: list[np.ndarray] = []
+
+
+def _squash_table() -> np.ndarray:
+    """Return the view's squashed value of every score within the bound (float32), once.
+
+    The same arithmetic as ``view._squash`` of ``score / 4`` (the two-deck view divides), so
+    the values are the view's to the last bit.
+    """
+    if not _SQUASH:
+        b, div = _score_bound(), _SCORE_DIVISORS[2]
+        _SQUASH.append(np.array([0.5 + 0.5 * math.tanh((s / div) / _SCORE_SCALE)
+                                 for s in range(-b, b + 1)], dtype=np.float32))
+    return _SQUASH[0]
+
+
+def _obs_offsets(rules: Rules) -> tuple[np.ndarray, int]:
+    """Where each block of ``view.layout(rules)`` starts (``-1`` if absent), and the size.
+
+    Read from the reference layout; a block the kernels do not write refuses the rules.
+    """
+    starts, at = {}, 0
+    for name, shape, _ in layout(rules):
+        starts[name] = at
+        at += math.prod(shape)
+    unknown = set(starts) - set(_OBS_BLOCKS)
+    missing = set(_OBS_BLOCKS) - set(starts) - {"partners"}
+    if unknown or missing:
+        raise RuntimeError(f"gongzhu_env.vector_pairs does not write the observation of {rules}: "
+                           f"blocks {sorted(unknown)} are new, {sorted(missing)} are gone")
+    return np.array([starts.get(name, -1) for name in _OBS_BLOCKS], dtype=np.int64), at
+
+
+class PairGameBatch:
+    """``num_tables`` two-deck hands of Gong Zhu played side by side (see the module docstring).
+
+    ``rules`` defaults to the ``"two_decks"`` preset. ``reward_mode`` and ``reward_scale``
+    mean what they mean for ``gongzhu_env.env``.
+    """
+
+    def __init__(self, num_tables: int, rules: Rules | str = "two_decks", *,
+                 reward_mode: str = "raw", reward_scale: float = 1.0) -> None:
+        n = _unsigned(num_tables, "num_tables")
+        if not 1 <= n <= MAX_TABLES:
+            raise ValueError(f"num_tables must be in 1..{MAX_TABLES:,} (gongzhu_env."
+                             f"vector_pairs.MAX_TABLES, about 5 KB of arrays a table); got {n:,}")
+        self.rules = check_covered(rules)
+        check_reward_mode(reward_mode, self.rules)
+        self.reward_mode = reward_mode
+        self.reward_scale = check_reward_scale(reward_scale)
+        self.num_tables = n
+        self.num_seats = 4
+        self.num_actions = self.rules.num_actions
+        r = self.rules
+        self._oo, self.obs_size = _obs_offsets(r)
+        rp = self._rp = np.zeros(6, dtype=np.int64)
+        rp[_R_MAY_LEAD] = r.exposed_may_lead
+        rp[_R_FREE_FIRST] = r.first_lead == "any"
+        rp[_R_DECLARE] = r.declaration == "free"
+        rp[_R_TEAM] = r.team_play
+        rp[_R_REWARD] = _REWARD_CODES[reward_mode]
+        rp[_R_OFFSET] = _score_bound()
+        self._heart_sums = np.array(HEART_SUMS, dtype=np.int64)
+        self._c10 = np.zeros((3, 3), dtype=np.int64)
+        for (exposed, taken), factor in TWO_DECK_C10_FACTORS.items():
+            self._c10[exposed, taken] = factor
+        self._squash = _squash_table()
+        self._state = np.zeros((n, _NCOL), dtype=np.int64)
+        self._deck = np.zeros(104, dtype=np.int64)
+        self._seed: int | None = None
+        self.observations = np.zeros((n, self.obs_size), dtype=np.float32)
+        self.action_masks = np.zeros((n, self.num_actions), dtype=np.int8)
+        self.current_player = np.zeros(n, dtype=np.int64)
+        self.terminated = np.zeros(n, dtype=np.bool_)
+        self.rewards = np.zeros((n, 4), dtype=np.float32)
+        self.scores = np.zeros((n, 4), dtype=np.int32)
+        # ``GameBatch`` can keep every seat's view of a finished hand; this batch does not
+        # (yet), and says so the way ``GameBatch(final_observations=False)`` does.
+        self.final_observations: np.ndarray | None = None
+        self._all_tables = np.ones(n, dtype=np.bool_)
+        self._result = PairBatchStep(self.observations, self.action_masks, self.current_player,
+                                     self.terminated, self.rewards, self.scores)
+
+    def reset(self, seed: int) -> PairBatchStep:
+        """Deal hand 0 of every table's stream under ``seed`` and write the first outputs."""
+        self._seed = _unsigned(seed, "seed")
+        self.terminated[:] = False
+        self.rewards[:] = 0.0
+        self.scores[:] = 0
+        _reset_kernel(self._state, np.uint64(self._seed), self._rp, self._deck, self._squash,
+                      self._oo, self.observations, self.action_masks, self.current_player)
+        return self._result
+
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> PairBatchStep:
+        """Apply one action per table (for its ``current_player``) and write the outputs.
+
+        ``actions``: integers of shape ``(num_tables,)``, each ``0..104``. If any active
+        table's action is not legal, ``IllegalActionError`` names the table, the action, the
+        seat and the legal set, and no table changes. ``active`` (bool, ``(num_tables,)``)
+        picks the tables that move; the others keep their position and report
+        ``terminated`` False with zero rewards and scores.
+        """
+        if self._seed is None:
+            raise RuntimeError("call reset(seed) before step()")
+        n = self.num_tables
+        if active is None:
+            active = self._all_tables
+        elif not isinstance(active, np.ndarray) or active.dtype != np.bool_ \
+                or active.shape != (n,):
+            raise ValueError(f"active must be a bool array of shape ({n},), one per table; "
+                             f"got {_describe(active)}")
+        if not isinstance(actions, np.ndarray):
+            raise TypeError(f"actions must be a numpy array of integers of shape ({n},), one "
+                            f"action 0..104 per table; got {type(actions).__name__}")
+        if actions.dtype.kind not in "iu":
+            raise TypeError(f"actions must have an integer dtype (one action 0..104 per "
+                            f"table); got {actions.dtype}")
+        if actions.shape != (n,):
+            raise ValueError(f"actions must have shape ({n},), one per table; got "
+                             f"{actions.shape}")
+        if actions.dtype != np.int64:
+            # Out-of-range unsigned values must stay out of range, not wrap into legal ones.
+            if actions.dtype.kind == "u" and actions.size:
+                over = (actions > _DONE_ACTION) & active
+                if over.any():
+                    bad = int(np.argmax(over))
+                    raise self._illegal(bad, int(actions[bad]))
+            actions = actions.astype(np.int64)
+        bad = _step_kernel(self._state, actions, active, np.uint64(self._seed), self._rp,
+                           np.float64(self.reward_scale), self._deck, self._heart_sums, self._c10,
+                           self._squash, self._oo, self.observations, self.action_masks,
+                           self.current_player, self.terminated, self.rewards, self.scores)
+        if bad >= 0:
+            raise self._illegal(int(bad), int(actions[bad]))
+        return self._result
+
+    def sample_legal(self, uniforms: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Pick one legal action per table from uniform floats in ``[0, 1)``, compiled.
+
+        Table ``i`` gets ``legal[int(uniforms[i] * len(legal))]`` of its sorted legal actions
+        (``legal_actions(i)``). ``uniforms`` is float64 of shape ``(num_tables,)``; ``out``
+        (int64, same shape) is filled and returned if given.
+        """
+        self._table(0)  # reset first
+        n = self.num_tables
+        if not isinstance(uniforms, np.ndarray) or uniforms.dtype != np.float64 \
+                or uniforms.shape != (n,):
+            raise ValueError(f"uniforms must be a float64 array of shape ({n},); got "
+                             f"{_describe(uniforms)}")
+        if out is None:
+            out = np.empty(n, dtype=np.int64)
+        elif not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.shape != (n,):
+            raise ValueError(f"out must be an int64 array of shape ({n},); got {_describe(out)}")
+        _sample_kernel(self._state, uniforms, out)
+        return out
+
+    def snapshot(self) -> np.ndarray:
+        """Return a copy of every table's position (for ``restore``): one small int64 array.
+
+        The deal streams are part of it (a table's next hand follows from the seed and its
+        count of hands), so a restored batch plays on exactly as the saved one would have.
+        """
+        self._table(0)  # reset first
+        return self._state.copy()
+
+    def restore(self, snapshot: np.ndarray) -> PairBatchStep:
+        """Put every table back where ``snapshot`` (from this batch's ``snapshot``) saw it.
+
+        The outputs are rewritten for the restored positions, with ``terminated`` False and
+        zero rewards and scores. The kernels index arrays with a position's numbers (the seat
+        to move, the cards of the trick, the score), so every table is checked first
+        (``_check_snapshot``): one that play could not have produced raises ``ValueError``
+        naming the table and the column, and the batch is left as it was.
+        """
+        self._table(0)
+        if not isinstance(snapshot, np.ndarray) or snapshot.shape != self._state.shape \
+                or snapshot.dtype != self._state.dtype:
+            raise ValueError(f"snapshot must be an int64 array of shape {self._state.shape}, "
+                             f"from snapshot() of this batch; got {_describe(snapshot)}")
+        self._check_snapshot(snapshot)
+        self._state[:] = snapshot
+        self.terminated[:] = False
+        self.rewards[:] = 0.0
+        self.scores[:] = 0
+        _refresh_kernel(self._state, self._squash, self._oo, self._rp, self.observations,
+                        self.action_masks, self.current_player)
+        return self._result
+
+    def _check_snapshot(self, snap: np.ndarray) -> None:
+        """Raise ``ValueError`` unless every row of ``snap`` is a position play can reach.
+
+        Ranges first (every index and shift the kernels take from a row), then the
+        bookkeeping that ties the columns together: each seat's hand and played cards make up
+        its deal, the deals make up two decks, the trick matches the plays made to it and the
+        seat to move follows from them, exposures are copies of exposable cards dealt to the
+        seat, the captured cards are the scoring cards of the finished tricks, and the legal
+        sets and scores are what the rules give for the rest. Vectorised over the tables.
+        """
+        names = _column_names()
+        rules = self.rules
+
+        def need(ok: np.ndarray, column: int, expected: str) -> None:
+            bad = ~ok if ok.ndim == 2 else ~ok[:, None]
+            if not bad.any():
+                return
+            table = int(np.argmax(bad.any(axis=1)))
+            col = column + int(np.argmax(bad[table]))
+            raise ValueError(
+                f"snapshot refused: table {table}, column {col} ({names[col]}) holds "
+                f"{int(snap[table, col])}; expected {expected}. restore() takes what "
+                f"snapshot() of a batch with these rules returned; the batch was not changed")
+
+        def within(column: int, width: int, low: int, high: int) -> np.ndarray:
+            part = snap[:, column:column + width]
+            return (part >= low) & (part <= high)
+
+        def seats(column: int) -> np.ndarray:
+            return snap[:, column:column + 4]
+
+        free = rules.declaration == "free"
+        need(within(_PHASE, 1, 0 if free else _PLAY, _PLAY)[:, 0], _PHASE,
+             "0 (declaring) or 1 (playing)" if free else "1: these rules have no declaration")
+        for column in (_CUR, _FIRST, _TLEAD):
+            need(within(column, 1, 0, 3)[:, 0], column, "a seat, 0..3")
+        for column, low, high, what in (
+                (_TURNS, 0, 4, "0..4"), (_TLEN, 0, 7, "0..7 (a full trick is taken at once)"),
+                (_LED, -1, 3, "a suit 0..3, or -1 between tricks"),
+                (_SLED, 0, 15, "a mask of the four suits"), (_NPLAYS, 0, 3, "0..3"),
+                (_PAIR, 0, 1, "0 or 1"), (_PEND, -1, 51, "a card 0..51, or -1"),
+                (_CARDS_DONE, 0, 100, "0..100 cards in finished tricks"),
+                (_LEGAL, 0, (1 << 53) - 1, "a mask of the 52 cards and DONE"),
+                (_LEGALP, 0, _FULL, "a mask of the 52 pair leads"),
+                (_SECOND, 0, _FULL, "a mask of the 52 cards"),
+                (_EXPALL, 0, _FULL, "a mask of the 52 cards"),
+                (_EXPALL2, 0, _FULL, "a mask of the 52 cards"),
+                (_DEALT, 1, 1 << 62, "1 (reset deals the first hand) to 2**62")):
+            need(within(column, 1, low, high)[:, 0], column, what)
+        need(within(_TRICK, 8, 0, 51), _TRICK, "a card, 0..51")
+        for b in range(_HAND, _VOIDS, 4):
+            need(within(b, 4, 0, _FULL), b, "a mask of the 52 cards")
+        need(within(_VOIDS, 4, 0, 15), _VOIDS, "a mask of the four suits")
+        bound = int(self._rp[_R_OFFSET])
+        need(within(_PROV, 4, -bound, bound), _PROV, f"a hand score within -{bound}..{bound}")
+        need(within(_DEAL, 8, 0, _FULL), _DEAL, "a mask of the 52 cards")
+        for once, twice in ((_HAND, _HAND2), (_PLAYED, _PLAYED2), (_EXPOSED, _EXPOSED2),
+                            (_XHELD, _XHELD2), (_CAPT, _CAPT2), (_DEAL, _DEAL2)):
+            need((seats(twice) & ~seats(once)) == 0, twice,
+                 f"cards also in {names[once]} (a card twice is a card once too)")
+        need((snap[:, _EXPALL2] & ~snap[:, _EXPALL]) == 0, _EXPALL2,
+             "cards also exposed once")
+
+        def per_card(masks: np.ndarray) -> np.ndarray:
+            # Copies of each card in the four seats' masks together: (tables, 52).
+            counts: np.ndarray = ((masks[:, :, None] >> np.arange(52)) & 1).sum(axis=1)
+            return counts
+
+        def size(once: int) -> np.ndarray:
+            total: np.ndarray = _bit_counts(seats(once)) + _bit_counts(seats(once + 4))
+            return total
+
+        # The deal: four hands of 26 that hold every card twice; the first leader holds C2.
+        d1, d2 = seats(_DEAL), seats(_DEAL2)
+        need(size(_DEAL) == 26, _DEAL, "26 cards a seat")
+        need((per_card(d1) + per_card(d2) == 2).all(axis=1), _DEAL,
+             "every card twice over the four hands")
+        first = snap[:, _FIRST]
+        need(first == np.argmax(d1 & 1, axis=1), _FIRST, "the lowest seat dealt a C2")
+        # Hand and played cards make up the deal, as multisets.
+        h1, h2, p1, p2 = seats(_HAND), seats(_HAND2), seats(_PLAYED), seats(_PLAYED2)
+        need(((h1 | p1) == d1) & ((h2 | p2 | (h1 & p1)) == d2) & ((h2 & p1) == 0)
+             & ((p2 & h1) == 0), _HAND, "the seat's deal less the cards it played")
+        # The trick and the plays made to it.
+        phase, cur, turns = snap[:, _PHASE], snap[:, _CUR], snap[:, _TURNS]
+        tlen, tlead, nplays = snap[:, _TLEN], snap[:, _TLEAD], snap[:, _NPLAYS]
+        pair, pend, done = snap[:, _PAIR], snap[:, _PEND], snap[:, _CARDS_DONE]
+        declaring = phase == _DECLARE
+        need(np.where(declaring, turns <= 3, turns == (4 if free else 0)), _TURNS,
+             "0..3 while declaring, then 4 (0 without a declaration phase)")
+        need(~declaring | ((done == 0) & (tlen == 0)), _TLEN, "0 while declaring")
+        need(np.where(pair == 1, tlen == 2 * nplays + (pend >= 0), (tlen == nplays) & (pend < 0)),
+             _TLEN, "the cards of the plays made to the trick (two a play after a pair lead)")
+        need((nplays > 0) | ((pair == 0) & (pend < 0)), _PAIR, "0 between tricks")
+        need(np.where(declaring, cur == (first + turns) % 4, cur == (tlead + nplays) % 4), _CUR,
+             "the seat after the last to play (or to declare)")
+        need((done > 0) | (tlead == first), _TLEAD, "the first leader in the first trick")
+        trick = snap[:, _TRICK:_TRICK + 8]
+        need(np.where(tlen > 0, snap[:, _LED] == trick[:, 0] // 13, snap[:, _LED] == -1), _LED,
+             "the suit of the trick's first card, or -1 between tricks")
+        need((pend < 0) | (pend == np.take_along_axis(trick, np.maximum(tlen - 1, 0)[:, None],
+                                                       axis=1)[:, 0]),
+             _PEND, "the last card of the trick")
+        # Cards played: as many a seat as the finished tricks and this one give it.
+        rel = (np.arange(4)[None, :] - tlead[:, None]) % 4
+        in_trick = np.where(pair[:, None] == 1, np.clip(tlen[:, None] - 2 * rel, 0, 2),
+                            (rel < tlen[:, None]).astype(np.int64))
+        need(size(_PLAYED) == done[:, None] // 4 + in_trick, _PLAYED,
+             "the seat's cards of the finished tricks and of this one")
+        need(done % 4 == 0, _CARDS_DONE, "a multiple of four")
+        # Exposures: copies of exposable cards dealt to the seat, none without a declaration.
+        e1, e2 = seats(_EXPOSED), seats(_EXPOSED2)
+        need(((e1 & ~(d1 & _EXPOSABLE_MASK)) == 0) & ((e2 & ~d2) == 0), _EXPOSED,
+             "copies of exposable cards (SQ, DJ, C10, HA) dealt to the seat")
+        if not free:
+            need(e1 == 0, _EXPOSED, "none: these rules have no exposures")
+        waiting = ((np.arange(4)[None, :] - first[:, None]) % 4) > turns[:, None]
+        need(~(declaring[:, None] & waiting) | (e1 == 0), _EXPOSED,
+             "none for a seat whose declaration turn has not come")
+        all1 = e1[:, 0] | e1[:, 1] | e1[:, 2] | e1[:, 3]
+        all2 = (e2[:, 0] | e2[:, 1] | e2[:, 2] | e2[:, 3]
+                | (e1[:, 0] & (e1[:, 1] | e1[:, 2] | e1[:, 3]))
+                | (e1[:, 1] & (e1[:, 2] | e1[:, 3])) | (e1[:, 2] & e1[:, 3]))
+        need((snap[:, _EXPALL] == all1) & (snap[:, _EXPALL2] == all2), _EXPALL,
+             "every seat's exposed copies together")
+        x1, x2 = seats(_XHELD), seats(_XHELD2)
+        need(((x1 & ~e1) == 0) & ((x2 & ~e2) == 0) & ((x1 & ~h1) == 0) & ((x2 & ~h2) == 0),
+             _XHELD, "exposed copies the seat still holds")
+        # Captured cards: scoring copies, together those of the finished tricks.
+        c1, c2 = seats(_CAPT), seats(_CAPT2)
+        need(((c1 & ~_SCORING) == 0), _CAPT, "scoring cards only")
+        taken = per_card(c1) + per_card(c2)
+        in_play = np.zeros((len(snap), 52), dtype=np.int64)
+        for k in range(8):
+            live = (k < tlen)[:, None]
+            in_play += live & (np.arange(52)[None, :] == trick[:, k:k + 1])
+        finished = (per_card(p1) + per_card(p2) - in_play) \
+            * ((_SCORING >> np.arange(52)) & 1)[None, :]
+        need((taken == finished).all(axis=1), _CAPT,
+             "the scoring cards of the finished tricks, together")
+        # What follows from the rest: the legal sets and the scores.
+        n = len(snap)
+        legal = np.zeros(n, dtype=np.int64)
+        legalp = np.zeros(n, dtype=np.int64)
+        second = np.zeros((n, 2), dtype=np.int64)
+        score = np.zeros((n, 4), dtype=np.int64)
+        # (The kernel reads a copy: it works out the legal sets in the rows it is given.)
+        _derived_kernel(snap.copy(), self._rp, self._heart_sums, self._c10, legal, legalp,
+                        second, score)
+        need(np.where(pend >= 0, (snap[:, _SECOND] == second[:, 0])
+                      | (snap[:, _SECOND] == second[:, 1]), snap[:, _SECOND] == 0), _SECOND,
+             "the cards that complete the two-card follow begun with the pending card "
+             "(0 when none is pending)")
+        need(snap[:, _LEGAL] == legal, _LEGAL, "the legal actions of the seat to move")
+        need(snap[:, _LEGALP] == legalp, _LEGALP, "the legal pair leads of the seat to move")
+        need(seats(_PROV) == score, _PROV, "the score of the seat's captured cards")
+
+    def illegal_action_error(self, table: int, action: int) -> IllegalActionError:
+        """Return the error ``step`` would raise for ``action`` at ``table``.
+
+        For a caller that checks actions itself before stepping (as with ``GameBatch``).
+        """
+        return self._illegal(self._table(table), int(action))
+
+    def _illegal(self, table: int, action: int) -> IllegalActionError:
+        st = self._state[table]
+        phase = "declare" if st[_PHASE] == _DECLARE else "play"
+        legal = ", ".join(action_str(a, 2) for a in self.legal_actions(table))
+        seat = int(st[_CUR])
+        if 0 <= action <= _DONE_ACTION:
+            what = f"{action_str(action, 2)} ({action})"
+            # Why, where it is plain (as ``Game`` says it).
+            if action == _DONE_ACTION and st[_PHASE] != _DECLARE:
+                why = "DONE only ends a declaration turn"
+            elif st[_PHASE] == _DECLARE:
+                why = "in declaration only a copy of SQ DJ C10 HA that is held and not yet " \
+                      "exposed may be exposed"
+            elif action >= 52 and st[_NPLAYS]:
+                why = "only the leader may lead a pair; a follower plays its two cards one " \
+                      "action at a time"
+            elif action >= 52 and not int(st[_HAND2 + seat]) >> (action - 52) & 1:
+                why = f"seat {seat} does not hold two copies of {action_str(action - 52, 2)}"
+            elif action < 52 and not int(st[_HAND + seat]) >> action & 1:
+                why = f"seat {seat} does not hold it"
+            else:
+                why = ""
+            if why:
+                what += f" ({why})"
+        else:
+            what = (f"{action}, not an action (0..51 one card, 52+k the pair of card k, "
+                    f"104 DONE),")
+        return IllegalActionError(
+            f"table {table}: {what} is not legal for seat {seat} in the {phase} "
+            f"phase; legal actions: [{legal}]; no table was changed")
+
+    # ------------------------------------------------------------------ reading tables
+    def deal_of(self, table: int) -> tuple[tuple[int, ...], ...]:
+        """Return ``table``'s hand in progress as dealt: four sorted hands, for ``from_hands``."""
+        st = self._state[self._table(table)]
+        return tuple(_cards_of(int(st[_DEAL + s]), int(st[_DEAL2 + s])) for s in range(4))
+
+    def hands_started(self, table: int) -> int:
+        """How many hands ``table`` has been dealt since ``reset`` (1 after the reset)."""
+        return int(self._state[self._table(table), _DEALT])
+
+    def legal_actions(self, table: int) -> list[int]:
+        """Return the legal actions of ``table``'s seat to move, sorted (``Game`` order)."""
+        st = self._state[self._table(table)]
+        legal, pairs = int(st[_LEGAL]), int(st[_LEGALP])
+        out = [c for c in range(52) if legal >> c & 1]
+        out += [52 + c for c in range(52) if pairs >> c & 1]
+        if legal >> _DONE_BIT & 1:
+            out.append(_DONE_ACTION)
+        return out
+
+    def _table(self, table: int) -> int:
+        if self._seed is None:
+            raise RuntimeError("call reset(seed) first")
+        t = _unsigned(table, "table")
+        if t >= self.num_tables:
+            raise ValueError(f"table must be in 0..{self.num_tables - 1}; got {t}")
+        return t
+
+    def __repr__(self) -> str:
+        return f"PairGameBatch(num_tables={self.num_tables}, rules={self.rules!r})"
