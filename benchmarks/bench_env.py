@@ -22,6 +22,10 @@ Contenders (each plays ``--hands`` complete hands with uniformly random legal ac
   steps, and at least 64 steps) from ``reset``; hands/s counts the hands finished. The kernels
   are compiled (or loaded from numba's cache) before the clock starts; that time is printed as
   ``batch kernels ready``.
+* ``batch_2decks256``, ``batch_2decks1024``: the same for two-deck tables on their batched
+  engine (``gongzhu_env.vector_pairs.PairGameBatch``, the 1,153-value observation and the
+  105-entry mask at every decision), to compare with ``engine_2decks`` and ``raw_env_2decks``
+  per decision.
 * ``engine@baseline``, ``engine_2decks@baseline`` (with ``--baseline DIR``): the same engine
   loops run by the code of another checkout (an earlier commit, e.g. from ``git worktree add
   DIR COMMIT``), each in a child process that imports that checkout's engine and times only the
@@ -77,6 +81,8 @@ _clock: Callable[[], float] = time.perf_counter
 # finished) for a contender that does not play a set number of hands (the batches).
 Runner = Callable[[int, int], tuple[int, float] | tuple[int, float, int]]
 BATCH_SIZES = (64, 256, 1024, 4096)
+PAIR_BATCH_SIZES = (256, 1024)
+"""Tables of the two-deck batch rows (a two-deck table holds about twice the arrays)."""
 MAX_HANDS = 100_000
 MAX_REPEATS = 100
 MAX_BATCH_DECISIONS = 100_000_000
@@ -172,21 +178,29 @@ def _baseline_runner(root: str, preset: str, clock: str) -> Runner:
     return run
 
 
-def _batch_runner(size: int, decisions: int) -> tuple[Runner, float]:
-    """A runner for a ``GameBatch`` of ``size`` tables, and the seconds its kernels took to load.
+def _batch_runner(size: int, decisions: int, two_decks: bool = False
+                  ) -> tuple[Runner, float]:
+    """A runner for a batch of ``size`` tables, and the seconds its kernels took to load.
 
-    numba compiles the kernels at their first call (or loads them from its cache); that happens
-    here, outside every timed region.
+    ``GameBatch`` (one deck) or, with ``two_decks``, ``PairGameBatch``. numba compiles the
+    kernels at their first call (or loads them from its cache); that happens here, outside
+    every timed region.
     """
     t0 = time.perf_counter()
-    from gongzhu_env.vector import GameBatch
+    if two_decks:
+        from gongzhu_env.vector_pairs import PairGameBatch
 
-    batch = GameBatch(size)
+        batch: Any = PairGameBatch(size)
+    else:
+        from gongzhu_env.vector import GameBatch
+
+        batch = GameBatch(size)
     batch.reset(0)
     batch.step(batch.sample_legal(np.zeros(size)))
     ready = time.perf_counter() - t0
-    # At least 64 steps, so that every table finishes a hand (one takes 52 to 60 decisions).
-    steps = max(-(-decisions // size), 64)
+    # At least 64 steps (128 at two decks), so that every table finishes a hand (one takes 52
+    # to 60 decisions; 104 to 112 at two decks).
+    steps = max(-(-decisions // size), 128 if two_decks else 64)
     actions = np.zeros(size, dtype=np.int64)
 
     def run(hands: int, seed: int) -> tuple[int, float, int]:
@@ -311,7 +325,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", nargs="+", metavar="NAME",
                    help="run only these contenders (engine raw_env env engine_2decks "
                         "raw_env_2decks engine@baseline engine_2decks@baseline batch64 "
-                        "batch256 batch1024 batch4096 openspiel openspiel+infostate)")
+                        "batch256 batch1024 batch4096 batch_2decks256 batch_2decks1024 openspiel "
+                        "openspiel+infostate)")
     args = p.parse_args(argv)
     # Checked before any run: every bound keeps the floats drawn up front within memory
     # (``_uniforms`` holds --hands * 120 of them), and a --json that cannot be written would
@@ -353,6 +368,11 @@ def main(argv: list[str] | None = None) -> int:
             contenders.append((f"batch{size}", runner))
         print(f"  batch kernels ready in {batch_ready:.2f} s (numba compile or cache load)",
               file=sys.stderr)
+    pair_names = [f"batch_2decks{n}" for n in PAIR_BATCH_SIZES]
+    if not args.no_batch and (not wanted or wanted & set(pair_names)):
+        for size, name in zip(PAIR_BATCH_SIZES, pair_names, strict=True):
+            if not wanted or name in wanted:
+                contenders.append((name, _batch_runner(size, args.batch_decisions, True)[0]))
     if not args.no_openspiel:
         for name, infostate in (("openspiel", False), ("openspiel+infostate", True)):
             runner = _openspiel_runner(infostate)
@@ -396,6 +416,12 @@ def main(argv: list[str] | None = None) -> int:
                 "decisions/s")
                for n in BATCH_SIZES for theirs in ("openspiel+infostate", "raw_env")
                if f"batch{n}" in by_name and theirs in by_name]
+    # Two decks: the batch against the scalar two-deck engine, bare and as an env (the bar).
+    ratios += [(f"batch_2decks{n}", theirs,
+                by_name[f"batch_2decks{n}"]["decisions_per_s"] / by_name[theirs]["decisions_per_s"],
+                "decisions/s")
+               for n in PAIR_BATCH_SIZES for theirs in ("engine_2decks", "raw_env_2decks")
+               if f"batch_2decks{n}" in by_name and theirs in by_name]
     _print_table(rows, ratios)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
