@@ -58,7 +58,7 @@ and its reward there, and the observation returned for it is already the learner
 observation of its next hand (with its new seat, after the opponents before it have played).
 As Gymnasium's ``SyncVectorEnv`` does in that mode, the info then holds ``info["final_obs"]``
 (an object array: the learner's view of the finished hand, phase "over", where a table ended,
-else ``None``) and ``info["final_info"]`` (``"scores"``: the raw hand scores of the four seats,
+else ``None``) and ``info["final_info"]`` (``"scores"``: the raw hand scores of every seat,
 by absolute seat; ``"seat"``: the learner's seat in that hand), each with its ``_``-prefixed
 bool mask. Every info has ``"seat"`` (each table's learner seat now) and ``"action_mask"``.
 
@@ -75,7 +75,7 @@ the same episodes (with deterministic policies). Only the reset of all tables at
 
 ``SelfPlayBatch``
 -----------------
-``SelfPlayBatch(num_tables, rules)`` drives all four seats. ``play(policies, steps)`` makes
+``SelfPlayBatch(num_tables, rules)`` drives every seat. ``play(policies, steps)`` makes
 ``steps`` engine steps (one decision at every table each) and returns a ``SelfPlayRollout``:
 the decisions of every hand that *finished* during the call, each with its hand result, as
 flat arrays (observations, masks, actions, table, seat, hand index, which policy acted and
@@ -83,8 +83,10 @@ the return: that seat's hand result), and the finished hands' scores. Decisions 
 still in progress are kept and returned by the ``play`` call in which their hand finishes, so
 no decision is lost or returned twice. ``policies`` is one batched policy for every seat, or a
 list of them with ``assignment``: which policy plays each seat, an int array of shape
-``(4,)`` (by absolute seat) or ``(num_tables, 4)``; a list of four with no assignment means
-seat ``s`` plays ``policies[s]``. For example, a learner against a frozen copy at every table::
+``(seats,)`` (by absolute seat) or ``(num_tables, seats)``; a list of one policy per seat with
+no assignment means seat ``s`` plays ``policies[s]``. Both classes play every table size the
+batched engine covers (3 to 8 seats: ``num_seats``); the shapes above with 4 are those of four
+seats. For example, a learner against a frozen copy at every table::
 
     sp = SelfPlayBatch(256, "standard", reward_mode="zero_sum", reward_scale=400)
     sp.reset(seed=0)
@@ -109,7 +111,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from gongzhu_env.cards import NUM_ACTIONS
-from gongzhu_env.engine import NUM_SEATS, seat_index
+from gongzhu_env.engine import seat_index
 from gongzhu_env.opponents import OpponentMix
 from gongzhu_env.players import IllegalPlayerActionError, player_label
 from gongzhu_env.rules import Rules
@@ -287,8 +289,9 @@ class SingleSeatVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.num_envs = n = self.batch.num_tables
         self.reward_mode = reward_mode
         self.reward_scale = self.batch.reward_scale
+        self.num_seats = seats = self.batch.num_seats
         self.fixed_seat = None if seat is None else seat_index(
-            seat, NUM_SEATS, "seat (or None: drawn at every hand)")
+            seat, seats, "seat (or None: drawn at every hand)")
         self.render_mode = None
         self.single_observation_space = spaces.Box(0.0, 1.0, (self.batch.obs_size,),
                                                    dtype=np.float32)
@@ -300,7 +303,7 @@ class SingleSeatVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._policies: list[PolicyLike] = []
         self._pool = np.zeros(0, dtype=np.int64)
         self._mix = OpponentMix([RANDOM])
-        self.players = np.full((n, NUM_SEATS), -1, dtype=np.int64)
+        self.players = np.full((n, seats), -1, dtype=np.int64)
         self.seats = np.zeros(n, dtype=np.int64)
         """The learner's seat at each table, in the hand now in progress."""
         self.set_opponents(opponents, weights)
@@ -308,7 +311,7 @@ class SingleSeatVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._rewards = np.zeros(n, dtype=np.float32)
         self._terminated = np.zeros(n, dtype=np.bool_)
         self._final_obs = np.zeros((n, self.batch.obs_size), dtype=np.float32)
-        self._final_scores = np.zeros((n, NUM_SEATS), dtype=np.int32)
+        self._final_scores = np.zeros((n, seats), dtype=np.int32)
         self._final_seats = np.zeros(n, dtype=np.int64)
         self._actions = np.zeros(n, dtype=np.int64)
         self._started = False
@@ -364,8 +367,8 @@ class SingleSeatVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         k = len(tables)
         rng = self.np_random
         seats = np.full(k, self.fixed_seat, dtype=np.int64) if self.fixed_seat is not None \
-            else rng.integers(NUM_SEATS, size=k)
-        draws = self._pool[self._mix.draw_many(rng, (k, NUM_SEATS))]
+            else rng.integers(self.num_seats, size=k)
+        draws = self._pool[self._mix.draw_many(rng, (k, self.num_seats))]
         draws[np.arange(k), seats] = -1
         self.seats[tables] = seats
         self.players[tables] = draws
@@ -476,7 +479,7 @@ class SingleSeatVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             final_obs = np.full(n, None, dtype=object)
             for i in rows:
                 final_obs[i] = self._final_obs[i].copy()
-            scores = np.zeros((n, NUM_SEATS), dtype=np.int32)
+            scores = np.zeros((n, self.num_seats), dtype=np.int32)
             scores[rows] = self._final_scores[rows]
             seats = np.zeros(n, dtype=np.int64)
             seats[rows] = self._final_seats[rows]
@@ -501,7 +504,7 @@ class SelfPlayRollout(NamedTuple):
     hand's index in its table's stream since ``reset``), ``players`` (the index of the policy
     that acted, in the list given to ``play``) and ``returns`` ``(N,)`` float32: the acting
     seat's hand result (``reward_mode``/``reward_scale``). Hand arrays (one row per finished
-    hand): ``hand_tables``, ``hand_numbers``, ``hand_scores`` ``(H, 4)`` raw scores by
+    hand): ``hand_tables``, ``hand_numbers``, ``hand_scores`` ``(H, seats)`` raw scores by
     absolute seat.
     """
 
@@ -523,7 +526,7 @@ _DECISION_FIELDS = ("observations", "action_masks", "actions", "tables", "seats"
 
 
 class SelfPlayBatch:
-    """All four seats of ``num_tables`` batched tables played by batched policies.
+    """Every seat of ``num_tables`` batched tables played by batched policies.
 
     See "SelfPlayBatch" in the module docstring. ``batch`` is the ``GameBatch`` (its arrays
     show the tables between calls).
@@ -535,6 +538,7 @@ class SelfPlayBatch:
                                reward_scale=reward_scale)
         self.rules = self.batch.rules
         self.num_tables = self.batch.num_tables
+        self.num_seats = self.batch.num_seats
         self.rng: np.random.Generator | None = None
         self.hand_number = np.zeros(self.num_tables, dtype=np.int64)
         """The index of the hand in progress at each table (0 after ``reset``)."""
@@ -560,8 +564,8 @@ class SelfPlayBatch:
         """Make ``steps`` engine steps; return the decisions of the hands finished meanwhile.
 
         ``policies``: one batched policy (every seat) or a list; ``assignment``: the index in
-        ``policies`` of the player of each seat, shape ``(4,)`` (by seat) or
-        ``(num_tables, 4)``; with a list of four and no assignment, seat ``s`` plays
+        ``policies`` of the player of each seat, shape ``(seats,)`` (by seat) or
+        ``(num_tables, seats)``; with one policy per seat and no assignment, seat ``s`` plays
         ``policies[s]``. Nothing is changed if the call fails (see the module docstring).
         """
         if self.rng is None:
@@ -580,23 +584,23 @@ class SelfPlayBatch:
             raise
 
     def _assignment(self, pool: list[PolicyLike], assignment: Any) -> np.ndarray:
-        n = self.num_tables
+        n, seats = self.num_tables, self.num_seats
         if assignment is None:
             if len(pool) == 1:
-                return np.zeros((n, NUM_SEATS), dtype=np.int64)
-            if len(pool) == NUM_SEATS:
-                return np.tile(np.arange(NUM_SEATS, dtype=np.int64), (n, 1))
-            shape = f"({NUM_SEATS},) or ({n}, {NUM_SEATS})"
+                return np.zeros((n, seats), dtype=np.int64)
+            if len(pool) == seats:
+                return np.tile(np.arange(seats, dtype=np.int64), (n, 1))
+            shape = f"({seats},) or ({n}, {seats})"
             raise ValueError(f"{len(pool)} policies need an assignment (which policy plays "
                              f"each seat): an int array of shape {shape}")
         a = np.asarray(assignment)
-        if a.dtype.kind not in "iu" or a.shape not in ((NUM_SEATS,), (n, NUM_SEATS)):
-            raise ValueError(f"assignment must be integers of shape ({NUM_SEATS},) or "
-                             f"({n}, {NUM_SEATS}); got {a.dtype} of shape {a.shape}")
+        if a.dtype.kind not in "iu" or a.shape not in ((seats,), (n, seats)):
+            raise ValueError(f"assignment must be integers of shape ({seats},) or "
+                             f"({n}, {seats}); got {a.dtype} of shape {a.shape}")
         if a.min() < 0 or a.max() >= len(pool):
             raise ValueError(f"assignment must index the {len(pool)} policies (0.."
                              f"{len(pool) - 1}); got values {a.min()}..{a.max()}")
-        return np.broadcast_to(a.astype(np.int64), (n, NUM_SEATS))
+        return np.broadcast_to(a.astype(np.int64), (n, seats))
 
     def _play(self, pool: list[PolicyLike], seating: np.ndarray, steps: int) -> SelfPlayRollout:
         b, n, rng = self.batch, self.num_tables, self.rng
@@ -634,12 +638,12 @@ class SelfPlayBatch:
         h_tables = np.concatenate(ended_tables) if ended_tables else np.zeros(0, np.int64)
         h_numbers = np.concatenate(ended_hands) if ended_hands else np.zeros(0, np.int64)
         h_rewards = np.concatenate(ended_rewards) if ended_rewards else \
-            np.zeros((0, NUM_SEATS), np.float32)
+            np.zeros((0, self.num_seats), np.float32)
         h_scores = np.concatenate(ended_scores) if ended_scores else \
-            np.zeros((0, NUM_SEATS), np.int32)
+            np.zeros((0, self.num_seats), np.int32)
         # The result of each decision's hand, looked up by (table, hand since the start).
         span = int((self.hand_number - start).max()) + 1
-        results = np.full((n, span, NUM_SEATS), np.nan, dtype=np.float32)
+        results = np.full((n, span, self.num_seats), np.nan, dtype=np.float32)
         results[h_tables, h_numbers - start[h_tables]] = h_rewards
         returns = results[fresh["tables"], fresh["hands"] - start[fresh["tables"]],
                           fresh["seats"]]

@@ -116,7 +116,11 @@ def test_gymnasium_vector_wrappers_read_it() -> None:
 # ------------------------------------------------------------------ against the reference
 @pytest.mark.parametrize("rules, mode, seat", [("standard", "zero_sum", None),
                                                 ("online", "raw", 2),
-                                                ("scrofazero", "team", None)])
+                                                ("scrofazero", "team", None),
+                                                (Rules(players=5), "zero_sum", None),
+                                                (Rules(players=6, team_play=True), "team", 4),
+                                                (Rules(players=3, discard_colour=True), "raw",
+                                                 None)], ids=str)
 def test_the_learner_sees_its_own_seat_and_gets_the_reference_result(rules, mode, seat) -> None:
     n, scale = 5, 100.0
     env = SingleSeatVectorEnv(n, {lowest: 2.0, highest: 1.0}, rules=rules, reward_mode=mode,
@@ -129,8 +133,8 @@ def test_the_learner_sees_its_own_seat_and_gets_the_reference_result(rules, mode
     seated = []
 
     def start(i: int) -> None:
-        assert env.batch.deal_of(i) == deal(env.deal_seed, i, hands[i])
-        game = Game.from_hands(deal(env.deal_seed, i, hands[i]), rules)
+        assert env.batch.deal_of(i) == deal(env.deal_seed, i, hands[i], rules)
+        game = Game.from_hands(deal(env.deal_seed, i, hands[i], rules), rules)
         players = env.seated(i)
         seat_i = players.index(None)
         assert int(info["seat"][i]) == seat_i and players.count(None) == 1
@@ -369,8 +373,8 @@ def test_bad_pools_are_refused(opponents, weights, words) -> None:
 def test_step_before_reset_and_uncovered_rules_are_refused() -> None:
     with pytest.raises(RuntimeError, match="reset"):
         SingleSeatVectorEnv(2).step(np.zeros(2, dtype=np.int64))
-    with pytest.raises(ValueError, match="does not cover rule option players=5"):
-        SingleSeatVectorEnv(2, rules=Rules(players=5))
+    with pytest.raises(ValueError, match="does not cover rule option decks=2"):
+        SingleSeatVectorEnv(2, rules="two_decks")
 
 
 # ------------------------------------------------------------------ opponents
@@ -457,6 +461,30 @@ def test_self_play_returns_each_decision_once_with_its_reference_hand_result() -
     pending = sp.pending_decisions
     assert total + pending == 4 * 45 * n
     assert sum(len(o.hand_tables) for o in outs) >= n
+
+
+@pytest.mark.parametrize("players", [3, 7])
+def test_self_play_at_other_table_sizes_matches_the_reference(players: int) -> None:
+    rules = Rules(players=players, strict_exposure=True)
+    sp = SelfPlayBatch(3, rules, reward_mode="raw")
+    assert sp.num_seats == players
+    sp.reset(seed=2)
+    seed = int(np.random.default_rng(2).integers(2**63))
+    seating = [k % 2 for k in range(players)]
+    out = sp.play(["random", lowest], 150, assignment=seating)
+    assert out.hand_scores.shape[1] == players and len(out.hand_tables) >= 3
+    for t, h, scores in zip(out.hand_tables, out.hand_numbers, out.hand_scores, strict=True):
+        rows = np.flatnonzero((out.tables == t) & (out.hands == h))
+        game = Game.from_hands(deal(seed, int(t), int(h), rules), rules)
+        for r in rows:
+            s = game.current_player
+            assert out.seats[r] == s and out.players[r] == seating[s]
+            assert np.array_equal(out.observations[r], game.view(s).encode())
+            game.step(int(out.actions[r]))
+        assert game.is_over() and game.scores() == scores.tolist()
+        assert out.returns[rows].tolist() == [game.scores()[out.seats[r]] for r in rows]
+    with pytest.raises(ValueError, match=rf"shape \({players},\)"):
+        sp.play([lowest, highest], 5, assignment=[0, 1, 0, 1])
 
 
 def test_self_play_seeds_and_assignments() -> None:

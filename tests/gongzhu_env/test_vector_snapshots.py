@@ -21,7 +21,15 @@ import numpy as np
 import pytest
 
 from benchmarks.check_vector import PRESET_NAMES, covered_combinations
-from gongzhu_env.vector import _COLUMN_NAMES, _NCOL, GameBatch
+from gongzhu_env import Rules
+from gongzhu_env.vector import _COLUMN_NAMES, GameBatch
+
+GENERAL_RULES = (
+    Rules(players=6, discard_colour=True, team_play=True),
+    Rules(players=3, first_drawn_exposure=True, hidden_exposure=True, strict_exposure=True),
+    Rules(declaration="all", self_capture_double=True, first_drawn_exposure=True),
+)
+"""Rule sets the general kernels play (other table sizes, the further options)."""
 
 ROOT = Path(__file__).resolve().parents[2]
 FUZZ_ROUNDS = int(os.environ.get("GONGZHU_SNAPSHOT_FUZZ_ROUNDS", "1"))
@@ -38,7 +46,8 @@ def _play_on(batch: GameBatch, rng: np.random.Generator, steps: int) -> None:
     """Step random legal actions and check that every output stays well formed."""
     for _ in range(steps):
         assert batch.action_masks.any(axis=1).all(), "a table with no legal action"
-        assert ((batch.current_player >= 0) & (batch.current_player < 4)).all()
+        assert ((batch.current_player >= 0)
+                & (batch.current_player < batch.num_seats)).all()
         obs = batch.observations
         assert ((obs >= 0) & (obs <= 1)).all(), "an observation outside [0, 1]"
         batch.step(batch.sample_legal(rng.random(batch.num_tables)))
@@ -62,7 +71,7 @@ def fuzz(rounds: int, seed: int = 0) -> dict[str, int]:
     rng = np.random.default_rng(seed)
     counts = {"refused": 0, "accepted": 0}
     for _ in range(rounds):
-        for name in PRESET_NAMES:
+        for name in (*PRESET_NAMES, *GENERAL_RULES):
             batch = GameBatch(3, name)
             batch.reset(int(rng.integers(2**32)))
             positions = []
@@ -72,12 +81,13 @@ def fuzz(rounds: int, seed: int = 0) -> dict[str, int]:
                     batch.step(batch.sample_legal(rng.random(3)))
             for position in (positions[0], positions[9], positions[22], positions[40]):
                 cases = []
-                for column in range(_NCOL):
+                ncol = position.shape[1]
+                for column in range(ncol):
                     table = int(rng.integers(3))
                     old = int(position[table, column])
                     cases += [[(table, column, v)] for v in _damaged(old, rng) if v != old]
                 for _ in range(20):  # several columns at once
-                    cases.append([(int(rng.integers(3)), int(rng.integers(_NCOL)),
+                    cases.append([(int(rng.integers(3)), int(rng.integers(ncol)),
                                    int(rng.integers(-8, 60))) for _ in range(3)])
                 for case in cases:
                     batch.restore(position)
@@ -111,7 +121,7 @@ def test_damaged_snapshots_are_refused_or_play_on_and_never_crash() -> None:
     assert counts["refused"] > 10 * counts["accepted"] > 0, counts
 
 
-@pytest.mark.parametrize("rules", covered_combinations(), ids=str)
+@pytest.mark.parametrize("rules", [*covered_combinations(), *GENERAL_RULES], ids=str)
 def test_every_position_of_play_is_accepted(rules) -> None:
     batch = GameBatch(4, rules)
     batch.reset(7)

@@ -39,8 +39,8 @@ class _Replay:
         self.rules = rules
         n = sim.cfg.num_tables
         self.games = [Game.from_hands(sim.batch.deal_of(t), rules) for t in range(n)]
-        self.seen: list[list[list[tuple[np.ndarray, int]]]] = [[[] for _ in range(4)]
-                                                                for _ in range(n)]
+        self.seen: list[list[list[tuple[np.ndarray, int]]]] = [
+            [[] for _ in range(rules.players)] for _ in range(n)]
         self.finished: list[tuple[list[list[tuple[np.ndarray, int]]], list[float]]] = []
 
     def step(self) -> None:
@@ -63,16 +63,17 @@ class _Replay:
             if g.is_over():
                 res = hand_results(g.scores(), sim.cfg.reward_mode, g.teams)
                 self.finished.append((self.seen[t], res))
-                self.seen[t] = [[] for _ in range(4)]
+                self.seen[t] = [[] for _ in range(self.rules.players)]
                 self.games[t] = Game.from_hands(sim.batch.deal_of(t), self.rules)
 
 
-@pytest.mark.parametrize("rules", ["standard", "scrofazero"])
+@pytest.mark.parametrize("rules", ["standard", "scrofazero", {"players": 5},
+                                   {"players": 6, "team_play": True}])
 def test_samples_are_each_seats_own_decisions_labelled_with_its_own_result(rules):
-    """Four learner seats at every table: every sample is an observation the reference
+    """Learner seats only at every table: every sample is an observation the reference
     engine shows that seat before a move it chose among several, with that move as the
     labelled action and the seat's own hand result (lambda = 1) as the target."""
-    r = Rules.preset(rules)
+    r = Rules.coerce(rules)
     cfg = _cfg(rules=rules, reward_mode="team" if r.team_play else "zero_sum")
     sent: list[tuple[np.ndarray, np.ndarray]] = []
     sim = make_simulator(cfg, QNetwork(obs_size(r), hidden=(8,)),
@@ -84,7 +85,7 @@ def test_samples_are_each_seats_own_decisions_labelled_with_its_own_result(rules
     # Hands finish in table order within a step, and every seat of a hand sends in seat order.
     expected = []
     for seen, res in replay.finished:
-        for seat in range(4):
+        for seat in range(r.players):
             if seen[seat]:
                 expected.append((seen[seat], res[seat]))
     assert len(sent) >= len(expected)
@@ -178,8 +179,9 @@ def test_engine_auto_picks_the_batch_where_it_covers_the_run_and_batch_refuses_o
     sim = make_simulator(make_config("tiny", "dmc", engine="scalar"), QNetwork(hidden=(32, 32)),
                          0, lambda o, t: None)
     assert isinstance(sim, TableSimulator)
-    with pytest.raises(ConfigError, match="^engine: .*players=5"):
-        make_config("tiny", "dmc", engine="batch", rules={"players": 5})
+    assert make_config("tiny", "dmc", rules={"players": 5}).uses_batch_engine()
+    with pytest.raises(ConfigError, match="^engine: .*decks=2"):
+        make_config("tiny", "dmc", engine="batch", rules="two_decks")
     with pytest.raises(ConfigError, match="^engine: .*match episodes"):
         make_config("tiny", "dmc", engine="batch", episode="match")
     with pytest.raises(ConfigError, match="^engine: .*rollout_share"):

@@ -46,8 +46,9 @@ from training.dmc.targets import action_targets, clip_target, clip_targets, lamb
 
 _LEARNER, _SNAPSHOT, _RANDOM, _AGENT = 0, 1, 2, 3
 _MAX_DECISIONS = 24
-"""Room for one seat's decisions in a hand: 13 plays and at most 5 declaration moves (four
-exposures and DONE), with margin; overflowing it is a bug and raises."""
+"""Room for one seat's decisions in a hand: at most 17 plays (13 at four seats, 17 at three)
+and at most 5 declaration moves (four exposures and DONE); overflowing it is a bug and
+raises."""
 
 
 class BatchTableSimulator(ActingSide):
@@ -63,7 +64,7 @@ class BatchTableSimulator(ActingSide):
                  sink: Callable[[np.ndarray, np.ndarray], None]) -> None:
         super().__init__(cfg, net, seed, sink)
         n = cfg.num_tables
-        seats = self.rules.players  # four: the batched engine covers no other size
+        seats = self.rules.players  # 3 to 8: every size the batched engine covers
         self.batch = GameBatch(n, self.rules, reward_mode=cfg.reward_mode,
                                reward_scale=cfg.reward_scale)
         self._obs_t = torch.from_numpy(self.batch.observations)  # shares the batch's memory
@@ -111,7 +112,9 @@ class BatchTableSimulator(ActingSide):
                 kinds[seat] = _AGENT
                 agents[seat] = value  # type: ignore[assignment]
                 shadow = True
-        self._shadows[t] = Game.from_hands(self.batch.deal_of(t), self.rules) if shadow else None
+        first = self.batch.first_drawn_of(t) if self.rules.first_drawn_exposure else None
+        self._shadows[t] = Game.from_hands(self.batch.deal_of(t), self.rules,
+                                           first_drawn=first) if shadow else None
 
     def set_snapshots(self, snapshots: list[QNetwork]) -> None:
         """Replace the snapshot pool; tables seating a snapshot past its end are re-seated.
