@@ -1,7 +1,9 @@
 """Build agents from text specs such as ``"pimc:worlds=32"``, ``"search"``, ``"policy:PATH"``.
 
 A spec is a registered name, optionally followed by ``:`` and either ``key=value`` options
-separated by commas or (for ``policy``) a path. Each builder is registered once in ``BUILDERS``.
+separated by commas or (for ``policy``) a path, which may be followed by the policy's own
+options (``POLICY_OPTIONS``: ``policy:runs/x/policy.pt,device=cuda``). Each builder is
+registered once in ``BUILDERS``.
 
 A rule or search strategy that plays one deck and two differently is two classes
 (``ExpertAgent`` and ``TwoDeckExpertAgent`` ...), registered under one name in ``BUILDERS`` by
@@ -33,14 +35,42 @@ if TYPE_CHECKING:
     from gongzhu_env.view import PlayerView
 
 
+POLICY_OPTIONS = ("device",)
+"""Options a ``policy:PATH`` spec may end with (``,key=value`` after the path): ``device``,
+where its network runs (``agents.devices``: ``cpu``, the default, ``auto``, ``cuda``,
+``cuda:N``)."""
+
+
+def policy_spec_parts(text: str) -> tuple[str, dict[str, object]]:
+    """Split ``PATH[,key=value...]`` into the path and the trailing ``POLICY_OPTIONS``.
+
+    Only a trailing part that names one of ``POLICY_OPTIONS`` is an option, so a path that
+    holds a comma still loads as it did before options existed.
+    """
+    path = text
+    opts: dict[str, object] = {}
+    while True:
+        head, sep, tail = path.rpartition(",")
+        key, eq, value = (part.strip() for part in tail.partition("="))
+        if not sep or not eq or key not in POLICY_OPTIONS:
+            return path, opts
+        if key in opts:
+            raise AgentError(f"agent spec 'policy:{text}': option {key!r} is given twice; give "
+                             "it once")
+        opts[key] = value
+        path = head
+
+
 def _build_policy(path: str, seed: int | None = None, rules: Rules | None = None) -> Agent:
     """Load a trained policy from ``path`` through ``agents.policy.load_policy_agent``.
 
     ``rules`` are the table's: a file trained for other rules is refused now, not mid-match.
+    ``path`` may end with ``POLICY_OPTIONS`` (``,device=cuda``).
 
     The policy module needs the training extra (torch); it is imported only when asked for,
     so the rule agents stay usable without it.
     """
+    path, opts = policy_spec_parts(path)
     if not path.strip():
         raise AgentError("agent spec 'policy' needs a checkpoint path: 'policy:PATH'")
     try:
@@ -54,7 +84,7 @@ def _build_policy(path: str, seed: int | None = None, rules: Rules | None = None
     loader = getattr(module, "load_policy_agent", None)
     if loader is None:
         raise AgentError("agents.policy has no load_policy_agent(path, seed=...) function")
-    return loader(path.strip(), seed=seed, rules=rules)
+    return loader(path.strip(), seed=seed, rules=rules, **opts)
 
 
 def _build_search(seed: int | None = None, rules: Rules | None = None,

@@ -43,7 +43,9 @@ legal action (``argmax`` over the legal mask). A match policy plays a lone hand 
 hand of a match (cumulative scores zero), and a hand policy plays a hand of a match without
 the match blocks (it was never shown them), so either can sit at either kind of table.
  ``make_agent("policy:PATH")`` and
-``make_agent("policy:pretrained")`` (the file shipped in ``agents/pretrained/``) build one.
+``make_agent("policy:pretrained")`` (the file shipped in ``agents/pretrained/``) build one;
+``policy:PATH,device=cuda`` plays it on a GPU (``agents.devices``; a file always loads to the
+CPU first, so files written on either kind of machine load on both).
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ from torch import nn
 
 from agents.base import Agent, AgentError
 from agents.card_features import NUM_FEATURES, CardFeatures
+from agents.devices import DeviceError, resolve_device
 from agents.holder_features import HolderFeatures, num_holder_features
 from agents.rule_features import MixedInput, rules_label
 from gongzhu_env.match import EPISODES
@@ -634,17 +637,26 @@ class PolicyAgent(Agent):
     ``temperature > 0`` samples from a softmax over the legal scores instead (with the agent's
     seeded generator), for variety in human play; the arena uses the default argmax.
     ``mixed``: the network plays every rule set of a mix (``agents.rule_features``) and reads
-    the table's rules from its input; ``rules`` is then the mix's first.
+    the table's rules from its input; ``rules`` is then the mix's first. ``device``: where the
+    forward passes run (``agents.devices``); off the CPU the agent plays with its own copy of
+    the network there (the given one, maybe shared through the file cache, stays put), and
+    each view's observation follows it. One view a call is too small a batch for a GPU to
+    pay, so the CPU is the default.
     """
 
     name = "policy"
 
     def __init__(self, net: QNetwork, rules: Rules | None = None, *, seed: int | None = None,
                  temperature: float = 0.0, label: str = "policy",
-                 mixed: MixedInput | None = None) -> None:
+                 mixed: MixedInput | None = None, device: str | torch.device = "cpu") -> None:
         super().__init__(seed)
         if temperature < 0:
             raise ValueError(f"temperature must be >= 0; got {temperature}")
+        self.device = (device if isinstance(device, torch.device)
+                       else resolve_device(device, "device"))
+        """Where the network runs (its inputs are moved there, its scores back)."""
+        if self.device.type != "cpu":
+            net = copy.deepcopy(net).to(self.device)
         self.net = net.eval()
         self.mixed = mixed
         self.rules = mixed.mix[0] if mixed is not None else rules or Rules()
@@ -683,7 +695,10 @@ class PolicyAgent(Agent):
         with torch.inference_mode():
             # from_numpy shares the buffer; built per call so a deep copy of the agent (the
             # arena copies agents per seat) never reads a stale buffer.
-            return self.net(torch.from_numpy(self._obs).unsqueeze(0))[0].numpy().copy()
+            x = torch.from_numpy(self._obs).unsqueeze(0)
+            if self.device.type == "cpu":
+                return self.net(x)[0].numpy().copy()
+            return self.net(x.to(self.device))[0].cpu().numpy()
 
     def act(self, view: PlayerView) -> int:
         """Play the legal action the network scores highest."""
@@ -715,17 +730,23 @@ def _in_episode(view: PlayerView, match: bool) -> PlayerView:
 
 
 def load_policy_agent(path_or_name: str | os.PathLike[str], seed: int | None = None, *,
-                      rules: Rules | None = None, temperature: float = 0.0) -> PolicyAgent:
+                      rules: Rules | None = None, temperature: float = 0.0,
+                      device: object = "cpu") -> PolicyAgent:
     """Build a ``PolicyAgent`` from a policy file path or ``"pretrained"``.
 
     ``rules``: the table's rules, checked at once; ``None`` plays under the rules the file was
-    trained for (and ``reset`` refuses any other table).
+    trained for (and ``reset`` refuses any other table). ``device``: where its network runs
+    (``agents.devices``; a file always loads to the CPU first, so it loads on any machine).
     """
-    net, data = load_policy_file(path_or_name, rules)
     label = f"policy:{os.fspath(path_or_name)}"
+    try:
+        where = resolve_device(device, "device")
+    except DeviceError as e:
+        raise PolicyLoadError(f"{label}: {e}") from None
+    net, data = load_policy_file(path_or_name, rules)
     agent = PolicyAgent(net, trained_rules(data, path_or_name), seed=seed,
                         temperature=temperature, label=label,
-                        mixed=policy_mix(data, path_or_name))
+                        mixed=policy_mix(data, path_or_name), device=where)
     agent.shipped = is_shipped(resolve_policy_path(path_or_name, rules))
     return agent
 

@@ -69,6 +69,11 @@ Options, in the spec (the defaults):
              number of workers. The helper processes start at the first search and load the
              network once; do not combine it with an arena that already runs one process per
              core.
+``device``   where the network's forward passes run (``agents.devices``: ``cpu``, the
+             default, ``auto``, ``cuda``, ``cuda:N``; refused where torch sees no CUDA device).
+             The search scores a few hundred rows a pass (every world and candidate at once),
+             the largest batches of any agent; each helper process of ``workers`` puts its
+             own copy of the network there.
 
 Every option is given at most once; ``seed`` and ``rules`` are not options (``make_agent``
 passes the seat's seed and the table's rules).
@@ -82,6 +87,7 @@ and the mean over worlds are taken as if this seat did).
 
 from __future__ import annotations
 
+import copy
 import math
 import multiprocessing
 import time
@@ -94,6 +100,7 @@ import numpy as np
 import torch
 
 from agents.base import Agent, AgentError
+from agents.devices import DeviceError, resolve_device
 from agents.expert import expert_action, expert_declare, expert_play
 from agents.knowledge import Situation
 from agents.pimc import MAX_WORLDS, card_runs, objective, rollout
@@ -179,8 +186,12 @@ class SearchAgent(Agent):
                  temperature: float = 1.0, floor: float | None = None, time: float = 0,
                  net: str = "pretrained", scale: float = 400.0, workers: int = 1,
                  model: str = "net", value: str = "mix", declare: str = "net",
-                 rules: Rules | None = None) -> None:
+                 device: str = "cpu", rules: Rules | None = None) -> None:
         super().__init__(seed)
+        try:
+            self.device = resolve_device(device, "device")
+        except DeviceError as e:
+            raise ValueError(f"search option {e}") from None
         if type(worlds) is not int or not 1 <= worlds <= MAX_WORLDS:
             raise ValueError(f"search option worlds must be a positive integer of at most "
                              f"{MAX_WORLDS}; got {worlds!r}")
@@ -230,10 +241,12 @@ class SearchAgent(Agent):
         self.declare = declare
         self._options = {"worlds": worlds, "depth": depth, "temperature": temperature,
                          "floor": floor, "net": self.net_name, "scale": scale, "model": model,
-                         "value": value, "declare": declare}
+                         "value": value, "declare": declare, "device": device}
         """What a helper process needs to build the same search (``workers``)."""
         self._pool: ProcessPoolExecutor | None = None
         self.net, self.rules = _load_network(self.net_name, rules)
+        if self.device.type != "cpu":  # a copy: the file cache's network stays on the CPU
+            self.net = copy.deepcopy(self.net).to(self.device)
         self.shipped = is_shipped(resolve_policy_path(self.net_name, rules))
         self.name = (f"search:worlds={worlds},depth={depth},temperature={temperature:g},"
                      f"floor={floor:g}")
@@ -260,7 +273,10 @@ class SearchAgent(Agent):
     def scores(self, obs: list[np.ndarray]) -> np.ndarray:
         """Return the network's scores of a batch of observations (one forward pass)."""
         with torch.inference_mode():
-            return self.net(torch.from_numpy(np.stack(obs))).numpy()
+            x = torch.from_numpy(np.stack(obs))
+            if self.device.type == "cpu":
+                return self.net(x).numpy()
+            return self.net(x.to(self.device)).cpu().numpy()
 
     def _net_choice(self, view: PlayerView) -> int:
         """Return the network's own choice (a hand of a match is seen without its blocks)."""

@@ -29,8 +29,9 @@ from training.dmc import DMCTrainer
 
 def dmc_digest(rules: str, engine: str, steps: int, seed: int) -> str:
     """Digest of a tiny in-process DMC trainer's samples after ``steps`` table steps."""
+    # device="cpu": the digests are of the CPU path on any machine, GPU or not.
     trainer = DMCTrainer(make_config("tiny", "dmc", rules=rules, engine=engine, num_actors=0,
-                                     seed=seed))
+                                     seed=seed, device="cpu"))
     sim = trainer.sim
     assert sim is not None  # num_actors=0: the tables are played in this process
     for _ in range(steps):

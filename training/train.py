@@ -268,8 +268,8 @@ def main(argv: list[str] | None = None) -> int:
         if why is not None:
             raise TrainingError(why)
         if args.resume:
-            cfg = load_config(str(RunDir(out).config))
             extra = _overrides(args)
+            cfg = load_config(str(RunDir(out).config), device=extra.get("device"))
             if extra:
                 cfg = config_from_dict({**cfg.to_dict(), **extra})
         else:

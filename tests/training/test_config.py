@@ -101,7 +101,8 @@ DMC_QUICK = {
     "eval_interval_s": 70.0, "eval_deals": 60, "eval_opponents": ["random", "greedy", "expert"],
     "final_eval_deals": 300, "select_last": 0, "select_deals": 1000, "select_opponent": "expert",
     "select_average": True, "num_actors": 1, "sync_interval_s": 1.0, "actor_chunk": 1024,
-    "torch_threads": 1, "precision": "float32", "search_labels": "", "search_label_share": 0.0,
+    "torch_threads": 1, "device": "auto", "precision": "float32", "search_labels": "",
+    "search_label_share": 0.0,
 }
 DMC_CHANGES = {
     "quick": {},
@@ -131,7 +132,7 @@ SB3_QUICK = {
     "snapshot_interval_steps": 50_000, "snapshot_pool_size": 5, "total_timesteps": 300_000,
     "time_budget_s": 240.0, "checkpoint_interval_steps": 50_000, "eval_interval_steps": 50_000,
     "eval_deals": 100, "eval_opponents": ["random", "greedy", "expert"], "final_eval_deals": 500,
-    "torch_threads": 1,
+    "torch_threads": 1, "device": "auto",
 }
 SB3_CHANGES = {
     "quick": {},

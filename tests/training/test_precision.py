@@ -16,9 +16,9 @@ from training.dmc import DMCTrainer, precision, q_values, resolve_precision
 def test_named_formats_resolve_to_their_dtype_and_auto_asks_the_cpu(monkeypatch):
     assert resolve_precision("float32") == torch.float32
     assert resolve_precision("bfloat16") == torch.bfloat16
-    monkeypatch.setattr(precision, "native_bfloat16", lambda: True)
+    monkeypatch.setattr(precision, "native_bfloat16", lambda device_type="cpu": True)
     assert resolve_precision("auto") == torch.bfloat16
-    monkeypatch.setattr(precision, "native_bfloat16", lambda: False)
+    monkeypatch.setattr(precision, "native_bfloat16", lambda device_type="cpu": False)
     assert resolve_precision("auto") == torch.float32
     with pytest.raises(ValueError, match="precision: must be one of"):
         resolve_precision("float16")

@@ -109,9 +109,10 @@ def spec_fingerprint(spec: str) -> str | None:
     name, _, arg = spec.partition(":")
     if name.strip() != "policy":
         return None
+    from agents.factory import policy_spec_parts
     from agents.policy import resolve_policy_path  # torch is needed only for policies
 
-    path = resolve_policy_path(arg.strip())
+    path = resolve_policy_path(policy_spec_parts(arg)[0].strip())  # the file, not ",device="
     try:
         check_regular(path)  # a device would be hashed forever
         digest = hashlib.sha256()

@@ -147,9 +147,10 @@ class DMCConfig(TrainerConfig):
     precision: str = "float32"
     """Number format of the matrix products in the learner's gradient steps: ``"float32"``,
     ``"bfloat16"`` (autocast: weights, optimiser state and loss stay float32) or ``"auto"``
-    (bfloat16 where the CPU has native bfloat16 dot products, else float32;
-    ``training.dmc.precision``). The actors' forward passes stay float32 (their batches of a few
-    hundred rows gain little or lose), and saved policies are float32 either way."""
+    (bfloat16 where the learner's device computes it natively, else float32: the CPU's
+    bfloat16 dot products, or a GPU's with ``device`` on CUDA; ``training.dmc.precision``).
+    The actors' forward passes stay float32 (their batches of a few hundred rows gain little
+    or lose), and saved policies are float32 either way."""
 
     max_grad_norm: float = 10.0
     """Gradient-norm clip; guards against the rare huge returns (slams)."""

@@ -17,13 +17,15 @@ def save_config(cfg: Config, path: str) -> None:
         json.dump(cfg.to_dict(), f, indent=2, sort_keys=True)
 
 
-def load_config(path: str) -> Config:
+def load_config(path: str, device: str | None = None) -> Config:
     """Read a run's ``config.json``; a damaged or foreign file raises ``ConfigError`` naming it.
 
     A field the file lacks (it was written before the field existed) takes the value that file
     meant: the default of that time, which for a few fields is not today's default. The file is
     read within the bounds of ``gongzhu_env.integrity.strict_loads`` and every field is
-    validated (``config_from_dict``) before a resumed run uses it.
+    validated (``config_from_dict``) before a resumed run uses it. ``device``, if given,
+    replaces the file's before that check: the device belongs to the machine, not to the run,
+    so a run started with ``device="cuda"`` can resume on a machine without one.
     """
     from gongzhu_env.integrity import StrictJSONError, printable, strict_loads
 
@@ -46,6 +48,7 @@ def load_config(path: str) -> Config:
                           f"{type(data).__name__}")
     former = FORMER_DEFAULTS["sb3" if data.get("trainer") == "sb3" else "dmc"]
     try:
-        return config_from_dict({**former, **data})
+        machine = {} if device is None else {"device": device}
+        return config_from_dict({**former, **data, **machine})
     except (ValueError, TypeError) as e:  # ConfigError, or a value no check foresaw
         raise ConfigError(f"{name}: {printable(e, 400)}") from None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from gongzhu_env.match import EPISODES
 from gongzhu_env.rules import Rules
@@ -30,6 +30,9 @@ from training.config.checks import (
     quoted,
 )
 from training.config.choices import ENGINES, PRESETS, REWARD_MODES
+
+if TYPE_CHECKING:
+    import torch
 
 T = TypeVar("T", bound="TrainerConfig")
 
@@ -142,6 +145,15 @@ class TrainerConfig(ConfigBase):
     """Threads torch may use in the learner. 1: on a shared 2-core machine OpenMP threads
     spin-wait against the actor and other processes and run many times slower."""
 
+    device: str = "auto"
+    """Where the learner's network, optimiser and gradient steps run: ``"auto"`` (a CUDA GPU
+    when torch sees one, else the CPU), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``
+    (``agents.devices``). Asking for CUDA where torch sees none is refused at once, naming what
+    it found. The actors and the evaluations always play on the CPU (they score a few dozen
+    rows at a time, too few for a GPU to pay off), with CPU copies of the weights; saved
+    policies and checkpoints hold CPU tensors, so they load on either kind of machine. On a
+    CPU the runs are the same as before the field existed."""
+
     def __setattr__(self, name: str, value: Any) -> None:
         """Set a field; a new ``rules`` value forgets the ``Rules`` resolved from the old one."""
         object.__setattr__(self, name, value)
@@ -215,6 +227,19 @@ class TrainerConfig(ConfigBase):
             nonneg_int(self, name)
         for name in ("lr", "reward_scale", "time_budget_s"):
             positive_float(self, name)
+        self.torch_device()
+
+    def torch_device(self) -> torch.device:
+        """Return the ``torch.device`` that ``device`` names (``ConfigError`` if it is missing).
+
+        Resolved by ``agents.devices.resolve_device``, the one resolver of device settings.
+        """
+        from agents.devices import DeviceError, resolve_device
+
+        try:
+            return resolve_device(self.device, "device")
+        except DeviceError as e:
+            raise ConfigError(str(e)) from None
 
     def check_own(self) -> None:
         """Check the fields of the trainer's own class (each trainer says what)."""

@@ -1,7 +1,9 @@
 """Deep Monte-Carlo actors: one actor loop, run by local processes and by Ray actors alike.
 
-An ``Actor`` is a table simulator (``simulator.make_simulator``) with its own copy of the
-learner's network: it takes the learner's weights and snapshot pool, plays until it holds
+An ``Actor`` is a table simulator (``simulator.make_simulator``) with its own CPU copy of the
+learner's network (actors infer on the CPU whatever ``device`` the learner trains on: the
+simulators score a few dozen rows from numpy arrays a call, where a GPU's transfers cost more
+than its products save): it takes the learner's weights and snapshot pool, plays until it holds
 ``cfg.actor_chunk`` samples and hands them over as one ``Chunk`` with the counters the learner
 adds to the run's. Seeding is ``acting.actor_seed``; nothing else differs between where actors
 run.
@@ -48,7 +50,9 @@ class Actor:
 
     def __init__(self, cfg_dict: dict[str, Any], actor_id: int) -> None:
         torch.set_num_threads(1)
-        self.cfg = config_from_dict(cfg_dict)
+        # Actors play on the CPU whatever the learner's device (their batches are a few dozen
+        # rows); a GPU learner's config must not be refused on an actor's machine without one.
+        self.cfg = config_from_dict({**cfg_dict, "device": "cpu"})
         seed = actor_seed(self.cfg, actor_id)
         seed_everything(seed)
         self._obs: list[np.ndarray] = []

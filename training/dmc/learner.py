@@ -5,6 +5,14 @@ for a seed) or takes chunks of labelled decisions from actors (``actors``), and 
 step on a uniform minibatch (``loss.q_loss``) every ``batch_size / sample_reuse`` new samples,
 so that each sample is used about ``sample_reuse`` times. Every ``snapshot_interval_s`` (driven
 by ``train.train_dmc``) a frozen copy of the network joins the opponent pool.
+
+The network, the optimiser and the gradient steps run on ``cfg.device`` (a CUDA GPU where
+asked for and present); everything that plays runs on the CPU: the actors and the in-process
+simulator score a few dozen rows a call, too few for a GPU to pay back the transfers, and the
+simulators read numpy arrays. So what leaves the learner is a CPU copy: the actors' weights,
+the snapshots, the checkpoints and, with a CUDA learner and ``num_actors=0``, the acting
+network of the in-process simulator, refreshed every ``sync_interval_s`` like an actor's.
+On the CPU the learner's network is the acting network itself, as it always was.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.devices import cpu_state_dict
 from agents.policy import QNetwork
 from gongzhu_env.rules import Rules
 from training.config import ConfigError, DMCConfig
@@ -73,11 +82,14 @@ class DMCTrainer:
         self.rules = cfg.game_rules
         seed_everything(cfg.seed)
         torch.set_num_threads(cfg.torch_threads)
+        self.device = cfg.torch_device()
+        """Where the network, the optimiser and the gradient steps run (``cfg.device``)."""
         self.net = fresh_network(cfg)
-        self.dtype = resolve_precision(cfg.precision)
-        """Format of the learner's products (``DMCConfig.precision``)."""
         if cfg.init_policy:
             self._load_init_policy(cfg.init_policy)
+        self.net.to(self.device)
+        self.dtype = resolve_precision(cfg.precision, self.device.type)
+        """Format of the learner's products (``DMCConfig.precision``)."""
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr)
         self.replay = ReplayBuffer(cfg.replay_size, np.random.default_rng(cfg.seed + 1),
                                    self.net.obs_size, self.net.num_actions)
@@ -99,8 +111,16 @@ class DMCTrainer:
         self._ret_sum = 0.0
         self._ret_n = 0
         self.sim: Simulator | None = None
+        self.acting_net: QNetwork | None = None
+        """The in-process simulator's CPU copy of the network when the learner's is not on the
+        CPU (refreshed every ``sync_interval_s``); ``None`` when the simulator plays with
+        ``net`` itself or actors play."""
         if cfg.num_actors == 0:
-            self.sim = make_simulator(cfg, self.net, cfg.seed, self._add)
+            acting = self.net
+            if self.device.type != "cpu":
+                acting = self.acting_net = fresh_network(cfg).eval()
+                self.acting_net.load_state_dict(cpu_state_dict(self.net))
+            self.sim = make_simulator(cfg, acting, cfg.seed, self._add)
         self._last_sync = 0.0
 
     def _load_init_policy(self, spec: str) -> None:
@@ -146,13 +166,28 @@ class DMCTrainer:
             self._actors = None
 
     def _sync(self, force: bool = False) -> None:
+        """Send the actors (or the CPU acting network) the weights, every ``sync_interval_s``."""
         now = time.perf_counter()
-        if self._actors is None or (not force
-                                    and now - self._last_sync < self.cfg.sync_interval_s):
+        if (self._actors is None and self.acting_net is None) or (
+                not force and now - self._last_sync < self.cfg.sync_interval_s):
             return
         self._last_sync = now
-        sd = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
-        self._actors.set_weights(sd, self.decisions, self.progress)
+        sd = cpu_state_dict(self.net)
+        if self.acting_net is not None:
+            self.acting_net.load_state_dict(sd)
+        if self._actors is not None:
+            self._actors.set_weights(sd, self.decisions, self.progress)
+
+    def cpu_network(self) -> QNetwork:
+        """Return the network on the CPU: ``net`` itself there, else a copy of its weights now.
+
+        What plays outside the learner (the evaluations, a returned policy) runs on the CPU.
+        """
+        if self.device.type == "cpu":
+            return self.net
+        net = fresh_network(self.cfg)
+        net.load_state_dict(cpu_state_dict(self.net))
+        return net.eval()
 
     def _broadcast_snapshots(self) -> None:
         if self.sim is not None:
@@ -210,7 +245,9 @@ class DMCTrainer:
     def train_step(self) -> float:
         """One Adam step on a uniform minibatch of decisions (``q_loss``)."""
         obs, tgt = self.minibatch()
-        q = q_values(self.net, obs, self.dtype)
+        if self.device.type != "cpu":
+            obs, tgt = _to_device(obs, self.device), _to_device(tgt, self.device)
+        q = q_values(self.net, obs, self.dtype, self.device.type)
         loss = q_loss(q, tgt, self.cfg.rollout_level_weight)
         self.opt.zero_grad(set_to_none=True)
         loss.backward()
@@ -229,7 +266,7 @@ class DMCTrainer:
 
     def add_snapshot(self) -> None:
         """Freeze a copy of the current network into the opponent pool (oldest drops out)."""
-        self.snapshots.append(frozen_network(self.net.state_dict(), self.cfg))
+        self.snapshots.append(frozen_network(cpu_state_dict(self.net), self.cfg))
         del self.snapshots[:-self.cfg.snapshot_pool_size]
         self._broadcast_snapshots()
 
@@ -250,9 +287,10 @@ class DMCTrainer:
     # ---------------------------------------------------------------- state
     def state_dict(self) -> dict[str, Any]:
         """Everything a resumed run needs (the replay buffer refills and is not saved)."""
+        on_cpu = self.device.type == "cpu"
         out: dict[str, Any] = {
-            "net": self.net.state_dict(),
-            "opt": self.opt.state_dict(),
+            "net": self.net.state_dict() if on_cpu else cpu_state_dict(self.net),
+            "opt": self.opt.state_dict() if on_cpu else _to_cpu(self.opt.state_dict()),
             "snapshots": [s.state_dict() for s in self.snapshots],
             "counters": {"decisions": self.decisions, "forced": self.forced,
                          "games": self.games, "train_steps": self.train_steps,
@@ -284,6 +322,7 @@ class DMCTrainer:
             self.sim.global_decisions = self.decisions
             self.sim.set_snapshots(self.snapshots)
             self.sim.reset_tables()
+            self._sync(force=True)
         else:
             self._broadcast_snapshots()
             self._sync(force=True)
@@ -312,6 +351,8 @@ class DMCTrainer:
                 self.forced += sim.forced - before[1]
                 self.games += sim.games - before[2]
                 sim.global_decisions = self.decisions
+                if self.acting_net is not None:
+                    self._sync()
             else:
                 self._drain(block=self._since_train < self.cfg.batch_size / self.cfg.sample_reuse)
                 self._sync()
@@ -319,6 +360,30 @@ class DMCTrainer:
             if should_stop is not None and should_stop():
                 break
         self.elapsed_s += time.perf_counter() - start
+
+
+def _to_device(t: torch.Tensor, device: torch.device) -> torch.Tensor:
+    """Move a CPU minibatch tensor to ``device``: through pinned memory, without waiting.
+
+    Pinned (page-locked) memory lets the copy run as DMA while the GPU works on what it was
+    given before, so the host need not wait for it.
+    """
+    return t.pin_memory().to(device, non_blocking=True)
+
+
+def _to_cpu(value: Any) -> Any:
+    """Return ``value`` with every tensor in it (nested dicts, lists, tuples) moved to the CPU.
+
+    The optimiser's state lives where the weights do; a checkpoint holds CPU tensors so that
+    it loads on any machine (``load_state_dict`` moves them back to the weights' device).
+    """
+    if isinstance(value, torch.Tensor):
+        return value.detach().to("cpu", copy=True)
+    if isinstance(value, dict):
+        return {k: _to_cpu(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_cpu(v) for v in value)
+    return value
 
 
 def _rng_state(rng: np.random.Generator) -> dict[str, Any]:

@@ -76,7 +76,7 @@ def train_dmc(cfg: DMCConfig, run: RunDir, resume: bool, quiet: bool = False, *,
         if cfg.eval_deals == 0:
             return  # periodic evaluations off
         t0 = time.perf_counter()
-        results = evaluate_policy(trainer.net, rules, cfg.eval_opponents, cfg.eval_deals,
+        results = evaluate_policy(trainer.cpu_network(), rules, cfg.eval_opponents, cfg.eval_deals,
                                   EVAL_SEED, mixed=mixed)
         log.evaluations(results, trainer.elapsed_s, trainer.decisions)
         if not quiet:
@@ -143,7 +143,7 @@ def train_dmc(cfg: DMCConfig, run: RunDir, resume: bool, quiet: bool = False, *,
     save_policy(run.policy, trainer.net, rules, metadata=meta(), mixed=mixed)
     if cfg.select_last > 0:
         return _select(cfg, run, rules, quiet)
-    return trainer.net
+    return trainer.cpu_network()
 
 
 def _select(cfg: DMCConfig, run: RunDir, rules: Rules, quiet: bool) -> QNetwork:

@@ -60,7 +60,9 @@ def actor_network(model: Any, hidden: tuple[int, ...], rules: Rules) -> QNetwork
     """Copy the MaskablePPO actor (MLP + action head) into a ``QNetwork`` of kind logits.
 
     The network reads what the actor read: the observation of ``rules`` for the model's
-    episode kind (its observation space says which) into ``rules.num_actions`` logits.
+    episode kind (its observation space says which) into ``rules.num_actions`` logits. It is
+    a CPU network whatever the model's ``device``: the weights are copied across, so the
+    snapshots, the evaluations and the saved policy play on the CPU.
     """
     width = int(model.observation_space.shape[0])
     if width not in (obs_size(rules), obs_size(rules, True)):
@@ -90,6 +92,7 @@ def train_sb3(cfg: SB3Config, run: RunDir, resume: bool, quiet: bool = False) ->
     rules = cfg.game_rules
     seed_everything(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
+    device = cfg.torch_device()  # the PPO updates' device; the opponents copy to the CPU
     batch = cfg.uses_batch_engine()
     live = LivePolicy()
     batch_live = BatchLivePolicy(cfg.seed)
@@ -158,7 +161,7 @@ def train_sb3(cfg: SB3Config, run: RunDir, resume: bool, quiet: bool = False) ->
     venv.seed(cfg.seed)
     if resume:
         try:
-            model = MaskablePPO.load(model_path, env=venv, device="cpu")
+            model = MaskablePPO.load(model_path, env=venv, device=device)
         except Exception as e:
             raise TrainingError(f"cannot resume: {model_path} is corrupt or not a MaskablePPO "
                                 f"checkpoint ({type(e).__name__}: {e})") from None
@@ -166,7 +169,7 @@ def train_sb3(cfg: SB3Config, run: RunDir, resume: bool, quiet: bool = False) ->
         model = MaskablePPO(
             "MlpPolicy", venv, learning_rate=cfg.lr, n_steps=cfg.n_steps,
             batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
-            gae_lambda=1.0, ent_coef=cfg.ent_coef, seed=cfg.seed, device="cpu",
+            gae_lambda=1.0, ent_coef=cfg.ent_coef, seed=cfg.seed, device=device,
             tensorboard_log=str(run.tb), verbose=0,
             policy_kwargs={"net_arch": {"pi": list(cfg.hidden), "vf": list(cfg.hidden)},
                            "activation_fn": nn.ReLU})
