@@ -68,7 +68,7 @@ class _Replay:
 
 
 @pytest.mark.parametrize("rules", ["standard", "scrofazero", {"players": 5},
-                                   {"players": 6, "team_play": True}])
+                                   {"players": 6, "team_play": True}, "two_decks"])
 def test_samples_are_each_seats_own_decisions_labelled_with_its_own_result(rules):
     """Learner seats only at every table: every sample is an observation the reference
     engine shows that seat before a move it chose among several, with that move as the
@@ -76,7 +76,7 @@ def test_samples_are_each_seats_own_decisions_labelled_with_its_own_result(rules
     r = Rules.coerce(rules)
     cfg = _cfg(rules=rules, reward_mode="team" if r.team_play else "zero_sum")
     sent: list[tuple[np.ndarray, np.ndarray]] = []
-    sim = make_simulator(cfg, QNetwork(obs_size(r), hidden=(8,)),
+    sim = make_simulator(cfg, QNetwork(obs_size(r), r.num_actions, hidden=(8,)),
                          seed=4, sink=lambda o, t: sent.append((o, t)))
     assert isinstance(sim, BatchTableSimulator)
     replay = _Replay(sim, r)
@@ -174,14 +174,13 @@ def test_the_same_seed_gives_the_same_samples():
 def test_engine_auto_picks_the_batch_where_it_covers_the_run_and_batch_refuses_otherwise():
     assert make_config("tiny", "dmc").uses_batch_engine()
     assert not make_config("tiny", "dmc", engine="scalar").uses_batch_engine()
-    assert not make_config("tiny", "dmc", rules="two_decks").uses_batch_engine()
+    assert make_config("tiny", "dmc", rules="two_decks").uses_batch_engine()
+    assert not make_config("tiny", "sb3", rules="two_decks", engine="auto").uses_batch_engine()
     assert not make_config("tiny", "dmc", episode="match").uses_batch_engine()
     sim = make_simulator(make_config("tiny", "dmc", engine="scalar"), QNetwork(hidden=(32, 32)),
                          0, lambda o, t: None)
     assert isinstance(sim, TableSimulator)
     assert make_config("tiny", "dmc", rules={"players": 5}).uses_batch_engine()
-    with pytest.raises(ConfigError, match="^engine: .*decks=2"):
-        make_config("tiny", "dmc", engine="batch", rules="two_decks")
     with pytest.raises(ConfigError, match="^engine: .*match episodes"):
         make_config("tiny", "dmc", engine="batch", episode="match")
     with pytest.raises(ConfigError, match="^engine: .*rollout_share"):

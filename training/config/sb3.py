@@ -151,4 +151,7 @@ class SB3Config(TrainerConfig):
             return why
         if self.subproc:
             return "it runs every table in this process, not in subprocesses (subproc=true)"
+        if self.game_rules.decks == 2:
+            return ("the batched vector env (gongzhu_env.vector_env) plays one deck; two-deck "
+                    "tables have a batched engine only for the DMC trainer")
         return None

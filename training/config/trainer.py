@@ -283,13 +283,14 @@ class TrainerConfig(ConfigBase):
     def batch_engine_obstacle(self) -> str | None:
         """Say why the batched engine cannot play this run, or return ``None`` if it can.
 
-        It plays single hands of the rules ``gongzhu_env.vector.check_covered`` accepts; each
-        trainer adds what its own side of the batched engine cannot do.
+        It plays single hands of the rules ``gongzhu_env.batch_engines.check_batched``
+        accepts (one deck or two); each trainer adds what its own side of the batched engine
+        cannot do.
         """
-        from gongzhu_env.vector import check_covered
+        from gongzhu_env.batch_engines import check_batched
 
         try:
-            check_covered(self.game_rules)
+            check_batched(self.game_rules)
         except ValueError as e:
             return f"the rules {self.rules!r} are outside it ({e})"
         if self.episode != "hand":

@@ -2,8 +2,9 @@
 
 ``BatchTableSimulator`` does what ``scalar_tables.TableSimulator`` does -- tables in lockstep,
 one batched forward pass for the learner seats, one per snapshot in use, each learner seat
-learning from its own trajectory and its own result -- but the tables live in one
-``gongzhu_env.vector.GameBatch``: the compiled kernels apply the moves and write every
+learning from its own trajectory and its own result -- but the tables live in one batch of
+the batched engine (``gongzhu_env.batch_engines.new_batch``: ``gongzhu_env.vector.GameBatch``
+at one deck, ``gongzhu_env.vector_pairs.PairGameBatch`` at two): the compiled kernels apply the moves and write every
 table's observation and mask into one preallocated array, which torch reads without a copy
 (``torch.from_numpy`` once, at construction). Python then touches a table only when one of
 its hands ends (to label the learner seats' decisions and draw the next hand's seats).
@@ -23,8 +24,9 @@ which only the reference engine makes: a table with such a seat keeps a *shadow*
 that follows every move, and the agent acts on the shadow's view. The differential test of the
 batched engine is what makes the shadow and the batch the same game.
 
-What it does not cover (refused by ``DMCConfig.validate`` with the reason): rule sets outside
-``gongzhu_env.vector.COVERED``, match episodes, mixed rules, rollout labels.
+What it does not cover (refused by ``DMCConfig.validate`` with the reason): rule sets neither
+batched engine covers (``gongzhu_env.batch_engines.check_batched``), match episodes, mixed
+rules, rollout labels.
 """
 
 from __future__ import annotations
@@ -39,16 +41,23 @@ from torch import nn
 from agents.base import Agent
 from agents.policy import QNetwork
 from gongzhu_env.engine import Game
-from gongzhu_env.vector import GameBatch
+from gongzhu_env.batch_engines import new_batch
+from gongzhu_env.rules import Rules
 from training.config import DMCConfig
 from training.dmc.acting import ActingSide
 from training.dmc.targets import action_targets, clip_target, clip_targets, lambda_returns
 
 _LEARNER, _SNAPSHOT, _RANDOM, _AGENT = 0, 1, 2, 3
-_MAX_DECISIONS = 24
-"""Room for one seat's decisions in a hand: at most 17 plays (13 at four seats, 17 at three)
-and at most 5 declaration moves (four exposures and DONE); overflowing it is a bug and
-raises."""
+
+
+def max_decisions(rules: Rules) -> int:
+    """Room for one seat's decisions in a hand: its plays and its declaration moves.
+
+    A seat plays at most its hand (a pair lead is one action for two cards, a pair follow two
+    actions for two cards) and declares at most every exposable copy and DONE: 18 at a
+    standard table, 22 at three seats, 35 at two decks. Overflowing it is a bug and raises.
+    """
+    return rules.hand_size + 4 * rules.decks + 1
 
 
 class BatchTableSimulator(ActingSide):
@@ -65,8 +74,9 @@ class BatchTableSimulator(ActingSide):
         super().__init__(cfg, net, seed, sink)
         n = cfg.num_tables
         seats = self.rules.players  # 3 to 8: every size the batched engine covers
-        self.batch = GameBatch(n, self.rules, reward_mode=cfg.reward_mode,
+        self.batch = new_batch(n, self.rules, reward_mode=cfg.reward_mode,
                                reward_scale=cfg.reward_scale)
+        self._max_decisions = max_decisions(self.rules)
         self._obs_t = torch.from_numpy(self.batch.observations)  # shares the batch's memory
         self._actions = np.empty(n, dtype=np.int64)
         self._uniforms = np.empty(n, dtype=np.float64)
@@ -78,9 +88,9 @@ class BatchTableSimulator(ActingSide):
         self._agents: list[list[Agent | None]] = [[None] * seats for _ in range(n)]
         self._shadows: list[Game | None] = [None] * n
         obs_len = self.batch.obs_size
-        self._traj_obs = np.zeros((n, seats, _MAX_DECISIONS, obs_len), dtype=np.uint8)
-        self._traj_act = np.zeros((n, seats, _MAX_DECISIONS), dtype=np.int64)
-        self._traj_val = np.zeros((n, seats, _MAX_DECISIONS), dtype=np.float64)
+        self._traj_obs = np.zeros((n, seats, self._max_decisions, obs_len), dtype=np.uint8)
+        self._traj_act = np.zeros((n, seats, self._max_decisions), dtype=np.int64)
+        self._traj_val = np.zeros((n, seats, self._max_decisions), dtype=np.float64)
         self._traj_len = np.zeros((n, seats), dtype=np.int64)
         self._deal_seed = 0
         self.reset_tables()
@@ -198,8 +208,9 @@ class BatchTableSimulator(ActingSide):
         self._actions[rows] = chosen
         seats = b.current_player[rows]
         k = self._traj_len[rows, seats]
-        if k.size and int(k.max()) >= _MAX_DECISIONS:
-            raise RuntimeError(f"a seat made more than {_MAX_DECISIONS} decisions in one hand")
+        if k.size and int(k.max()) >= self._max_decisions:
+            raise RuntimeError(f"a seat made more than {self._max_decisions} decisions in one "
+                               "hand")
         self._traj_obs[rows, seats, k] = np.rint(b.observations[rows] * 255.0)
         self._traj_act[rows, seats, k] = chosen
         self._traj_val[rows, seats, k] = best
