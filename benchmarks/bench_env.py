@@ -26,6 +26,9 @@ Contenders (each plays ``--hands`` complete hands with uniformly random legal ac
   engine (``gongzhu_env.vector_pairs.PairGameBatch``, the 1,153-value observation and the
   105-entry mask at every decision), to compare with ``engine_2decks`` and ``raw_env_2decks``
   per decision.
+* ``engine_3p``, ``engine_6p``, ``batch_3p1024``, ``batch_6p1024``: the engine loop and the
+  batched engine (1,024 tables) at tables of three and of six players (``Rules(players=N)``:
+  the reduced deck), compared per decision.
 * ``engine@baseline``, ``engine_2decks@baseline`` (with ``--baseline DIR``): the same engine
   loops run by the code of another checkout (an earlier commit, e.g. from ``git worktree add
   DIR COMMIT``), each in a child process that imports that checkout's engine and times only the
@@ -49,6 +52,7 @@ The machine may be shared, so compare ratios from one run rather than absolute n
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import platform
@@ -82,6 +86,8 @@ _clock: Callable[[], float] = time.perf_counter
 Runner = Callable[[int, int], tuple[int, float] | tuple[int, float, int]]
 BATCH_SIZES = (64, 256, 1024, 4096)
 PAIR_BATCH_SIZES = (256, 1024)
+TABLE_SIZES = (3, 6)
+"""Table sizes of the ``engine_Np`` and ``batch_Np1024`` rows (the fewest and a large table)."""
 """Tables of the two-deck batch rows (a two-deck table holds about twice the arrays)."""
 MAX_HANDS = 100_000
 MAX_REPEATS = 100
@@ -178,23 +184,20 @@ def _baseline_runner(root: str, preset: str, clock: str) -> Runner:
     return run
 
 
-def _batch_runner(size: int, decisions: int, two_decks: bool = False
+def _batch_runner(size: int, decisions: int, rules: Rules | None = None
                   ) -> tuple[Runner, float]:
     """A runner for a batch of ``size`` tables, and the seconds its kernels took to load.
 
-    ``GameBatch`` (one deck) or, with ``two_decks``, ``PairGameBatch``. numba compiles the
-    kernels at their first call (or loads them from its cache); that happens here, outside
-    every timed region.
+    The batched engine of ``rules`` (``gongzhu_env.batch_engines.new_batch``: ``GameBatch``
+    at one deck, ``PairGameBatch`` at two). numba compiles the kernels at their first call (or
+    loads them from its cache); that happens here, outside every timed region.
     """
     t0 = time.perf_counter()
-    if two_decks:
-        from gongzhu_env.vector_pairs import PairGameBatch
+    from gongzhu_env.batch_engines import new_batch
 
-        batch: Any = PairGameBatch(size)
-    else:
-        from gongzhu_env.vector import GameBatch
-
-        batch = GameBatch(size)
+    rules = rules or Rules()
+    two_decks = rules.decks == 2
+    batch: Any = new_batch(size, rules)
     batch.reset(0)
     batch.step(batch.sample_legal(np.zeros(size)))
     ready = time.perf_counter() - t0
@@ -325,7 +328,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", nargs="+", metavar="NAME",
                    help="run only these contenders (engine raw_env env engine_2decks "
                         "raw_env_2decks engine@baseline engine_2decks@baseline batch64 "
-                        "batch256 batch1024 batch4096 batch_2decks256 batch_2decks1024 openspiel "
+                        "batch256 batch1024 batch4096 batch_2decks256 batch_2decks1024 "
+                        "engine_3p engine_6p batch_3p1024 batch_6p1024 openspiel "
                         "openspiel+infostate)")
     args = p.parse_args(argv)
     # Checked before any run: every bound keeps the floats drawn up front within memory
@@ -372,7 +376,16 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_batch and (not wanted or wanted & set(pair_names)):
         for size, name in zip(PAIR_BATCH_SIZES, pair_names, strict=True):
             if not wanted or name in wanted:
-                contenders.append((name, _batch_runner(size, args.batch_decisions, True)[0]))
+                contenders.append((name, _batch_runner(size, args.batch_decisions,
+                                                       TWO_DECKS)[0]))
+    for players in TABLE_SIZES:
+        engine_name, batch_name = f"engine_{players}p", f"batch_{players}p1024"
+        table = Rules(players=players)
+        if not wanted or engine_name in wanted:
+            contenders.append((engine_name, functools.partial(run_engine, rules=table)))
+        if not args.no_batch and (not wanted or batch_name in wanted):
+            contenders.append((batch_name, _batch_runner(1024, args.batch_decisions,
+                                                         table)[0]))
     if not args.no_openspiel:
         for name, infostate in (("openspiel", False), ("openspiel+infostate", True)):
             runner = _openspiel_runner(infostate)
@@ -422,6 +435,10 @@ def main(argv: list[str] | None = None) -> int:
                 "decisions/s")
                for n in PAIR_BATCH_SIZES for theirs in ("engine_2decks", "raw_env_2decks")
                if f"batch_2decks{n}" in by_name and theirs in by_name]
+    ratios += [(f"batch_{p}p1024", f"engine_{p}p",
+                by_name[f"batch_{p}p1024"]["decisions_per_s"]
+                / by_name[f"engine_{p}p"]["decisions_per_s"], "decisions/s")
+               for p in TABLE_SIZES if f"batch_{p}p1024" in by_name and f"engine_{p}p" in by_name]
     _print_table(rows, ratios)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
