@@ -1,6 +1,13 @@
-"""Vector environments over the batched engine (``gongzhu_env.vector.GameBatch``).
+"""Vector environments over the batched engines (one deck or two).
 
-Two drivers of one ``GameBatch``, neither of which imports torch:
+Two drivers of one batch of tables, neither of which imports torch. The batch is the engine
+``gongzhu_env.batch_engines.new_batch`` picks for the rules: ``gongzhu_env.vector.GameBatch``
+for one deck (3 to 8 seats), ``gongzhu_env.vector_pairs.PairGameBatch`` for two decks (four
+seats, the rule sets ``vector_pairs.check_covered`` accepts, e.g. ``"two_decks"``). Both
+drivers read the action count from the rules (``Rules.num_actions``, ``num_actions`` here):
+53 at one deck (0..51 a card, 52 DONE), 105 at two (0..51 one copy of a card, 52 + k lead the
+pair of card k, 104 DONE; a follower to a pair lead plays its two cards as two decisions in a
+row, as in ``Game``).
 
 * ``SingleSeatVectorEnv``: a Gymnasium ``VectorEnv`` of ``num_envs`` tables with one learner
   seat each, the other three seats played *in batch* by opponent policies between the
@@ -15,7 +22,7 @@ Both take opponents or players as *batched policies*: ``"random"`` (a uniformly 
 action, drawn by the compiled ``GameBatch.sample_legal`` from the driver's seeded generator),
 or any callable ``policy(observations, action_masks) -> actions`` that receives the rows of
 the tables where it is to move, ``observations`` ``(k, obs_size)`` float32 (exactly
-``PlayerView.encode()`` of the seat to move) and ``action_masks`` ``(k, 53)`` bool, and
+``PlayerView.encode()`` of the seat to move) and ``action_masks`` ``(k, num_actions)`` bool, and
 returns ``k`` integer actions (a numpy array, a list, or anything ``numpy.asarray`` reads,
 e.g. a CPU torch tensor). A frozen network, or the learner itself, then plays all its seats of
 all tables in one forward pass per engine step. The arrays passed are copies: a policy may
@@ -32,12 +39,14 @@ propagates unchanged after the same undo.
 ``SingleSeatVectorEnv``
 -----------------------
 ==================  =========================================================================
-Action space        ``MultiDiscrete([53] * num_envs)`` (``single_action_space``
-                    ``Discrete(53)``: 0..51 a card, 52 DONE)
+Action space        ``MultiDiscrete([A] * num_envs)`` (``single_action_space``
+                    ``Discrete(A)``), ``A = num_actions = rules.num_actions``: 53 at one
+                    deck, 105 at two (changes with the rules)
 Observation space   ``Box(0, 1, (num_envs, obs_size), float32)``; a row is the learner seat's
-                    ``PlayerView.encode()`` (seats relative to the learner), 600 values for the
-                    standard rules
-Action mask         ``action_masks()`` -> ``bool[num_envs, 53]``; also ``info["action_mask"]``
+                    ``PlayerView.encode()`` (seats relative to the learner); ``obs_size``
+                    changes with the rules: 600 for the standard rules, 1,153 for
+                    ``"two_decks"``
+Action mask         ``action_masks()`` -> ``bool[num_envs, A]``; also ``info["action_mask"]``
 Rewards             float32 ``(num_envs,)``: 0 but at the end of the learner's hand, then its
                     hand result (``reward_mode``, default ``"zero_sum"``, divided by
                     ``reward_scale``, default 400), as ``SingleSeatEnv``
@@ -53,40 +62,58 @@ each engine step moves the tables whose seat to move is not the learner's
 (``GameBatch.step(actions, active)``), one call per opponent policy with all its rows, until
 every table waits for its learner again.
 
-Autoreset (same step): a table whose learner hand ends in ``step`` reports ``terminated``
-and its reward there, and the observation returned for it is already the learner's first
-observation of its next hand (with its new seat, after the opponents before it have played).
-As Gymnasium's ``SyncVectorEnv`` does in that mode, the info then holds ``info["final_obs"]``
-(an object array: the learner's view of the finished hand, phase "over", where a table ended,
-else ``None``) and ``info["final_info"]`` (``"scores"``: the raw hand scores of every seat,
-by absolute seat; ``"seat"``: the learner's seat in that hand), each with its ``_``-prefixed
-bool mask. Every info has ``"seat"`` (each table's learner seat now) and ``"action_mask"``.
+Autoreset (same step): a table whose learner hand ends in ``step`` reports ``terminated`` and
+its reward there, and the observation returned for it is already the learner's first observation
+of its next hand (with its new seat, after the opponents before it have played). As Gymnasium's
+``SyncVectorEnv`` does in that mode, the info then holds ``info["final_obs"]`` (an object array:
+the learner's view of the finished hand, phase "over", where a table ended, else ``None``; at
+two decks see below) and ``info["final_info"]`` (``"scores"``: the raw hand scores of every
+seat, by absolute seat; ``"seat"``: the learner's seat in that hand), each with its
+``_``-prefixed bool mask. Every info has ``"seat"`` (each table's learner seat now) and
+``"action_mask"``.
+
+Final observations at two decks: ``PairGameBatch`` keeps no view of a finished hand
+(its ``final_observations`` is ``None``), so there ``info["final_obs"][i]`` falls back to the
+learner's observation *at its last decision* of the finished hand (phase "play", the cards
+then still in hand), not the phase-"over" view. ``final_obs_is_terminal`` says which one an
+env gives (True at one deck, False at two). A hand always ends by termination, never by
+truncation, so no value bootstraps from it (Gymnasium's and SB3's learners read it only on
+truncation); it is there so that wrappers that expect one observation-shaped row per ended
+table (``RecordEpisodeStatistics``, SB3's ``terminal_observation``, ``VecNormalize``) work.
 
 Deals and seeds: ``reset(seed=s)`` seeds the env's generator, which draws the batch's deal
 seed, the seating and the random opponents' choices; the same seed and the same actions give
-the same episodes (with deterministic policies). Only the reset of all tables at once exists
-(``options`` are refused): tables are reset by autoreset.
+the same episodes (with deterministic policies). Hand ``j`` of table ``i`` is
+``vector.deal(deal_seed, i, j, rules)`` at one deck and ``vector_pairs.deal(deal_seed, i, j)``
+at two (``batch.deal_of(i)`` gives the hand in progress either way). Only the reset of all
+tables at once exists (``options`` are refused): tables are reset by autoreset.
 
 >>> from gongzhu_env.vector_env import SingleSeatVectorEnv
 >>> envs = SingleSeatVectorEnv(64, opponents=["random"])
 >>> obs, info = envs.reset(seed=0)
 >>> obs.shape, envs.action_masks().shape
 ((64, 600), (64, 53))
+>>> pairs = SingleSeatVectorEnv(8, opponents=["random"], rules="two_decks")
+>>> obs, info = pairs.reset(seed=0)
+>>> obs.shape, pairs.action_masks().shape, pairs.num_actions
+((8, 1153), (8, 105), 105)
 
 ``SelfPlayBatch``
 -----------------
 ``SelfPlayBatch(num_tables, rules)`` drives every seat. ``play(policies, steps)`` makes
-``steps`` engine steps (one decision at every table each) and returns a ``SelfPlayRollout``:
-the decisions of every hand that *finished* during the call, each with its hand result, as
-flat arrays (observations, masks, actions, table, seat, hand index, which policy acted and
-the return: that seat's hand result), and the finished hands' scores. Decisions of hands
-still in progress are kept and returned by the ``play`` call in which their hand finishes, so
-no decision is lost or returned twice. ``policies`` is one batched policy for every seat, or a
-list of them with ``assignment``: which policy plays each seat, an int array of shape
+``steps`` engine steps (one decision at every table each) and returns a ``SelfPlayRollout``: the
+decisions of every hand that *finished* during the call, each with its hand result, as flat
+arrays (observations, masks of ``num_actions`` columns, actions, table, seat, hand index, which
+policy acted and the return: that seat's hand result), and the finished hands' scores. Decisions
+of hands still in progress are kept and returned by the ``play`` call in which their hand
+finishes, so no decision is lost or returned twice. ``policies`` is one batched policy for every
+seat, or a list of them with ``assignment``: which policy plays each seat, an int array of shape
 ``(seats,)`` (by absolute seat) or ``(num_tables, seats)``; a list of one policy per seat with
 no assignment means seat ``s`` plays ``policies[s]``. Both classes play every table size the
-batched engine covers (3 to 8 seats: ``num_seats``); the shapes above with 4 are those of four
-seats. For example, a learner against a frozen copy at every table::
+batched engines cover (3 to 8 seats at one deck, 4 at two: ``num_seats``); the shapes above with
+4 are those of four seats. At two decks a pair follow is two decisions of the same seat, each
+its own row (the same ``table``, ``seat`` and ``hands``). For example, a learner against a
+frozen copy at every table::
 
     sp = SelfPlayBatch(256, "standard", reward_mode="zero_sum", reward_scale=400)
     sp.reset(seed=0)
@@ -97,6 +124,9 @@ seats. For example, a learner against a frozen copy at every table::
 Version History
 ---------------
 * v0: initial release.
+* v0 (two decks): both drivers play the two-deck tables of ``PairGameBatch``; spaces, masks
+  and action checks take their size from the rules (``num_actions``). The one-deck envs, and
+  their seeded streams, are unchanged.
 """
 
 from __future__ import annotations
@@ -110,7 +140,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from gongzhu_env.cards import NUM_ACTIONS
+from gongzhu_env.batch_engines import Batch, check_batched, new_batch
 from gongzhu_env.engine import seat_index
 from gongzhu_env.opponents import OpponentMix
 from gongzhu_env.players import IllegalPlayerActionError, player_label
@@ -121,7 +151,7 @@ RANDOM = "random"
 """The built-in batched opponent: a uniformly random legal action (``sample_legal``)."""
 
 BatchPolicy = Callable[[np.ndarray, np.ndarray], Any]
-"""``policy(observations (k, obs) float32, action_masks (k, 53) bool) -> k actions``."""
+"""``policy(observations (k, obs) float32, action_masks (k, num_actions) bool) -> k actions``."""
 
 PolicyLike = Any  # RANDOM or a BatchPolicy
 
@@ -179,7 +209,7 @@ def _as_actions(out: Any, k: int, policy: PolicyLike) -> np.ndarray:
     return arr.astype(np.int64, copy=False)
 
 
-def _policy_actions(batch: GameBatch, rows: np.ndarray, ids: np.ndarray,
+def _policy_actions(batch: Batch, rows: np.ndarray, ids: np.ndarray,
                     policies: Sequence[PolicyLike], rng: np.random.Generator,
                     out: np.ndarray) -> None:
     """Write into ``out[rows]`` the action of policy ``policies[ids[j]]`` at table ``rows[j]``.
@@ -197,7 +227,7 @@ def _policy_actions(batch: GameBatch, rows: np.ndarray, ids: np.ndarray,
             out[sel] = batch.sample_legal(rng.random(batch.num_tables))[sel]
             continue
         got = _as_actions(policy(batch.observations[sel], masks[sel]), len(sel), policy)
-        bad = (got < 0) | (got >= NUM_ACTIONS)
+        bad = (got < 0) | (got >= masks.shape[1])
         bad |= ~masks[sel, np.where(bad, 0, got)]
         if bad.any():
             j = int(np.argmax(bad))
@@ -251,7 +281,7 @@ def _check_actions(actions: Any, n: int) -> np.ndarray:
 class _Undo:
     """What a call may change, saved so that a failure can put it all back."""
 
-    def __init__(self, batch: GameBatch, rng: np.random.Generator,
+    def __init__(self, batch: Batch, rng: np.random.Generator,
                  arrays: Sequence[np.ndarray]) -> None:
         self.batch, self.rng, self.arrays = batch, rng, arrays
         self.state = batch.snapshot()
@@ -271,8 +301,8 @@ class SingleSeatVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
 
     ``opponents``: ``"random"``, a batched callable, a list of them (drawn per seat per hand,
     uniformly or by ``weights``), or a mapping of them to weights. ``rules`` must be covered by
-    the batched engine (``gongzhu_env.vector.check_covered``). ``seat`` fixes the learner's
-    seat at every table; ``None`` draws it at every hand.
+    a batched engine (``gongzhu_env.batch_engines.check_batched``: one deck or two). ``seat``
+    fixes the learner's seat at every table; ``None`` draws it at every hand.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": [],
@@ -283,9 +313,17 @@ class SingleSeatVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                  = (RANDOM,), weights: Sequence[float] | None = None, *,
                  rules: Rules | str | None = None, reward_mode: str = "zero_sum",
                  reward_scale: float = 400.0, seat: int | None = None) -> None:
-        self.batch = GameBatch(num_envs, rules, reward_mode=reward_mode,
-                               reward_scale=reward_scale, final_observations=True)
+        self.batch: Batch
+        if check_batched(rules).decks == 1:  # only GameBatch keeps the views of ended hands
+            self.batch = GameBatch(num_envs, rules, reward_mode=reward_mode,
+                                   reward_scale=reward_scale, final_observations=True)
+        else:
+            self.batch = new_batch(num_envs, rules, reward_mode=reward_mode,
+                                   reward_scale=reward_scale)
         self.rules = self.batch.rules
+        self.num_actions = self.rules.num_actions
+        self.final_obs_is_terminal = self.batch.final_observations is not None
+        """Whether ``info["final_obs"]`` is the phase-"over" view (see the module docstring)."""
         self.num_envs = n = self.batch.num_tables
         self.reward_mode = reward_mode
         self.reward_scale = self.batch.reward_scale
@@ -295,7 +333,7 @@ class SingleSeatVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.render_mode = None
         self.single_observation_space = spaces.Box(0.0, 1.0, (self.batch.obs_size,),
                                                    dtype=np.float32)
-        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.single_action_space = spaces.Discrete(self.num_actions)
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
         # Opponents: every policy ever seated is kept in ``_policies`` while a table uses it;
@@ -311,13 +349,17 @@ class SingleSeatVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._rewards = np.zeros(n, dtype=np.float32)
         self._terminated = np.zeros(n, dtype=np.bool_)
         self._final_obs = np.zeros((n, self.batch.obs_size), dtype=np.float32)
+        # Without final views (two decks): the learner's observation at its last decision.
+        self._last_obs = None if self.final_obs_is_terminal else \
+            np.zeros((n, self.batch.obs_size), dtype=np.float32)
         self._final_scores = np.zeros((n, seats), dtype=np.int32)
         self._final_seats = np.zeros(n, dtype=np.int64)
         self._actions = np.zeros(n, dtype=np.int64)
         self._started = False
         self.deal_seed: int | None = None
-        """The batch's deal seed: hand ``j`` of table ``i`` is ``vector.deal(deal_seed, i, j)``;
-        the first draw ``integers(2**63)`` of the generator at ``reset``."""
+        """The batch's deal seed: hand ``j`` of table ``i`` is ``vector.deal(deal_seed, i, j)``
+        (``vector_pairs.deal`` at two decks); the first draw ``integers(2**63)`` of the
+        generator at ``reset``."""
 
     # ------------------------------------------------------------------ opponents
     def set_opponents(self, opponents: PolicyLike | Sequence[PolicyLike]
@@ -383,9 +425,12 @@ class SingleSeatVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self._terminated[ended] = True
         self._rewards[ended] = b.rewards[ended, seats]
         final = b.final_observations
-        if final is None:  # the batch is built with final_observations=True
+        if final is not None:
+            self._final_obs[ended] = final[ended, seats]
+        elif self._last_obs is not None:  # two decks: the learner's last decision
+            self._final_obs[ended] = self._last_obs[ended]
+        else:  # a one-deck batch is built with final_observations=True
             raise RuntimeError("the batch keeps no final observations")
-        self._final_obs[ended] = final[ended, seats]
         self._final_scores[ended] = b.scores[ended]
         self._final_seats[ended] = seats
         self._seat(ended)
@@ -415,6 +460,8 @@ class SingleSeatVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         undo = _Undo(b, self.np_random, (self.seats, self.players)) if actions is not None \
             else None
         if actions is not None:
+            if self._last_obs is not None:
+                self._last_obs[...] = b.observations  # every learner is to move here
             b.step(actions)  # checks every table's action first: a bad one changes nothing
         try:
             if actions is not None and b.terminated.any():
@@ -462,7 +509,7 @@ class SingleSeatVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 np.zeros(self.num_envs, dtype=np.bool_), self._info(final=True))
 
     def action_masks(self) -> np.ndarray:
-        """Return the learners' legal actions, ``bool[num_envs, 53]``."""
+        """Return the learners' legal actions, ``bool[num_envs, num_actions]``."""
         if not self._started:
             raise RuntimeError("call reset() before action_masks()")
         return self.batch.action_masks.astype(np.bool_)
@@ -499,13 +546,13 @@ class SelfPlayRollout(NamedTuple):
     """What one ``SelfPlayBatch.play`` returns: the decisions of the hands finished in it.
 
     Decision arrays (one row per decision, in the order they were made):
-    ``observations`` ``(N, obs_size)`` float32 and ``action_masks`` ``(N, 53)`` bool (what the
-    acting seat saw), ``actions`` ``(N,)``, ``tables``, ``seats`` (absolute), ``hands`` (the
-    hand's index in its table's stream since ``reset``), ``players`` (the index of the policy
-    that acted, in the list given to ``play``) and ``returns`` ``(N,)`` float32: the acting
-    seat's hand result (``reward_mode``/``reward_scale``). Hand arrays (one row per finished
-    hand): ``hand_tables``, ``hand_numbers``, ``hand_scores`` ``(H, seats)`` raw scores by
-    absolute seat.
+    ``observations`` ``(N, obs_size)`` float32 and ``action_masks`` ``(N, num_actions)`` bool
+    (what the acting seat saw), ``actions`` ``(N,)``, ``tables``, ``seats`` (absolute),
+    ``hands`` (the hand's index in its table's stream since ``reset``), ``players`` (the index
+    of the policy that acted, in the list given to ``play``) and ``returns`` ``(N,)`` float32:
+    the acting seat's hand result (``reward_mode``/``reward_scale``). Hand arrays (one row per
+    finished hand): ``hand_tables``, ``hand_numbers``, ``hand_scores`` ``(H, seats)`` raw scores
+    by absolute seat.
     """
 
     observations: np.ndarray
@@ -528,15 +575,17 @@ _DECISION_FIELDS = ("observations", "action_masks", "actions", "tables", "seats"
 class SelfPlayBatch:
     """Every seat of ``num_tables`` batched tables played by batched policies.
 
-    See "SelfPlayBatch" in the module docstring. ``batch`` is the ``GameBatch`` (its arrays
-    show the tables between calls).
+    See "SelfPlayBatch" in the module docstring. ``batch`` is the ``GameBatch`` or, at two
+    decks, the ``PairGameBatch`` that ``batch_engines.new_batch`` builds for ``rules`` (its
+    arrays show the tables between calls).
     """
 
     def __init__(self, num_tables: int, rules: Rules | str | None = None, *,
                  reward_mode: str = "zero_sum", reward_scale: float = 1.0) -> None:
-        self.batch = GameBatch(num_tables, rules, reward_mode=reward_mode,
+        self.batch = new_batch(num_tables, rules, reward_mode=reward_mode,
                                reward_scale=reward_scale)
         self.rules = self.batch.rules
+        self.num_actions = self.rules.num_actions
         self.num_tables = self.batch.num_tables
         self.num_seats = self.batch.num_seats
         self.rng: np.random.Generator | None = None
@@ -606,7 +655,7 @@ class SelfPlayBatch:
         b, n, rng = self.batch, self.num_tables, self.rng
         assert rng is not None
         obs = np.empty((steps, n, b.obs_size), dtype=np.float32)
-        masks = np.empty((steps, n, NUM_ACTIONS), dtype=np.bool_)
+        masks = np.empty((steps, n, self.num_actions), dtype=np.bool_)
         ints = {k: np.empty((steps, n), dtype=np.int64)
                 for k in ("actions", "tables", "seats", "hands", "players")}
         start = self.hand_number.copy()

@@ -370,11 +370,13 @@ def test_bad_pools_are_refused(opponents, weights, words) -> None:
         SingleSeatVectorEnv(2, opponents, weights)
 
 
-def test_step_before_reset_and_uncovered_rules_are_refused() -> None:
+def test_step_before_reset_is_refused_and_two_decks_are_played() -> None:
     with pytest.raises(RuntimeError, match="reset"):
         SingleSeatVectorEnv(2).step(np.zeros(2, dtype=np.int64))
-    with pytest.raises(ValueError, match="does not cover rule option decks=2"):
-        SingleSeatVectorEnv(2, rules="two_decks")
+    with pytest.raises(RuntimeError, match="reset"):
+        SingleSeatVectorEnv(2, rules="two_decks").step(np.zeros(2, dtype=np.int64))
+    # Two decks used to be refused here; test_vector_env_pairs.py holds them to Game.
+    assert SingleSeatVectorEnv(2, rules="two_decks").num_actions == 105
 
 
 # ------------------------------------------------------------------ opponents

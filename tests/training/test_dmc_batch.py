@@ -175,7 +175,7 @@ def test_engine_auto_picks_the_batch_where_it_covers_the_run_and_batch_refuses_o
     assert make_config("tiny", "dmc").uses_batch_engine()
     assert not make_config("tiny", "dmc", engine="scalar").uses_batch_engine()
     assert make_config("tiny", "dmc", rules="two_decks").uses_batch_engine()
-    assert not make_config("tiny", "sb3", rules="two_decks", engine="auto").uses_batch_engine()
+    assert make_config("tiny", "sb3", rules="two_decks", engine="auto").uses_batch_engine()
     assert not make_config("tiny", "dmc", episode="match").uses_batch_engine()
     sim = make_simulator(make_config("tiny", "dmc", engine="scalar"), QNetwork(hidden=(32, 32)),
                          0, lambda o, t: None)

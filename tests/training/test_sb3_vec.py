@@ -120,8 +120,10 @@ def test_engine_auto_picks_the_batched_engine_for_sb3_where_it_covers_the_run(
     assert with_greedy.opponent_mix == mix  # "auto" keeps the mix, and plays it on "scalar"
     assert not with_greedy.uses_batch_engine()
     assert not make_config("quick", "sb3", engine="auto").uses_batch_engine()  # quick: greedy
-    for extra in ({"episode": "match"}, {"subproc": True}, {"rules": "two_decks"}):
+    for extra in ({"episode": "match"}, {"subproc": True}):
         assert not make_config("tiny", "sb3", engine="auto", **extra).uses_batch_engine()
+    # Two decks used to be refused: the vector env now plays them on PairGameBatch.
+    assert make_config("tiny", "sb3", engine="auto", rules="two_decks").uses_batch_engine()
     assert not make_config("tiny", "sb3").uses_batch_engine()  # "scalar" stays the default
 
     built = []
@@ -157,7 +159,6 @@ def test_a_mix_naming_a_rule_agent_is_refused_with_engine_batch() -> None:
 @pytest.mark.parametrize("extra, words", [
     ({"episode": "match"}, "plays single hands"),
     ({"subproc": True}, "subproc"),
-    ({"rules": "two_decks"}, "does not cover rule option decks=2"),
 ])
 def test_what_the_batched_engine_cannot_do_is_refused(extra, words) -> None:
     with pytest.raises(ConfigError, match=words):
@@ -181,6 +182,24 @@ def test_gongzhu_train_sb3_with_engine_batch_trains_and_saves_a_policy(tmp_path,
                        str(refused)]) == 2
     assert "'greedy' cannot play with engine='batch'" in capsys.readouterr().err
     assert not refused.exists()
+
+
+def test_a_tiny_two_deck_run_trains_on_the_batched_engine(tmp_path) -> None:
+    cfg = make_config("tiny", "sb3", rules="two_decks", engine="batch")
+    assert cfg.batch_engine_obstacle() is None and cfg.uses_batch_engine()
+    venv = _venv(4, rules="two_decks", reward_mode="team")
+    venv.seed(0)
+    assert venv.reset().shape == (4, 1153)
+    assert get_action_masks(venv).shape == (4, 105)
+    out = tmp_path / "two_decks"
+    assert train.main(["--trainer", "sb3", "--preset", "tiny", "--set", "engine=batch",
+                       "--set", 'rules="two_decks"', "--set", "n_envs=8", "--set",
+                       "n_steps=32", "--set", "total_timesteps=512", "--out", str(out),
+                       "--quiet"]) == 0
+    saved = json.loads((out / "config.json").read_text())
+    assert saved["engine"] == "batch" and saved["rules"] == "two_decks"
+    agent = load_policy_agent(out / "policy.pt")
+    assert agent.net.obs_size == 1153
 
 
 def test_snapshots_and_the_live_policy_play_as_batched_opponents() -> None:

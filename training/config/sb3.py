@@ -134,9 +134,9 @@ class SB3Config(TrainerConfig):
     def batch_engine_obstacle(self) -> str | None:
         """Say why the batched engine cannot play this run, or return ``None`` if it can.
 
-        Besides the rules and single hands (``TrainerConfig``), the batched env plays every
-        table in this process, and seats only ``BATCH_OPPONENTS``: a rule agent reads a Python
-        view one seat at a time, which the batched engine does not make.
+        Besides the rules (one deck or two) and single hands (``TrainerConfig``), the batched env
+        plays every table in this process, and seats only ``BATCH_OPPONENTS``: a rule agent
+        reads a Python view one seat at a time, which the batched engine does not make.
         """
         for spec in self.opponent_mix:
             if spec not in BATCH_OPPONENTS:
@@ -151,7 +151,4 @@ class SB3Config(TrainerConfig):
             return why
         if self.subproc:
             return "it runs every table in this process, not in subprocesses (subproc=true)"
-        if self.game_rules.decks == 2:
-            return ("the batched vector env (gongzhu_env.vector_env) plays one deck; two-deck "
-                    "tables have a batched engine only for the DMC trainer")
         return None

@@ -2,12 +2,13 @@
 
 ``BatchTableSimulator`` does what ``scalar_tables.TableSimulator`` does -- tables in lockstep,
 one batched forward pass for the learner seats, one per snapshot in use, each learner seat
-learning from its own trajectory and its own result -- but the tables live in one batch of
-the batched engine (``gongzhu_env.batch_engines.new_batch``: ``gongzhu_env.vector.GameBatch``
-at one deck, ``gongzhu_env.vector_pairs.PairGameBatch`` at two): the compiled kernels apply the moves and write every
-table's observation and mask into one preallocated array, which torch reads without a copy
-(``torch.from_numpy`` once, at construction). Python then touches a table only when one of
-its hands ends (to label the learner seats' decisions and draw the next hand's seats).
+learning from its own trajectory and its own result -- but the tables live in one batch of the
+batched engine (``gongzhu_env.batch_engines.new_batch``: ``gongzhu_env.vector.GameBatch`` at one
+deck, ``gongzhu_env.vector_pairs.PairGameBatch`` at two): the compiled kernels apply the moves
+and write every table's observation and mask into one preallocated array, which torch reads
+without a copy (``torch.from_numpy`` once, at construction). Python then touches a table only
+when one of its hands ends (to label the learner seats' decisions and draw the next hand's
+seats).
 
 Why it is a second simulator and not a faster engine behind the first: the scalar simulator
 spends most of its time building a ``PlayerView`` and encoding it for every decision, one
@@ -40,8 +41,8 @@ from torch import nn
 
 from agents.base import Agent
 from agents.policy import QNetwork
-from gongzhu_env.engine import Game
 from gongzhu_env.batch_engines import new_batch
+from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
 from training.config import DMCConfig
 from training.dmc.acting import ActingSide

@@ -14,10 +14,10 @@ directly, in one process, without one Python env per table:
 Masks: sb3-contrib's ``MaskablePPO`` reads them from a ``VecEnv`` with
 ``np.stack(venv.env_method("action_masks"))`` (``sb3_contrib.common.maskable.utils
 .get_action_masks``) after checking ``venv.has_attr("action_masks")``; here ``env_method
-("action_masks")`` returns the rows of the vector env's ``(num_envs, 53)`` bool mask, one per
-table. Any other ``env_method`` or ``get_attr``/``set_attr`` is passed to the one vector env
-(once, whatever ``indices`` say) and its result repeated per table, e.g.
-``venv.env_method("set_opponents", pool, weights)``.
+("action_masks")`` returns the rows of the vector env's ``(num_envs, num_actions)`` bool mask
+(53 actions, 105 at two decks), one per table. Any other ``env_method`` or
+``get_attr``/``set_attr`` is passed to the one vector env (once, whatever ``indices`` say) and
+its result repeated per table, e.g. ``venv.env_method("set_opponents", pool, weights)``.
 
 Episodes: SB3's ``VecEnv`` autoresets in the same step, as the vector env does (Gymnasium's
 ``AutoresetMode.SAME_STEP``). For a finished table the step's info holds
@@ -119,7 +119,7 @@ class BatchVecEnv(VecEnv):
         return [None] * self.num_envs
 
     def action_masks(self) -> np.ndarray:
-        """Return the learners' legal actions, ``bool[num_envs, 53]``."""
+        """Return the learners' legal actions, ``bool[num_envs, num_actions]``."""
         return self.env.action_masks()
 
 
