@@ -28,13 +28,12 @@ import itertools
 import json
 import sys
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 
+from benchmarks.differential import Report, compare_result, finish, play_side_by_side
 from gongzhu_env import Game, Rules
 from gongzhu_env.rules import rules_value
-from gongzhu_env.scoring import hand_results
 from gongzhu_env.vector import COVERED, GameBatch, check_covered, deal
 
 PRESET_NAMES = ("standard", "huapai", "online", "scrofazero", "all_but_sheep")
@@ -84,55 +83,10 @@ def random_covered_rules(rng: np.random.Generator, players: tuple[int, ...] = TA
             continue
 
 
-@dataclass
-class Report:
-    """What one differential run saw."""
-
-    hands: int = 0
-    """Hands finished on the batch (each compared with a reference hand unless it disagreed)."""
-    decisions: int = 0
-    bad_hands: int = 0
-    """Hands in which some comparison disagreed."""
-    messages: list[str] = field(default_factory=list)
-    """The first disagreements, described."""
-
-    def add(self, other: Report, limit: int = 20) -> None:
-        self.hands += other.hands
-        self.decisions += other.decisions
-        self.bad_hands += other.bad_hands
-        self.messages += other.messages[:max(0, limit - len(self.messages))]
-
-
-def _compare_position(batch: GameBatch, i: int, game: Game) -> str | None:
-    """Describe how table ``i`` differs from ``game`` before a decision, or return ``None``."""
-    seat = game.current_player
-    if int(batch.current_player[i]) != seat:
-        return f"seat to move {int(batch.current_player[i])}, reference {seat}"
-    if batch.legal_actions(i) != game.legal_actions():
-        return f"legal {batch.legal_actions(i)}, reference {game.legal_actions()}"
-    view = game.view(seat)
-    mask = view.action_mask()
-    if not np.array_equal(batch.action_masks[i], mask):
-        return "action mask differs"
-    obs = view.encode()
-    got = batch.observations[i]
-    if got.shape != obs.shape or got.dtype != obs.dtype or not np.array_equal(got, obs):
-        where = np.flatnonzero(got != obs) if got.shape == obs.shape else "shape"
-        return f"observation differs at {where}"
-    return None
-
-
 def _compare_end(batch: GameBatch, i: int, game: Game, seed: int) -> str | None:
     """Describe how the end of table ``i``'s hand differs from ``game``'s, or return ``None``."""
-    raw = game.scores()
-    if not batch.terminated[i]:
-        return "the reference hand is over, the batch's is not"
-    if batch.scores[i].tolist() != raw:
-        return f"scores {batch.scores[i].tolist()}, reference {raw}"
-    expected = np.array([r / batch.reward_scale for r in
-                         hand_results(raw, batch.reward_mode, game.teams)], dtype=np.float32)
-    if not np.array_equal(batch.rewards[i], expected):
-        return f"rewards {batch.rewards[i].tolist()}, reference {expected.tolist()}"
+    if why := compare_result(batch, i, game):
+        return why
     if batch.final_observations is not None:
         for s in range(batch.num_seats):
             obs = game.view(s).encode()
@@ -160,51 +114,14 @@ def differential(rules: Rules, tables: int, hands: int, seed: int, *, reward_mod
         batch = GameBatch(tables, rules, reward_mode=reward_mode, reward_scale=reward_scale,
                           final_observations=True)
         batch.reset(seed)
-    tables = batch.num_tables
     rng = np.random.default_rng([seed, 7])
-    report = Report()
     ref_rules = batch.rules if reference_rules is None else reference_rules
 
     def reference(i: int) -> Game:
         first = batch.first_drawn_of(i) if ref_rules.first_drawn_exposure else None
         return Game.from_hands(batch.deal_of(i), ref_rules, first_drawn=first)
 
-    games: list[Game | None] = [reference(i) for i in range(tables)]
-
-    def disagree(i: int, what: str) -> None:
-        report.bad_hands += 1
-        if len(report.messages) < 20:
-            report.messages.append(f"{batch.rules}, table {i}, hand "
-                                   f"{batch.hands_started(i) - 1}: {what}")
-        games[i] = None
-
-    actions = np.zeros(tables, dtype=np.int64)
-    while report.hands < hands:
-        u = rng.random(tables)
-        for i in range(tables):
-            game = games[i]
-            if game is not None and (why := _compare_position(batch, i, game)):
-                disagree(i, why)
-                game = None
-            legal = game.legal_actions() if game is not None else batch.legal_actions(i)
-            actions[i] = legal[int(u[i] * len(legal))]
-        batch.step(actions)
-        report.decisions += tables
-        for i in range(tables):
-            game = games[i]
-            if game is not None:
-                game.step(int(actions[i]))
-                if game.is_over():
-                    if why := _compare_end(batch, i, game, seed):
-                        disagree(i, why)
-                elif batch.terminated[i]:
-                    disagree(i, "the batch's hand is over, the reference's is not")
-                elif batch.rewards[i].any() or batch.scores[i].any():
-                    disagree(i, "rewards or scores before the end of the hand")
-            if batch.terminated[i]:
-                report.hands += 1
-                games[i] = reference(i)
-    return report
+    return play_side_by_side(batch, hands, seed, rng, reference, _compare_end)
 
 
 def default_rule_sets(rng: np.random.Generator, players: tuple[int, ...] = TABLE_SIZES,
@@ -280,11 +197,9 @@ def main(argv: list[str] | None = None) -> int:
         total.add(r)
         print(f"{name:<16} {mode:<8} x1/{scale:g}: {r.hands} hands, {r.decisions} decisions, "
               f"{r.bad_hands} disagreeing  [{_describe_rules(rules)}]", file=sys.stderr)
-    for m in total.messages:
-        print("  " + m)
-    print(f"{total.hands} hands ({total.decisions} decisions) over {len(todo)} rule sets in "
-          f"{time.perf_counter() - t0:.0f} s: {total.bad_hands} disagreements")
-    return 1 if total.bad_hands else 0
+    return finish(total, f"{total.hands} hands ({total.decisions} decisions) over {len(todo)} "
+                  f"rule sets in {time.perf_counter() - t0:.0f} s: {total.bad_hands} "
+                  f"disagreements")
 
 
 if __name__ == "__main__":

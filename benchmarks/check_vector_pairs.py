@@ -23,12 +23,11 @@ import argparse
 import itertools
 import sys
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 
+from benchmarks.differential import Report, compare_result, finish, play_side_by_side
 from gongzhu_env import Game, Rules
-from gongzhu_env.scoring import hand_results
 from gongzhu_env.vector_pairs import PairGameBatch, deal
 
 
@@ -52,55 +51,10 @@ def targets() -> list[tuple[str, Rules]]:
     return out
 
 
-@dataclass
-class Report:
-    """What one differential run saw."""
-
-    hands: int = 0
-    """Hands finished on the batch."""
-    decisions: int = 0
-    bad_hands: int = 0
-    """Hands in which some comparison disagreed."""
-    messages: list[str] = field(default_factory=list)
-    """The first disagreements, described."""
-
-    def add(self, other: Report, limit: int = 20) -> None:
-        """Count ``other``'s hands in, keeping at most ``limit`` messages."""
-        self.hands += other.hands
-        self.decisions += other.decisions
-        self.bad_hands += other.bad_hands
-        self.messages += other.messages[:max(0, limit - len(self.messages))]
-
-
-def _compare_position(batch: PairGameBatch, i: int, game: Game) -> str | None:
-    """Describe how table ``i`` differs from ``game`` before a decision, or return ``None``."""
-    seat = game.current_player
-    if int(batch.current_player[i]) != seat:
-        return f"seat to move {int(batch.current_player[i])}, reference {seat}"
-    if batch.legal_actions(i) != game.legal_actions():
-        return f"legal {batch.legal_actions(i)}, reference {game.legal_actions()}"
-    view = game.view(seat)
-    if not np.array_equal(batch.action_masks[i], view.action_mask()):
-        return "action mask differs"
-    obs = view.encode()
-    got = batch.observations[i]
-    if got.shape != obs.shape or got.dtype != obs.dtype or not np.array_equal(got, obs):
-        where = np.flatnonzero(got != obs) if got.shape == obs.shape else "shape"
-        return f"observation differs at {where}"
-    return None
-
-
 def _compare_end(batch: PairGameBatch, i: int, game: Game, seed: int) -> str | None:
     """Describe how the end of table ``i``'s hand differs from ``game``'s, or return ``None``."""
-    raw = game.scores()
-    if not batch.terminated[i]:
-        return "the reference hand is over, the batch's is not"
-    if batch.scores[i].tolist() != raw:
-        return f"scores {batch.scores[i].tolist()}, reference {raw}"
-    expected = np.array([r / batch.reward_scale for r in
-                         hand_results(raw, batch.reward_mode, game.teams)], dtype=np.float32)
-    if not np.array_equal(batch.rewards[i], expected):
-        return f"rewards {batch.rewards[i].tolist()}, reference {expected.tolist()}"
+    if why := compare_result(batch, i, game):
+        return why
     j = batch.hands_started(i) - 1
     if batch.deal_of(i) != deal(seed, i, j):
         return f"the next deal is not deal({seed}, {i}, {j})"
@@ -120,47 +74,13 @@ def differential(rules: Rules, tables: int, hands: int, seed: int, *, reward_mod
     if batch is None:
         batch = PairGameBatch(tables, rules, reward_mode=reward_mode, reward_scale=reward_scale)
         batch.reset(seed)
-    tables = batch.num_tables
     rng = np.random.default_rng([seed, 11])
-    report = Report()
     ref_rules = batch.rules if reference_rules is None else reference_rules
-    games: list[Game | None] = [Game.from_hands(batch.deal_of(i), ref_rules)
-                                for i in range(tables)]
 
-    def disagree(i: int, what: str) -> None:
-        report.bad_hands += 1
-        if len(report.messages) < 20:
-            report.messages.append(f"{batch.rules}, table {i}, hand "
-                                   f"{batch.hands_started(i) - 1}: {what}")
-        games[i] = None
+    def reference(i: int) -> Game:
+        return Game.from_hands(batch.deal_of(i), ref_rules)
 
-    actions = np.zeros(tables, dtype=np.int64)
-    while report.hands < hands:
-        u = rng.random(tables)
-        for i in range(tables):
-            game = games[i]
-            if game is not None and (why := _compare_position(batch, i, game)):
-                disagree(i, why)
-                game = None
-            legal = game.legal_actions() if game is not None else batch.legal_actions(i)
-            actions[i] = legal[int(u[i] * len(legal))]
-        batch.step(actions)
-        report.decisions += tables
-        for i in range(tables):
-            game = games[i]
-            if game is not None:
-                game.step(int(actions[i]))
-                if game.is_over():
-                    if why := _compare_end(batch, i, game, seed):
-                        disagree(i, why)
-                elif batch.terminated[i]:
-                    disagree(i, "the batch's hand is over, the reference's is not")
-                elif batch.rewards[i].any() or batch.scores[i].any():
-                    disagree(i, "rewards or scores before the end of the hand")
-            if batch.terminated[i]:
-                report.hands += 1
-                games[i] = Game.from_hands(batch.deal_of(i), ref_rules)
-    return report
+    return play_side_by_side(batch, hands, seed, rng, reference, _compare_end)
 
 
 def speed(tables: int = 1024, seconds: float = 5.0, seed: int = 0,
@@ -239,11 +159,8 @@ def main(argv: list[str] | None = None) -> int:
         total.add(r)
         print(f"{name} ({mode}, scale {scale:g}): {r.hands} hands, {r.decisions} decisions, "
               f"{r.bad_hands} disagreements", flush=True)
-    for m in total.messages:
-        print("  " + m)
-    print(f"total: {total.hands} hands, {total.decisions} decisions, {total.bad_hands} hands "
-          f"disagreed ({time.perf_counter() - t0:.0f}s)")
-    return 1 if total.bad_hands else 0
+    return finish(total, f"total: {total.hands} hands, {total.decisions} decisions, "
+                         f"{total.bad_hands} hands disagreed ({time.perf_counter() - t0:.0f}s)")
 
 
 if __name__ == "__main__":

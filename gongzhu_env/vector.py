@@ -120,15 +120,19 @@ from __future__ import annotations
 import dataclasses
 import math
 import operator
-from typing import Any, NamedTuple, SupportsIndex, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-try:
+from gongzhu_env.batch_base import BatchBase, StepOutputs, _bit_counts, _refuser, _unsigned, _within
+
+# numba before the rest: mypy reads its own annotations; a run without it is told who needs it.
+if TYPE_CHECKING:
     import numba
-except ImportError as e:  # a dependency of the package, but an install may lack it
-    raise ImportError("gongzhu_env.vector (the batched engine) needs numba: pip install numba; "
-                      "the rest of gongzhu_env works without it") from e
+else:
+    from gongzhu_env.batch_base import _load_numba
+
+    numba = _load_numba("gongzhu_env.vector (the batched engine)")
 
 from gongzhu_env.cards import C2, C10, DJ, DONE, EXPOSABLE, HA, NUM_ACTIONS, SQ, card_str
 from gongzhu_env.engine import IllegalActionError
@@ -319,20 +323,16 @@ def _mix(z: np.uint64) -> np.uint64:
     return z ^ (z >> _S31)
 
 
-@numba.njit(cache=True)
-def _deal_into(seed: np.uint64, table: int | np.int64, hand: np.int64, cards: np.ndarray,
-               deck: np.ndarray, out: np.ndarray, first: np.ndarray) -> None:
-    """Write the hand masks of hand ``hand`` of ``table`` into ``out`` (one per seat).
+@numba.njit(cache=True, inline="always")
+def _shuffle(deck: np.ndarray, size: int, seed: np.uint64, table: int | np.int64,
+             hand: np.int64) -> None:
+    """Shuffle ``deck[:size]`` in place for hand ``hand`` of ``table`` under ``seed``.
 
-    ``cards`` holds the cards in play in increasing order (all 52 at four seats); ``deck`` is
-    scratch space as long. Each seat gets ``len(cards) // len(out)`` cards; ``first[s]`` is
-    the first card dealt to seat ``s``. The generator starts at a hash of the three keys and
-    steps by the golden-ratio increment (SplitMix64).
+    Both engines' deals are this shuffle of their decks (``vector_pairs`` imports it), so
+    the recipe of the module docstring is written once. The generator starts at a hash of
+    the three keys and steps by the golden-ratio increment (SplitMix64).
     """
     x = _mix(_mix(_mix(seed + _GOLDEN) + np.uint64(table)) + np.uint64(hand))
-    size = cards.shape[0]
-    for c in range(size):
-        deck[c] = cards[c]
     for k in range(size - 1, 0, -1):
         bound = np.uint64(k + 1)
         # Lemire: a 32-bit draw times the bound; reject the few low parts that would bias it.
@@ -349,6 +349,21 @@ def _deal_into(seed: np.uint64, table: int | np.int64, hand: np.int64, cards: np
         t = deck[k]
         deck[k] = deck[j]
         deck[j] = t
+
+
+@numba.njit(cache=True)
+def _deal_into(seed: np.uint64, table: int | np.int64, hand: np.int64, cards: np.ndarray,
+               deck: np.ndarray, out: np.ndarray, first: np.ndarray) -> None:
+    """Write the hand masks of hand ``hand`` of ``table`` into ``out`` (one per seat).
+
+    ``cards`` holds the cards in play in increasing order (all 52 at four seats); ``deck`` is
+    scratch space as long. Each seat gets ``len(cards) // len(out)`` cards of the shuffled
+    deck (``_shuffle``); ``first[s]`` is the first card dealt to seat ``s``.
+    """
+    size = cards.shape[0]
+    for c in range(size):
+        deck[c] = cards[c]
+    _shuffle(deck, size, seed, table, hand)
     seats = out.shape[0]
     per = size // seats
     for s in range(seats):
@@ -379,25 +394,6 @@ def deal(seed: int, table: int, hand: int,
     _deal_into(np.uint64(seed), np.int64(table), np.int64(hand), cards,
                np.zeros(len(cards), dtype=np.int64), out, np.zeros_like(out))
     return tuple(tuple(c for c in range(52) if int(m) >> c & 1) for m in out)
-
-
-def _describe(value: object) -> str:
-    """Name an argument's type, dtype and shape for an error message."""
-    if isinstance(value, np.ndarray):
-        return f"{value.dtype} array of shape {value.shape}"
-    return type(value).__name__
-
-
-def _unsigned(value: object, what: str, limit: int = 1 << 63) -> int:
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{what} must be an integer; got {value!r}")
-    try:
-        v = operator.index(cast(SupportsIndex, value))
-    except TypeError:
-        raise TypeError(f"{what} must be an integer; got {value!r}") from None
-    if not 0 <= v < limit:
-        raise ValueError(f"{what} must be in 0..{limit - 1}; got {v}")
-    return v
 
 
 # ---------------------------------------------------------------------------------------------
@@ -749,6 +745,30 @@ def _reset_kernel4(state: np.ndarray, seed: np.uint64, decl: int, strict: bool,
         current[i] = st[_CUR]
 
 
+@numba.njit(cache=True, inline="always")
+def _results4(st: np.ndarray, prov: int, reward_mode: np.int64, reward_scale: np.float64,
+              rewards: np.ndarray, scores: np.ndarray) -> None:
+    """Write a finished four-seat hand's raw scores and rewards (``scoring.hand_results``).
+
+    ``prov`` is the first of the four score columns of ``st``; the two-deck engine, also
+    four seats with the same reward modes, writes its results here too.
+    """
+    total = 0.0
+    for s in range(4):
+        scores[s] = st[prov + s]
+        total += st[prov + s]
+    for s in range(4):
+        raw = np.float64(st[prov + s])
+        if reward_mode == 0:
+            r = raw
+        elif reward_mode == 1:
+            r = raw - (total - raw) / 3.0
+        else:
+            own = np.float64(st[prov + s] + st[prov + ((s + 2) & 3)])
+            r = (own - (total - own) / 1.0) / 2.0
+        rewards[s] = r / reward_scale
+
+
 @numba.njit(cache=True)
 def _step_kernel4(state: np.ndarray, actions: np.ndarray, active: np.ndarray, seed: np.uint64,
                  decl: int, strict: bool, may_lead: bool, free_first: bool, team: bool,
@@ -781,20 +801,7 @@ def _step_kernel4(state: np.ndarray, actions: np.ndarray, active: np.ndarray, se
         over = _apply4(st, np.int64(actions[i]), strict, may_lead, free_first, heart_sums)
         if over:
             terminated[i] = True
-            total = 0.0
-            for s in range(4):
-                scores[i, s] = st[_PROV + s]
-                total += st[_PROV + s]
-            for s in range(4):
-                raw = np.float64(st[_PROV + s])
-                if reward_mode == 0:
-                    r = raw
-                elif reward_mode == 1:
-                    r = raw - (total - raw) / 3.0
-                else:
-                    own = np.float64(st[_PROV + s] + st[_PROV + ((s + 2) & 3)])
-                    r = (own - (total - own) / 1.0) / 2.0
-                rewards[i, s] = r / reward_scale
+            _results4(st, _PROV, reward_mode, reward_scale, rewards[i], scores[i])
             if final:
                 for s in range(4):
                     _write_view4(st, np.int64(s), True, final_obs[i, s], squash, team)
@@ -1467,17 +1474,6 @@ def _derived_kernel(state: np.ndarray, rp: np.ndarray, heart_sums: np.ndarray,
             scores[i, s] = _seat_score(st, np.int64(s), rp, heart_sums)
 
 
-def _bit_counts(x: np.ndarray) -> np.ndarray:
-    """Bits set in each non-negative int64 of ``x``.
-
-    SWAR, as ``_popcount``: ``numpy.bitwise_count`` is missing from the numpy 1.x allowed.
-    """
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return (x * 0x0101010101010101) >> 56
-
-
 @numba.njit(cache=True)
 def _sample_kernel(state: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> None:
     """For each table, the legal action at position ``int(u * count)`` of its sorted legal set."""
@@ -1491,15 +1487,14 @@ def _sample_kernel(state: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> 
 
 
 # ---------------------------------------------------------------------------------------------
-class BatchStep(NamedTuple):
-    """The arrays a ``GameBatch`` writes (the same objects at every call, overwritten)."""
+class BatchStep(StepOutputs):
+    """The arrays a ``GameBatch`` writes (the same objects at every call, overwritten).
 
-    observations: np.ndarray
-    action_masks: np.ndarray
-    current_player: np.ndarray
-    terminated: np.ndarray
-    rewards: np.ndarray
-    scores: np.ndarray
+    Its fields, those of ``batch_base.StepOutputs``: ``observations``, ``action_masks``,
+    ``current_player``, ``terminated``, ``rewards`` and ``scores``.
+    """
+
+    __slots__ = ()
 
 
 def _squash_table(offset: int) -> np.ndarray:
@@ -1592,7 +1587,7 @@ def _four_seat(rules: Rules) -> bool:
                for f in dataclasses.fields(rules) if f.name not in free)
 
 
-class GameBatch:
+class GameBatch(BatchBase[BatchStep]):
     """``num_tables`` hands of Gong Zhu played side by side (see the module docstring).
 
     ``reward_mode`` and ``reward_scale`` mean what they mean for ``gongzhu_env.env``:
@@ -1600,6 +1595,9 @@ class GameBatch:
     ``final_observations=True`` also keeps every seat's view of each finished hand (see
     ``final_observations`` in the module docstring).
     """
+
+    _dealt_column = _DEALT
+    _max_action = _DONE
 
     def __init__(self, num_tables: int, rules: Rules | str | None = None, *,
                  reward_mode: str = "raw", reward_scale: float = 1.0,
@@ -1617,10 +1615,9 @@ class GameBatch:
         check_reward_mode(reward_mode, self.rules)
         self.reward_mode = reward_mode
         self.reward_scale = check_reward_scale(reward_scale)
-        self.num_tables = n
-        self.obs_size = obs_size(self.rules)
         r = self.rules
-        seats = self.num_seats = r.players
+        seats = r.players
+        super().__init__(n, seats, obs_size(r), NUM_ACTIONS)
         self._decl = _DECL_CODES[r.declaration]
         self._rp = _rule_params(r, reward_mode)
         self._oo = _obs_offsets(r)
@@ -1631,13 +1628,6 @@ class GameBatch:
         self._state = np.zeros((n, _NCOL if self._fast else _ncol(seats)), dtype=np.int64)
         # Scratch of the shuffle (and of the four-seat kernels' first dealt cards).
         self._deck = np.zeros(len(self._cards) + 8, dtype=np.int64)
-        self._seed: int | None = None
-        self.observations = np.zeros((n, self.obs_size), dtype=np.float32)
-        self.action_masks = np.zeros((n, NUM_ACTIONS), dtype=np.int8)
-        self.current_player = np.zeros(n, dtype=np.int64)
-        self.terminated = np.zeros(n, dtype=np.bool_)
-        self.rewards = np.zeros((n, seats), dtype=np.float32)
-        self.scores = np.zeros((n, seats), dtype=np.int32)
         if type(final_observations) is not bool:
             raise TypeError(f"final_observations must be True or False; got "
                             f"{final_observations!r}")
@@ -1645,20 +1635,16 @@ class GameBatch:
         self.final_observations: np.ndarray | None = (
             np.zeros((n, seats, self.obs_size), dtype=np.float32) if final_observations
             else None)
-        self._all_tables = np.ones(n, dtype=np.bool_)
         self._result = BatchStep(self.observations, self.action_masks, self.current_player,
                                  self.terminated, self.rewards, self.scores)
         # (What each argument must be is the step kernel's signature.)
         self._step_fn: Any = None
-        self._step_args: tuple[Any, ...] | None = None
+        self._step_args: tuple[Any, ...] = ()
+        self._stream = np.uint64(0)
 
-    def reset(self, seed: int) -> BatchStep:
-        """Deal hand 0 of every table's stream under ``seed`` and write the first outputs."""
-        self._seed = _unsigned(seed, "seed")
-        self.terminated[:] = False
-        self.rewards[:] = 0.0
-        self.scores[:] = 0
-        seed_ = np.uint64(self._seed)
+    def _deal_first(self, seed: np.uint64) -> None:
+        """Run the reset kernel of this batch's rules and build the step kernel's arguments."""
+        seed_ = self._stream = seed
         r = self.rules
         strict, may_lead = r.strict_exposure, r.exposed_may_lead
         free_first = r.first_lead == "any"
@@ -1675,7 +1661,7 @@ class GameBatch:
                 self._heart_sums, self._squash, self.observations, self.action_masks,
                 self.current_player, self.terminated, self.rewards, self.scores, self._final,
                 final_obs)
-            return self._result
+            return
         _reset_kernel(self._state, seed_, self._rp, self._cards, self._deck,
                       self._heart_sums, self._squash, self._oo, self.observations,
                       self.action_masks, self.current_player)
@@ -1686,107 +1672,23 @@ class GameBatch:
             seed_, self._rp, self.reward_scale, self._cards, self._deck, self._heart_sums,
             self._squash, self._oo, self.observations, self.action_masks, self.current_player,
             self.terminated, self.rewards, self.scores, self._final, final_obs)
-        return self._result
 
-    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> BatchStep:
-        """Apply one action per table (for its ``current_player``) and write the outputs.
+    def _step_tables(self, actions: np.ndarray, active: np.ndarray) -> int:
+        """Run the step kernel chosen at ``reset`` with the arguments built there."""
+        return int(self._step_fn(self._state, actions, active, *self._step_args))
 
-        ``actions`` is an integer array of shape ``(num_tables,)``. If any action is not legal
-        at its table, ``IllegalActionError`` names the table, the action and the legal set, and
-        no table changes.
-
-        ``active`` (bool, shape ``(num_tables,)``; default every table) picks the tables that
-        move: the others keep their position and outputs, their actions are not read, and they
-        report ``terminated`` False with zero rewards and scores. This is how a caller holds
-        some tables (a learner's seat waiting) while the others play.
-        """
-        if self._step_args is None:
-            raise RuntimeError("call reset(seed) before step()")
-        if active is None:
-            active = self._all_tables
-        elif not isinstance(active, np.ndarray) or active.dtype != np.bool_ \
-                or active.shape != (self.num_tables,):
-            raise ValueError(f"active must be a bool array of shape ({self.num_tables},), one "
-                             f"per table; got {_describe(active)}")
-        if not isinstance(actions, np.ndarray):
-            raise TypeError(f"actions must be a numpy array of integers of shape "
-                            f"({self.num_tables},); got {type(actions).__name__}")
-        if actions.dtype.kind not in "iu":
-            raise TypeError(f"actions must have an integer dtype; got {actions.dtype}")
-        if actions.shape != (self.num_tables,):
-            raise ValueError(f"actions must have shape ({self.num_tables},), one per table; "
-                             f"got {actions.shape}")
-        if actions.dtype != np.int64:
-            # Out-of-range unsigned values must stay out of range, not wrap into legal ones.
-            if actions.dtype.kind == "u" and actions.size:
-                over = (actions > _DONE) & active
-                if over.any():
-                    bad = int(np.argmax(over))
-                    raise self._illegal(bad, int(actions[bad]))
-            actions = actions.astype(np.int64)
-        bad = self._step_fn(self._state, actions, active, *self._step_args)
-        if bad >= 0:
-            raise self._illegal(int(bad), int(actions[bad]))
-        return self._result
-
-    def sample_legal(self, uniforms: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """Pick one legal action per table from uniform floats in ``[0, 1)``, compiled.
-
-        Table ``i`` gets ``legal[int(uniforms[i] * len(legal))]`` of its sorted legal actions:
-        the choice rule of the benchmarks, and a fast random player for every seat at once.
-        ``uniforms`` is float64 of shape ``(num_tables,)``; ``out`` (int64, same shape) is
-        filled and returned if given.
-        """
-        self._table(0)  # reset first
-        n = self.num_tables
-        if not isinstance(uniforms, np.ndarray) or uniforms.dtype != np.float64 \
-                or uniforms.shape != (n,):
-            raise ValueError(f"uniforms must be a float64 array of shape ({n},)")
-        if out is None:
-            out = np.empty(n, dtype=np.int64)
-        elif not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.shape != (n,):
-            raise ValueError(f"out must be an int64 array of shape ({n},)")
+    def _sample(self, uniforms: np.ndarray, out: np.ndarray) -> None:
+        """Run the sampling kernel (one for every table size: it reads the legal mask only)."""
         _sample_kernel(self._state, uniforms, out)
-        return out
 
-    def snapshot(self) -> np.ndarray:
-        """Return a copy of every table's position (for ``restore``): one small int64 array.
-
-        The deal streams are part of it (each table's next hand follows from the seed and its
-        count of hands), so a restored batch plays on exactly as the saved one would have.
-        """
-        self._table(0)  # reset first
-        return self._state.copy()
-
-    def restore(self, snapshot: np.ndarray) -> BatchStep:
-        """Put every table back where ``snapshot`` (from this batch's ``snapshot``) saw it.
-
-        The outputs are rewritten for the restored positions: the observations, masks and
-        seats to move, with ``terminated`` False and zero rewards and scores.
-
-        The kernels index arrays with the numbers of a position (the seat to move, the cards
-        of the trick, the score), so a position they could never have produced would make
-        them read or write outside their arrays. Every table of ``snapshot`` is therefore
-        checked first (``_check_snapshot``): a damaged or foreign one raises ``ValueError``
-        naming the table and the column, and the batch is left exactly as it was.
-        """
-        self._table(0)
-        if not isinstance(snapshot, np.ndarray) or snapshot.shape != self._state.shape \
-                or snapshot.dtype != self._state.dtype:
-            raise ValueError(f"snapshot must be an int64 array of shape {self._state.shape}, "
-                             f"from snapshot() of this batch; got {_describe(snapshot)}")
-        self._check_snapshot(snapshot)
-        self._state[:] = snapshot
-        self.terminated[:] = False
-        self.rewards[:] = 0.0
-        self.scores[:] = 0
+    def _refresh(self) -> None:
+        """Rewrite the outputs from the state rows with the kernel of this batch's layout."""
         if self._fast:
             _refresh_kernel4(self._state, self._squash, self.rules.team_play,
                              self.observations, self.action_masks, self.current_player)
         else:
             _refresh_kernel(self._state, self._rp, self._heart_sums, self._squash, self._oo,
                             self.observations, self.action_masks, self.current_player)
-        return self._result
 
     def _check_snapshot(self, snap: np.ndarray) -> None:
         """Raise ``ValueError`` unless every row of ``snap`` is a position ``step`` can reach.
@@ -1808,17 +1710,7 @@ class GameBatch:
         names = _column_names(ns)[:snap.shape[1]]
         rp = self._rp
 
-        def need(ok: np.ndarray, column: int, expected: str) -> None:
-            # ``ok`` is (n,) for one column or (n, k) for k columns from ``column`` on.
-            bad = ~ok if ok.ndim == 2 else ~ok[:, None]
-            if not bad.any():
-                return
-            table = int(np.argmax(bad.any(axis=1)))
-            col = column + int(np.argmax(bad[table]))
-            raise ValueError(
-                f"snapshot refused: table {table}, column {col} ({names[col]}) holds "
-                f"{int(snap[table, col])}; expected {expected}. restore() takes what "
-                f"snapshot() of a batch with these rules returned; the batch was not changed")
+        need = _refuser(snap, names)
 
         def block(b: int) -> int:
             return _NSCALAR + b * ns
@@ -1827,8 +1719,7 @@ class GameBatch:
             return snap[:, column:column + ns]
 
         def within(column: int, width: int, low: int, high: int) -> np.ndarray:
-            part = snap[:, column:column + width]
-            return (part >= low) & (part <= high)
+            return _within(snap, column, width, low, high)
 
         def union(masks: np.ndarray) -> np.ndarray:
             return np.asarray(np.bitwise_or.reduce(masks, axis=1))
@@ -1970,14 +1861,6 @@ class GameBatch:
         need(seats(block(_B_PROV)) == score, block(_B_PROV),
              "the score of the seat's captured cards")
 
-    def illegal_action_error(self, table: int, action: int) -> IllegalActionError:
-        """Return the error ``step`` would raise for ``action`` at ``table``.
-
-        It names the table, the action, the seat, the phase and the legal set; for a caller
-        that checks actions itself before stepping.
-        """
-        return self._illegal(self._table(table), int(action))
-
     def _illegal(self, table: int, action: int) -> IllegalActionError:
         st = self._state[table]
         legal = int(st[_LEGAL])
@@ -1993,12 +1876,16 @@ class GameBatch:
             f"legal actions: [{', '.join(names)}]; no table was changed")
 
     # ------------------------------------------------------------------ reading tables
-    def deal_of(self, table: int) -> tuple[tuple[int, ...], ...]:
-        """Return the hands (sorted card indices, one per seat) of ``table``'s hand in progress."""
-        t = self._table(table)
+    def _deal_in(self, row: np.ndarray) -> tuple[tuple[int, ...], ...]:
+        """Return the hands of a row's deal block, one sorted tuple of cards a seat."""
         deal0 = _col(_B_DEAL, self.num_seats)
         return tuple(tuple(c for c in range(52) if int(m) >> c & 1)
-                     for m in self._state[t, deal0:deal0 + self.num_seats])
+                     for m in row[deal0:deal0 + self.num_seats])
+
+    def _legal_in(self, row: np.ndarray) -> list[int]:
+        """Return the actions of a row's legal mask (cards, then DONE)."""
+        legal = int(row[_LEGAL])
+        return [a for a in range(NUM_ACTIONS) if legal >> a & 1]
 
     def first_drawn_of(self, table: int) -> tuple[int, ...]:
         """Return the first card dealt to each seat in ``table``'s hand in progress.
@@ -2006,32 +1893,13 @@ class GameBatch:
         What ``first_drawn_exposure`` reads (``Game.from_hands(..., first_drawn=)``): the
         first card of each seat's block of the shuffled deck.
         """
-        t = self._table(table)
+        started = self.hands_started(table)  # checks the batch was reset and the table
+        t = operator.index(table)
         if self._fast:
             # The four-seat kernels keep no first cards: deal the hand again to read them.
             hands, first = np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.int64)
-            _deal_into(np.uint64(cast(int, self._seed)), np.int64(t), self._state[t, _DEALT] - 1,
-                       self._cards, np.zeros(52, dtype=np.int64), hands, first)
+            _deal_into(self._stream, np.int64(t), np.int64(started - 1), self._cards,
+                       np.zeros(52, dtype=np.int64), hands, first)
             return tuple(int(c) for c in first)
         first0 = _col(_B_FIRST, self.num_seats)
         return tuple(int(c) for c in self._state[t, first0:first0 + self.num_seats])
-
-    def hands_started(self, table: int) -> int:
-        """How many hands ``table`` has been dealt since ``reset`` (1 after the reset)."""
-        return int(self._state[self._table(table), _DEALT])
-
-    def legal_actions(self, table: int) -> list[int]:
-        """Return the legal actions of ``table``'s seat to move, sorted."""
-        legal = int(self._state[self._table(table), _LEGAL])
-        return [a for a in range(NUM_ACTIONS) if legal >> a & 1]
-
-    def _table(self, table: int) -> int:
-        if self._seed is None:
-            raise RuntimeError("call reset(seed) first")
-        t = _unsigned(table, "table")
-        if t >= self.num_tables:
-            raise ValueError(f"table must be in 0..{self.num_tables - 1}; got {t}")
-        return t
-
-    def __repr__(self) -> str:
-        return f"GameBatch(num_tables={self.num_tables}, rules={self.rules!r})"

@@ -86,16 +86,19 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import operator
-from typing import NamedTuple, SupportsIndex, cast
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-try:
+from gongzhu_env.batch_base import BatchBase, StepOutputs, _bit_counts, _refuser, _unsigned, _within
+
+# numba before the rest: mypy reads its own annotations; a run without it is told who needs it.
+if TYPE_CHECKING:
     import numba
-except ImportError as e:  # a dependency of the package, but an install may lack it
-    raise ImportError("gongzhu_env.vector_pairs (the two-deck batched engine) needs numba: "
-                      "pip install numba; the rest of gongzhu_env works without it") from e
+else:
+    from gongzhu_env.batch_base import _load_numba
+
+    numba = _load_numba("gongzhu_env.vector_pairs (the two-deck batched engine)")
 
 from gongzhu_env.cards import C2, C10, DJ, EXPOSABLE, HA, SCORING_MASK, SQ, action_str
 from gongzhu_env.engine import IllegalActionError
@@ -110,7 +113,15 @@ from gongzhu_env.scoring import (
     check_reward_mode,
     check_reward_scale,
 )
-from gongzhu_env.vector import _GOLDEN, _LOW32, _S32, _TWO32, _mix
+from gongzhu_env.vector import (
+    _clear,
+    _exposable_bits,
+    _popcount,
+    _put_bits,
+    _results4,
+    _scoring_bits,
+    _shuffle,
+)
 from gongzhu_env.view import _SCORE_DIVISORS, _SCORE_SCALE, layout
 from gongzhu_env.view import EXPOSABLE as VIEW_EXPOSABLE
 
@@ -149,21 +160,10 @@ for _name, (_reference, _here) in _EXPECTED.items():
 (_PHASE, _CUR, _FIRST, _TURNS, _TLEN, _TLEAD, _LED, _SLED, _NPLAYS, _PAIR, _PEND, _SECOND,
  _CARDS_DONE, _EXPALL, _EXPALL2, _LEGAL, _LEGALP, _DEALT) = range(18)
 _TRICK = 18
-_HAND = _TRICK + 8
-_HAND2 = _HAND + 4
-_PLAYED = _HAND2 + 4
-_PLAYED2 = _PLAYED + 4
-_EXPOSED = _PLAYED2 + 4
-_EXPOSED2 = _EXPOSED + 4
-_XHELD = _EXPOSED2 + 4  # the exposed copies each seat still holds, as a multiset
-_XHELD2 = _XHELD + 4
-_CAPT = _XHELD2 + 4
-_CAPT2 = _CAPT + 4
-_VOIDS = _CAPT2 + 4
-_PROV = _VOIDS + 4
-_DEAL = _PROV + 4
-_DEAL2 = _DEAL + 4
-_NCOL = _DEAL2 + 4
+# A card set of a seat is two blocks, the cards it has at least once and those it has twice;
+# ``_XHELD`` is the exposed copies each seat still holds, as such a multiset.
+(_HAND, _HAND2, _PLAYED, _PLAYED2, _EXPOSED, _EXPOSED2, _XHELD, _XHELD2, _CAPT, _CAPT2, _VOIDS,
+ _PROV, _DEAL, _DEAL2, _NCOL) = range(_TRICK + 8, _TRICK + 8 + 15 * 4, 4)
 _DECLARE, _PLAY = 0, 1
 
 # Rule parameters (an int64 array every kernel reads).
@@ -232,24 +232,9 @@ def check_covered(rules: Rules | str | None) -> Rules:
 def _deal_pairs(seed: np.uint64, table: np.int64, hand: np.int64, deck: np.ndarray,
                 once: np.ndarray, twice: np.ndarray) -> None:
     """Write the ``(once, twice)`` hand masks of hand ``hand`` of ``table`` (recipe above)."""
-    x = _mix(_mix(_mix(seed + _GOLDEN) + np.uint64(table)) + np.uint64(hand))
     for c in range(104):
         deck[c] = c % 52
-    for k in range(103, 0, -1):
-        bound = np.uint64(k + 1)
-        x += _GOLDEN
-        m = (_mix(x) >> _S32) * bound
-        low = m & _LOW32
-        if low < bound:
-            threshold = (_TWO32 - bound) % bound
-            while low < threshold:
-                x += _GOLDEN
-                m = (_mix(x) >> _S32) * bound
-                low = m & _LOW32
-        j = np.int64(m >> _S32)
-        t = deck[k]
-        deck[k] = deck[j]
-        deck[j] = t
+    _shuffle(deck, 104, seed, table, hand)
     for s in range(4):
         a = np.int64(0)
         b = np.int64(0)
@@ -282,40 +267,8 @@ def deal(seed: int, table: int, hand: int) -> tuple[tuple[int, ...], ...]:
     return tuple(_cards_of(int(a), int(b)) for a, b in zip(once, twice, strict=True))
 
 
-def _unsigned(value: object, what: str, limit: int = 1 << 63) -> int:
-    """Return ``value`` as a non-negative int below ``limit``, or raise naming ``what``."""
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{what} must be an integer; got {value!r}")
-    try:
-        v = operator.index(cast(SupportsIndex, value))
-    except TypeError:
-        raise TypeError(f"{what} must be an integer; got {value!r}") from None
-    if not 0 <= v < limit:
-        raise ValueError(f"{what} must be in 0..{limit - 1}; got {v}")
-    return v
-
-
-def _describe(value: object) -> str:
-    """Name an argument's type, dtype and shape for an error message."""
-    if isinstance(value, np.ndarray):
-        return f"{value.dtype} array of shape {value.shape}"
-    return type(value).__name__
-
-
 # ---------------------------------------------------------------------------------------------
 # The rules, as kernels over one state row.
-@numba.njit(cache=True, inline="always")
-def _popcount(x: np.int64) -> np.int64:
-    """Bits set in a non-negative ``x`` (SWAR)."""
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    x += x >> 8
-    x += x >> 16
-    x += x >> 32
-    return x & 127
-
-
 @numba.njit(cache=True, inline="always")
 def _copies(once: np.int64, twice: np.int64, card: int) -> np.int64:
     """Count the copies (0, 1, 2) of ``card`` in the multiset ``(once, twice)``."""
@@ -657,37 +610,6 @@ def _start_hand(st: np.ndarray, table: np.int64, seed: np.uint64, rp: np.ndarray
 
 # ---------------------------------------------------------------------------------------------
 # The observation (``PlayerView.encode``) and the action mask.
-@numba.njit(cache=True, inline="always")
-def _put_bits(out: np.ndarray, offset: int | np.int64, m: np.int64, nbits: int) -> None:
-    """Write the low ``nbits`` bits of ``m`` as 0/1 values from ``out[offset]`` on.
-
-    Unsigned indices: numba's check for negative signed indices keeps it from vectorising.
-    """
-    base = np.uint64(offset)
-    for c in range(nbits):
-        out[base + np.uint64(c)] = (m >> c) & 1
-
-
-@numba.njit(cache=True, inline="always")
-def _clear(out: np.ndarray, start: np.int64, stop: np.int64) -> None:
-    """Set ``out[start:stop]`` to zero."""
-    for k in range(np.uint64(start), np.uint64(stop)):
-        out[k] = 0
-
-
-@numba.njit(cache=True, inline="always")
-def _exposable_bits(e: np.int64) -> np.int64:
-    """Project a card mask onto 4 bits in EXPOSABLE order (SQ, DJ, C10, HA)."""
-    return (e >> _SQ & 1) | (e >> _DJ & 1) << 1 | (e >> _C10 & 1) << 2 | (e >> _HA & 1) << 3
-
-
-@numba.njit(cache=True, inline="always")
-def _scoring_bits(cap: np.int64) -> np.int64:
-    """Project a card mask onto 16 bits: H2..HA, SQ, DJ, C10."""
-    return (cap >> 26 & _SUIT) | (cap >> _SQ & 1) << 13 | (cap >> _DJ & 1) << 14 \
-        | (cap >> _C10 & 1) << 15
-
-
 @numba.njit(cache=True)
 def _write_outputs(st: np.ndarray, obs: np.ndarray, mask: np.ndarray, squash: np.ndarray,
                    oo: np.ndarray, rp: np.ndarray) -> None:
@@ -752,27 +674,6 @@ def _write_outputs(st: np.ndarray, obs: np.ndarray, mask: np.ndarray, squash: np
 
 
 @numba.njit(cache=True)
-def _write_results(st: np.ndarray, rp: np.ndarray, reward_scale: np.float64,
-                   rewards: np.ndarray, scores: np.ndarray) -> None:
-    """Write a finished hand's raw scores and rewards (``scoring.hand_results``)."""
-    total = 0.0
-    for s in range(4):
-        scores[s] = st[_PROV + s]
-        total += st[_PROV + s]
-    mode = rp[_R_REWARD]
-    for s in range(4):
-        raw = np.float64(st[_PROV + s])
-        if mode == 0:
-            r = raw
-        elif mode == 1:
-            r = raw - (total - raw) / 3.0
-        else:
-            own = np.float64(st[_PROV + s] + st[_PROV + ((s + 2) & 3)])
-            r = (own - (total - own) / 1.0) / 2.0
-        rewards[s] = r / reward_scale
-
-
-@numba.njit(cache=True)
 def _reset_kernel(state: np.ndarray, seed: np.uint64, rp: np.ndarray, deck: np.ndarray,
                   squash: np.ndarray, oo: np.ndarray, obs: np.ndarray, mask: np.ndarray,
                   current: np.ndarray) -> None:
@@ -821,7 +722,7 @@ def _step_kernel(state: np.ndarray, actions: np.ndarray, active: np.ndarray, see
         st = state[i]
         if _apply(st, np.int64(actions[i]), rp, heart_sums, c10):
             terminated[i] = True
-            _write_results(st, rp, reward_scale, rewards[i], scores[i])
+            _results4(st, _PROV, rp[_R_REWARD], reward_scale, rewards[i], scores[i])
             _start_hand(st, np.int64(i), seed, rp, deck)
         _write_outputs(st, obs[i], mask[i], squash, oo, rp)
         current[i] = st[_CUR]
@@ -892,14 +793,6 @@ def _derived_kernel(state: np.ndarray, rp: np.ndarray, heart_sums: np.ndarray,
                                    row[_EXPALL2], heart_sums, c10)
 
 
-def _bit_counts(x: np.ndarray) -> np.ndarray:
-    """Bits set in each non-negative int64 of ``x`` (SWAR, as ``_popcount``)."""
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return (x * 0x0101010101010101) >> 56
-
-
 def _column_names() -> tuple[str, ...]:
     """Name each column of a state row, for the errors of ``PairGameBatch.restore``."""
     scalars = ["phase", "seat to move", "first leader", "declaration turns taken",
@@ -917,15 +810,14 @@ def _column_names() -> tuple[str, ...]:
 
 
 # ---------------------------------------------------------------------------------------------
-class PairBatchStep(NamedTuple):
-    """The arrays a ``PairGameBatch`` writes (the same objects at every call, overwritten)."""
+class PairBatchStep(StepOutputs):
+    """The arrays a ``PairGameBatch`` writes (the same objects at every call, overwritten).
 
-    observations: np.ndarray
-    action_masks: np.ndarray
-    current_player: np.ndarray
-    terminated: np.ndarray
-    rewards: np.ndarray
-    scores: np.ndarray
+    Its fields, those of ``batch_base.StepOutputs``: ``observations``, ``action_masks``,
+    ``current_player``, ``terminated``, ``rewards`` and ``scores``.
+    """
+
+    __slots__ = ()
 
 
 def _score_bound() -> int:
@@ -967,12 +859,17 @@ def _obs_offsets(rules: Rules) -> tuple[np.ndarray, int]:
     return np.array([starts.get(name, -1) for name in _OBS_BLOCKS], dtype=np.int64), at
 
 
-class PairGameBatch:
+class PairGameBatch(BatchBase[PairBatchStep]):
     """``num_tables`` two-deck hands of Gong Zhu played side by side (see the module docstring).
 
     ``rules`` defaults to the ``"two_decks"`` preset. ``reward_mode`` and ``reward_scale``
     mean what they mean for ``gongzhu_env.env``.
     """
+
+    _dealt_column = _DEALT
+    _max_action = _DONE_ACTION
+    _action_hint = "one action 0..104 per table"
+    _say_what_came = True
 
     def __init__(self, num_tables: int, rules: Rules | str = "two_decks", *,
                  reward_mode: str = "raw", reward_scale: float = 1.0) -> None:
@@ -984,11 +881,10 @@ class PairGameBatch:
         check_reward_mode(reward_mode, self.rules)
         self.reward_mode = reward_mode
         self.reward_scale = check_reward_scale(reward_scale)
-        self.num_tables = n
-        self.num_seats = 4
         self.num_actions = self.rules.num_actions
         r = self.rules
-        self._oo, self.obs_size = _obs_offsets(r)
+        self._oo, size = _obs_offsets(r)
+        super().__init__(n, 4, size, self.num_actions)
         rp = self._rp = np.zeros(6, dtype=np.int64)
         rp[_R_MAY_LEAD] = r.exposed_may_lead
         rp[_R_FREE_FIRST] = r.first_lead == "any"
@@ -1003,124 +899,35 @@ class PairGameBatch:
         self._squash = _squash_table()
         self._state = np.zeros((n, _NCOL), dtype=np.int64)
         self._deck = np.zeros(104, dtype=np.int64)
-        self._seed: int | None = None
-        self.observations = np.zeros((n, self.obs_size), dtype=np.float32)
-        self.action_masks = np.zeros((n, self.num_actions), dtype=np.int8)
-        self.current_player = np.zeros(n, dtype=np.int64)
-        self.terminated = np.zeros(n, dtype=np.bool_)
-        self.rewards = np.zeros((n, 4), dtype=np.float32)
-        self.scores = np.zeros((n, 4), dtype=np.int32)
+        self._stream = np.uint64(0)
         # ``GameBatch`` can keep every seat's view of a finished hand; this batch does not
         # (yet), and says so the way ``GameBatch(final_observations=False)`` does.
         self.final_observations: np.ndarray | None = None
-        self._all_tables = np.ones(n, dtype=np.bool_)
         self._result = PairBatchStep(self.observations, self.action_masks, self.current_player,
                                      self.terminated, self.rewards, self.scores)
 
-    def reset(self, seed: int) -> PairBatchStep:
-        """Deal hand 0 of every table's stream under ``seed`` and write the first outputs."""
-        self._seed = _unsigned(seed, "seed")
-        self.terminated[:] = False
-        self.rewards[:] = 0.0
-        self.scores[:] = 0
-        _reset_kernel(self._state, np.uint64(self._seed), self._rp, self._deck, self._squash,
-                      self._oo, self.observations, self.action_masks, self.current_player)
-        return self._result
+    def _deal_first(self, seed: np.uint64) -> None:
+        """Run the reset kernel, keeping ``seed`` for the step kernel's next deals."""
+        self._stream = seed
+        _reset_kernel(self._state, seed, self._rp, self._deck, self._squash, self._oo,
+                      self.observations, self.action_masks, self.current_player)
 
-    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> PairBatchStep:
-        """Apply one action per table (for its ``current_player``) and write the outputs.
+    def _step_tables(self, actions: np.ndarray, active: np.ndarray) -> int:
+        """Run the two-deck step kernel on the checked actions."""
+        return int(_step_kernel(self._state, actions, active, self._stream, self._rp,
+                                np.float64(self.reward_scale), self._deck, self._heart_sums,
+                                self._c10, self._squash, self._oo, self.observations,
+                                self.action_masks, self.current_player, self.terminated,
+                                self.rewards, self.scores))
 
-        ``actions``: integers of shape ``(num_tables,)``, each ``0..104``. If any active
-        table's action is not legal, ``IllegalActionError`` names the table, the action, the
-        seat and the legal set, and no table changes. ``active`` (bool, ``(num_tables,)``)
-        picks the tables that move; the others keep their position and report
-        ``terminated`` False with zero rewards and scores.
-        """
-        if self._seed is None:
-            raise RuntimeError("call reset(seed) before step()")
-        n = self.num_tables
-        if active is None:
-            active = self._all_tables
-        elif not isinstance(active, np.ndarray) or active.dtype != np.bool_ \
-                or active.shape != (n,):
-            raise ValueError(f"active must be a bool array of shape ({n},), one per table; "
-                             f"got {_describe(active)}")
-        if not isinstance(actions, np.ndarray):
-            raise TypeError(f"actions must be a numpy array of integers of shape ({n},), one "
-                            f"action 0..104 per table; got {type(actions).__name__}")
-        if actions.dtype.kind not in "iu":
-            raise TypeError(f"actions must have an integer dtype (one action 0..104 per "
-                            f"table); got {actions.dtype}")
-        if actions.shape != (n,):
-            raise ValueError(f"actions must have shape ({n},), one per table; got "
-                             f"{actions.shape}")
-        if actions.dtype != np.int64:
-            # Out-of-range unsigned values must stay out of range, not wrap into legal ones.
-            if actions.dtype.kind == "u" and actions.size:
-                over = (actions > _DONE_ACTION) & active
-                if over.any():
-                    bad = int(np.argmax(over))
-                    raise self._illegal(bad, int(actions[bad]))
-            actions = actions.astype(np.int64)
-        bad = _step_kernel(self._state, actions, active, np.uint64(self._seed), self._rp,
-                           np.float64(self.reward_scale), self._deck, self._heart_sums, self._c10,
-                           self._squash, self._oo, self.observations, self.action_masks,
-                           self.current_player, self.terminated, self.rewards, self.scores)
-        if bad >= 0:
-            raise self._illegal(int(bad), int(actions[bad]))
-        return self._result
-
-    def sample_legal(self, uniforms: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """Pick one legal action per table from uniform floats in ``[0, 1)``, compiled.
-
-        Table ``i`` gets ``legal[int(uniforms[i] * len(legal))]`` of its sorted legal actions
-        (``legal_actions(i)``). ``uniforms`` is float64 of shape ``(num_tables,)``; ``out``
-        (int64, same shape) is filled and returned if given.
-        """
-        self._table(0)  # reset first
-        n = self.num_tables
-        if not isinstance(uniforms, np.ndarray) or uniforms.dtype != np.float64 \
-                or uniforms.shape != (n,):
-            raise ValueError(f"uniforms must be a float64 array of shape ({n},); got "
-                             f"{_describe(uniforms)}")
-        if out is None:
-            out = np.empty(n, dtype=np.int64)
-        elif not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.shape != (n,):
-            raise ValueError(f"out must be an int64 array of shape ({n},); got {_describe(out)}")
+    def _sample(self, uniforms: np.ndarray, out: np.ndarray) -> None:
+        """Run the two-deck sampling kernel (single cards, then pair leads, then DONE)."""
         _sample_kernel(self._state, uniforms, out)
-        return out
 
-    def snapshot(self) -> np.ndarray:
-        """Return a copy of every table's position (for ``restore``): one small int64 array.
-
-        The deal streams are part of it (a table's next hand follows from the seed and its
-        count of hands), so a restored batch plays on exactly as the saved one would have.
-        """
-        self._table(0)  # reset first
-        return self._state.copy()
-
-    def restore(self, snapshot: np.ndarray) -> PairBatchStep:
-        """Put every table back where ``snapshot`` (from this batch's ``snapshot``) saw it.
-
-        The outputs are rewritten for the restored positions, with ``terminated`` False and
-        zero rewards and scores. The kernels index arrays with a position's numbers (the seat
-        to move, the cards of the trick, the score), so every table is checked first
-        (``_check_snapshot``): one that play could not have produced raises ``ValueError``
-        naming the table and the column, and the batch is left as it was.
-        """
-        self._table(0)
-        if not isinstance(snapshot, np.ndarray) or snapshot.shape != self._state.shape \
-                or snapshot.dtype != self._state.dtype:
-            raise ValueError(f"snapshot must be an int64 array of shape {self._state.shape}, "
-                             f"from snapshot() of this batch; got {_describe(snapshot)}")
-        self._check_snapshot(snapshot)
-        self._state[:] = snapshot
-        self.terminated[:] = False
-        self.rewards[:] = 0.0
-        self.scores[:] = 0
+    def _refresh(self) -> None:
+        """Rewrite the outputs from the state rows with the two-deck refresh kernel."""
         _refresh_kernel(self._state, self._squash, self._oo, self._rp, self.observations,
                         self.action_masks, self.current_player)
-        return self._result
 
     def _check_snapshot(self, snap: np.ndarray) -> None:
         """Raise ``ValueError`` unless every row of ``snap`` is a position play can reach.
@@ -1135,20 +942,10 @@ class PairGameBatch:
         names = _column_names()
         rules = self.rules
 
-        def need(ok: np.ndarray, column: int, expected: str) -> None:
-            bad = ~ok if ok.ndim == 2 else ~ok[:, None]
-            if not bad.any():
-                return
-            table = int(np.argmax(bad.any(axis=1)))
-            col = column + int(np.argmax(bad[table]))
-            raise ValueError(
-                f"snapshot refused: table {table}, column {col} ({names[col]}) holds "
-                f"{int(snap[table, col])}; expected {expected}. restore() takes what "
-                f"snapshot() of a batch with these rules returned; the batch was not changed")
+        need = _refuser(snap, names)
 
         def within(column: int, width: int, low: int, high: int) -> np.ndarray:
-            part = snap[:, column:column + width]
-            return (part >= low) & (part <= high)
+            return _within(snap, column, width, low, high)
 
         def seats(column: int) -> np.ndarray:
             return snap[:, column:column + 4]
@@ -1279,13 +1076,6 @@ class PairGameBatch:
         need(snap[:, _LEGALP] == legalp, _LEGALP, "the legal pair leads of the seat to move")
         need(seats(_PROV) == score, _PROV, "the score of the seat's captured cards")
 
-    def illegal_action_error(self, table: int, action: int) -> IllegalActionError:
-        """Return the error ``step`` would raise for ``action`` at ``table``.
-
-        For a caller that checks actions itself before stepping (as with ``GameBatch``).
-        """
-        return self._illegal(self._table(table), int(action))
-
     def _illegal(self, table: int, action: int) -> IllegalActionError:
         st = self._state[table]
         phase = "declare" if st[_PHASE] == _DECLARE else "play"
@@ -1318,32 +1108,15 @@ class PairGameBatch:
             f"phase; legal actions: [{legal}]; no table was changed")
 
     # ------------------------------------------------------------------ reading tables
-    def deal_of(self, table: int) -> tuple[tuple[int, ...], ...]:
-        """Return ``table``'s hand in progress as dealt: four sorted hands, for ``from_hands``."""
-        st = self._state[self._table(table)]
-        return tuple(_cards_of(int(st[_DEAL + s]), int(st[_DEAL2 + s])) for s in range(4))
+    def _deal_in(self, row: np.ndarray) -> tuple[tuple[int, ...], ...]:
+        """Return a row's four dealt hands, each card once or twice, sorted."""
+        return tuple(_cards_of(int(row[_DEAL + s]), int(row[_DEAL2 + s])) for s in range(4))
 
-    def hands_started(self, table: int) -> int:
-        """How many hands ``table`` has been dealt since ``reset`` (1 after the reset)."""
-        return int(self._state[self._table(table), _DEALT])
-
-    def legal_actions(self, table: int) -> list[int]:
-        """Return the legal actions of ``table``'s seat to move, sorted (``Game`` order)."""
-        st = self._state[self._table(table)]
-        legal, pairs = int(st[_LEGAL]), int(st[_LEGALP])
+    def _legal_in(self, row: np.ndarray) -> list[int]:
+        """Return a row's legal actions in ``Game`` order: cards, pair leads, then DONE."""
+        legal, pairs = int(row[_LEGAL]), int(row[_LEGALP])
         out = [c for c in range(52) if legal >> c & 1]
         out += [52 + c for c in range(52) if pairs >> c & 1]
         if legal >> _DONE_BIT & 1:
             out.append(_DONE_ACTION)
         return out
-
-    def _table(self, table: int) -> int:
-        if self._seed is None:
-            raise RuntimeError("call reset(seed) first")
-        t = _unsigned(table, "table")
-        if t >= self.num_tables:
-            raise ValueError(f"table must be in 0..{self.num_tables - 1}; got {t}")
-        return t
-
-    def __repr__(self) -> str:
-        return f"PairGameBatch(num_tables={self.num_tables}, rules={self.rules!r})"

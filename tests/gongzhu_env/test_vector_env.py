@@ -18,25 +18,8 @@ from gongzhu_env.players import IllegalPlayerActionError
 from gongzhu_env.scoring import hand_results
 from gongzhu_env.vector import deal
 from gongzhu_env.vector_env import SelfPlayBatch, SingleSeatVectorEnv
-
-
-def lowest(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """A deterministic batched policy: the lowest legal action."""
-    return masks.argmax(axis=1)
-
-
-def highest(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """Another one: the highest legal action."""
-    return masks.shape[1] - 1 - masks[:, ::-1].argmax(axis=1)
-
-
-def _scalar_choice(policy, game: Game, seat: int) -> int:
-    view = game.view(seat)
-    return int(policy(view.encode()[None], view.action_mask().astype(bool)[None])[0])
-
-
-def _learner_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    return np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+from tests.gongzhu_env import vector_support as support
+from tests.gongzhu_env.vector_support import highest, lowest
 
 
 # ------------------------------------------------------------------ the gymnasium contract
@@ -61,7 +44,7 @@ def test_steps_return_gymnasium_shapes_and_types_and_finished_tables_report_in_i
     rng = np.random.default_rng(0)
     finished = 0
     for _ in range(40):
-        actions = _learner_actions(env.action_masks(), rng)
+        actions = support.learner_actions(env.action_masks(), rng)
         assert env.action_space.contains(actions)
         obs, rew, term, trunc, info = env.step(actions)
         assert env.observation_space.contains(obs)
@@ -99,7 +82,7 @@ def test_gymnasium_vector_wrappers_read_it() -> None:
     returns = np.zeros(4)
     seen = []
     for _ in range(60):
-        _, rew, term, _, info = env.step(_learner_actions(env.unwrapped.action_masks(), rng))
+        _, rew, term, _, info = env.step(support.learner_actions(env.unwrapped.action_masks(), rng))
         returns += rew
         if term.any():
             stats = info["episode"]
@@ -128,65 +111,28 @@ def test_the_learner_sees_its_own_seat_and_gets_the_reference_result(rules, mode
     obs, info = env.reset(seed=11)
     assert env.deal_seed == int(np.random.default_rng(11).integers(2**63))
     rules = Rules.coerce(rules)
-    hands = [0] * n
-    games: list[Game] = []
-    seated = []
-
-    def start(i: int) -> None:
-        assert env.batch.deal_of(i) == deal(env.deal_seed, i, hands[i], rules)
-        game = Game.from_hands(deal(env.deal_seed, i, hands[i], rules), rules)
-        players = env.seated(i)
-        seat_i = players.index(None)
-        assert int(info["seat"][i]) == seat_i and players.count(None) == 1
-        if seat is not None:
-            assert seat_i == seat
-        while game.current_player != seat_i:
-            game.step(_scalar_choice(players[game.current_player], game, game.current_player))
-        if len(games) <= i:
-            games.append(game)
-            seated.append(players)
-        else:
-            games[i], seated[i] = game, players
-
-    def check_view(i: int) -> None:
-        game, s = games[i], seated[i].index(None)
-        assert game.current_player == s
-        view = game.view(s)
-        assert np.array_equal(obs[i], view.encode())
-        assert np.array_equal(env.action_masks()[i], view.action_mask().astype(bool))
-
+    replay = support.LearnerReplay(env, rules, lambda i, h: deal(env.deal_seed, i, h, rules), seat)
     for i in range(n):
-        start(i)
-        check_view(i)
+        replay.start(i, info)
+        replay.check_view(i, obs)
     rng = np.random.default_rng(4)
     ended = 0
     for _ in range(70):
-        actions = _learner_actions(env.action_masks(), rng)
+        actions = support.learner_actions(env.action_masks(), rng)
         obs, rew, term, _, info = env.step(actions)
         for i in range(n):
-            game, players = games[i], seated[i]
-            s = players.index(None)
-            game.step(int(actions[i]))
-            while not game.is_over() and game.current_player != s:
-                game.step(_scalar_choice(players[game.current_player], game,
-                                         game.current_player))
+            game, s = replay.follow(i, int(actions[i]))
             if game.is_over():
-                assert term[i]
-                raw = game.scores()
-                assert info["final_info"]["scores"][i].tolist() == raw
-                assert info["final_info"]["seat"][i] == s
-                assert rew[i] == pytest.approx(
-                    hand_results(raw, mode, game.teams)[s] / scale, rel=1e-6, abs=1e-6)
+                replay.check_end(i, game, s, rew, term, info, mode, scale)
                 assert np.array_equal(info["final_obs"][i], game.view(s).encode())
-                hands[i] += 1
                 ended += 1
-                start(i)
+                replay.start(i, info)
             else:
                 assert not term[i] and rew[i] == 0
-            check_view(i)
+            replay.check_view(i, obs)
     assert ended >= n
     # Both opponents played, and the learner sat at more than one seat.
-    assert any(lowest in p for p in seated) or any(highest in p for p in seated)
+    assert any(lowest in p for p in replay.seated) or any(highest in p for p in replay.seated)
 
 
 # ------------------------------------------------------------------ seeding
@@ -195,7 +141,7 @@ def _run(seed: int, steps: int = 30, opponents=("random", lowest)) -> list:
     out = [env.reset(seed=seed)]
     rng = np.random.default_rng(0)
     for _ in range(steps):
-        out.append(env.step(_learner_actions(env.action_masks(), rng)))
+        out.append(env.step(support.learner_actions(env.action_masks(), rng)))
     return out
 
 
@@ -247,20 +193,12 @@ def test_bad_seeds_are_refused_with_what_a_seed_is(seed, error, words) -> None:
 
 
 # ------------------------------------------------------------------ bad input
-def _twin_envs(opponents_a, opponents_b=None, n: int = 4):
-    a = SingleSeatVectorEnv(n, opponents_a)
-    b = SingleSeatVectorEnv(n, opponents_b if opponents_b is not None else opponents_a)
-    a.reset(seed=8)
-    b.reset(seed=8)
-    return a, b
+def _twin_envs(opponents_a, opponents_b=None):
+    return support.twin_envs(4, opponents_a, opponents_b)
 
 
-def _same_from_here(a: SingleSeatVectorEnv, b: SingleSeatVectorEnv, steps: int = 20) -> None:
-    rng_a, rng_b = np.random.default_rng(3), np.random.default_rng(3)
-    for _ in range(steps):
-        ra = a.step(_learner_actions(a.action_masks(), rng_a))
-        rb = b.step(_learner_actions(b.action_masks(), rng_b))
-        assert data_equivalence(ra, rb)
+def _same_from_here(a: SingleSeatVectorEnv, b: SingleSeatVectorEnv) -> None:
+    support.same_from_here(a, b, 20)
 
 
 @pytest.mark.parametrize("actions, error, words", [
@@ -325,11 +263,11 @@ def test_a_failing_opponent_undoes_the_whole_step(how, error, words) -> None:
     rng = np.random.default_rng(3)
     # Drive both the same way for a while, then let the opponent fail once.
     for _ in range(4):
-        actions = _learner_actions(a.action_masks(), rng)
+        actions = support.learner_actions(a.action_masks(), rng)
         assert data_equivalence(a.step(actions), b.step(actions))
     faulty.bad_call = faulty.calls + 2
     before = a.batch.snapshot(), a.seats.copy(), a.players.copy()
-    actions = _learner_actions(a.action_masks(), rng)
+    actions = support.learner_actions(a.action_masks(), rng)
     with pytest.raises(error, match=words.replace("[", r"\[")) as e:
         a.step(actions)
     if how in ("illegal", "shape", "dtype"):
@@ -394,7 +332,7 @@ def test_opponents_are_drawn_by_weight_and_set_opponents_applies_to_new_hands() 
     rng = np.random.default_rng(0)
     renewed = set()
     for _ in range(30):
-        _, _, term, _, _ = env.step(_learner_actions(env.action_masks(), rng))
+        _, _, term, _, _ = env.step(support.learner_actions(env.action_masks(), rng))
         renewed |= set(np.flatnonzero(term))
         for i in range(200):
             if i in renewed:
@@ -419,7 +357,7 @@ def test_a_batched_opponent_is_called_once_per_engine_step_with_all_its_rows() -
     sizes = []
     for _ in range(20):
         calls.clear()
-        env.step(_learner_actions(env.action_masks(), rng))
+        env.step(support.learner_actions(env.action_masks(), rng))
         # One call per engine step, with every table where an opponent is to move.
         assert all(k == waiting for k, waiting in calls)
         sizes += [k for k, _ in calls]
@@ -429,10 +367,8 @@ def test_a_batched_opponent_is_called_once_per_engine_step_with_all_its_rows() -
 # ------------------------------------------------------------------ self-play
 def test_self_play_returns_each_decision_once_with_its_reference_hand_result() -> None:
     n = 6
-    sp = SelfPlayBatch(n, "standard", reward_mode="zero_sum", reward_scale=50.0)
-    sp.reset(seed=7)
-    seed = int(np.random.default_rng(7).integers(2**63))
-    outs = [sp.play(["random", lowest], 45, assignment=[0, 1, 0, 1]) for _ in range(4)]
+    sp, seed, outs = support.self_play_rounds(n, "standard", "zero_sum", 50.0, ["random", lowest],
+                                              45, 4)
     seen = set()
     for out in outs:
         assert len(out.actions) == len(out.returns) == len(out.observations)
@@ -440,21 +376,8 @@ def test_self_play_returns_each_decision_once_with_its_reference_hand_result() -
             key = (int(out.tables[k]), int(out.hands[k]), k)
             seen.add(key)
         # Replay each finished hand on the reference with the recorded actions.
-        for t, h, scores in zip(out.hand_tables, out.hand_numbers, out.hand_scores,
-                                strict=True):
-            rows = np.flatnonzero((out.tables == t) & (out.hands == h))
-            game = Game.from_hands(deal(seed, int(t), int(h)), "standard")
-            for r in rows:
-                s = game.current_player
-                assert out.seats[r] == s and out.players[r] == [0, 1, 0, 1][s]
-                view = game.view(s)
-                assert np.array_equal(out.observations[r], view.encode())
-                assert np.array_equal(out.action_masks[r], view.action_mask().astype(bool))
-                game.step(int(out.actions[r]))
-            assert game.is_over() and game.scores() == scores.tolist()
-            results = hand_results(game.scores(), "zero_sum", None)
-            for r in rows:
-                assert out.returns[r] == pytest.approx(results[out.seats[r]] / 50.0, abs=1e-6)
+        for rows in support.replay_self_play(out, lambda t, h: deal(seed, t, h), "standard",
+                                     "zero_sum", 50.0, [0, 1, 0, 1]):
             theirs = rows[out.players[rows] == 1]
             assert (out.actions[theirs] == lowest(None, out.action_masks[theirs])).all()
     # Every decision of every finished hand came back once: 180 steps x 6 tables, less the

@@ -13,32 +13,14 @@ from gymnasium import spaces
 from gymnasium.utils.env_checker import data_equivalence
 from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
-from gongzhu_env import Game, IllegalActionError, Rules
+from gongzhu_env import IllegalActionError, Rules
 from gongzhu_env.players import IllegalPlayerActionError
-from gongzhu_env.scoring import hand_results
 from gongzhu_env.vector_env import SelfPlayBatch, SingleSeatVectorEnv
 from gongzhu_env.vector_pairs import PairGameBatch, deal
+from tests.gongzhu_env import vector_support as support
+from tests.gongzhu_env.vector_support import highest, lowest
 
 TWO = Rules.coerce("two_decks")
-
-
-def lowest(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """A deterministic batched policy: the lowest legal action."""
-    return masks.argmax(axis=1)
-
-
-def highest(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """Another one: the highest legal action (a pair lead or DONE where legal)."""
-    return masks.shape[1] - 1 - masks[:, ::-1].argmax(axis=1)
-
-
-def _scalar_choice(policy, game: Game, seat: int) -> int:
-    view = game.view(seat)
-    return int(policy(view.encode()[None], view.action_mask().astype(bool)[None])[0])
-
-
-def _learner_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    return np.array([rng.choice(np.flatnonzero(m)) for m in masks])
 
 
 # ------------------------------------------------------------------ spaces
@@ -71,69 +53,31 @@ def test_the_two_deck_learner_sees_and_gets_what_the_reference_gives(rules, mode
                               reward_scale=scale, seat=seat)
     obs, info = env.reset(seed=5)
     rules = Rules.coerce(rules)
-    hands = [0] * n
-    games: list[Game] = []
-    seated: list[list] = []
-
-    def start(i: int) -> None:
-        hand = deal(env.deal_seed, i, hands[i])
-        assert env.batch.deal_of(i) == hand
-        game = Game.from_hands(hand, rules)
-        players = env.seated(i)
-        seat_i = players.index(None)
-        assert int(info["seat"][i]) == seat_i and players.count(None) == 1
-        if seat is not None:
-            assert seat_i == seat
-        while game.current_player != seat_i:
-            game.step(_scalar_choice(players[game.current_player], game, game.current_player))
-        if len(games) <= i:
-            games.append(game)
-            seated.append(players)
-        else:
-            games[i], seated[i] = game, players
-
-    def check_view(i: int) -> None:
-        game, s = games[i], seated[i].index(None)
-        assert game.current_player == s
-        view = game.view(s)
-        assert np.array_equal(obs[i], view.encode())
-        assert np.array_equal(env.action_masks()[i], view.action_mask().astype(bool))
-
+    replay = support.LearnerReplay(env, rules, lambda i, h: deal(env.deal_seed, i, h), seat)
     for i in range(n):
-        start(i)
-        check_view(i)
+        replay.start(i, info)
+        replay.check_view(i, obs)
     rng = np.random.default_rng(4)
     ended = pair_leads = 0
     for _ in range(70):
-        actions = _learner_actions(env.action_masks(), rng)
+        actions = support.learner_actions(env.action_masks(), rng)
         pair_leads += int(((actions >= 52) & (actions < 104)).sum())
         before = obs.copy()
         obs, rew, term, trunc, info = env.step(actions)
         assert not trunc.any()
         for i in range(n):
-            game, players = games[i], seated[i]
-            s = players.index(None)
-            game.step(int(actions[i]))
-            while not game.is_over() and game.current_player != s:
-                game.step(_scalar_choice(players[game.current_player], game,
-                                         game.current_player))
+            game, s = replay.follow(i, int(actions[i]))
             if game.is_over():
-                assert term[i]
-                raw = game.scores()
-                assert info["final_info"]["scores"][i].tolist() == raw
-                assert info["final_info"]["seat"][i] == s
-                assert rew[i] == pytest.approx(
-                    hand_results(raw, mode, game.teams)[s] / scale, rel=1e-6, abs=1e-6)
+                replay.check_end(i, game, s, rew, term, info, mode, scale)
                 # The documented fallback: the learner's view at its last decision.
                 assert np.array_equal(info["final_obs"][i], before[i])
-                hands[i] += 1
                 ended += 1
-                start(i)
+                replay.start(i, info)
             else:
                 assert not term[i] and rew[i] == 0
                 if "final_obs" in info:
                     assert info["final_obs"][i] is None
-            check_view(i)
+            replay.check_view(i, obs)
     assert ended >= n and pair_leads > 0  # the learner led pairs, and its tables went on
     assert env.observation_space.contains(obs)
 
@@ -144,7 +88,7 @@ def test_random_two_deck_opponents_keep_the_seeded_stream_and_legal_play() -> No
         out = [env.reset(seed=seed)]
         rng = np.random.default_rng(0)
         for _ in range(30):
-            out.append(env.step(_learner_actions(env.action_masks(), rng)))
+            out.append(env.step(support.learner_actions(env.action_masks(), rng)))
         return out
 
     a, b, c = run(2), run(2), run(3)
@@ -156,7 +100,7 @@ def test_random_two_deck_opponents_keep_the_seeded_stream_and_legal_play() -> No
     rng = np.random.default_rng(1)
     returns, seen = np.zeros(4), 0
     for _ in range(40):
-        _, rew, term, _, info = env.step(_learner_actions(env.unwrapped.action_masks(), rng))
+        _, rew, term, _, info = env.step(support.learner_actions(env.unwrapped.action_masks(), rng))
         returns += rew
         for i in np.flatnonzero(term):
             assert info["episode"]["r"][i] == pytest.approx(returns[i], abs=1e-5)
@@ -167,19 +111,12 @@ def test_random_two_deck_opponents_keep_the_seeded_stream_and_legal_play() -> No
 
 
 # ------------------------------------------------------------------ bad input
-def _twins(opponents=("random", lowest), n: int = 3):
-    a = SingleSeatVectorEnv(n, list(opponents), rules="two_decks")
-    b = SingleSeatVectorEnv(n, list(opponents), rules="two_decks")
-    a.reset(seed=8)
-    b.reset(seed=8)
-    return a, b
+def _twins():
+    return support.twin_envs(3, ["random", lowest], rules="two_decks")
 
 
-def _same_from_here(a: SingleSeatVectorEnv, b: SingleSeatVectorEnv, steps: int = 15) -> None:
-    rng_a, rng_b = np.random.default_rng(3), np.random.default_rng(3)
-    for _ in range(steps):
-        assert data_equivalence(a.step(_learner_actions(a.action_masks(), rng_a)),
-                                b.step(_learner_actions(b.action_masks(), rng_b)))
+def _same_from_here(a: SingleSeatVectorEnv, b: SingleSeatVectorEnv) -> None:
+    support.same_from_here(a, b, 15)
 
 
 @pytest.mark.parametrize("actions, error, words", [
@@ -251,32 +188,16 @@ def test_a_two_deck_self_play_policy_of_the_wrong_shape_is_refused_and_undone() 
 # ------------------------------------------------------------------ self-play
 def test_two_deck_self_play_returns_each_decision_once_with_its_reference_result() -> None:
     n = 3
-    sp = SelfPlayBatch(n, "two_decks", reward_mode="team", reward_scale=50.0)
-    sp.reset(seed=7)
-    seed = int(np.random.default_rng(7).integers(2**63))
-    outs = [sp.play(["random", highest], 60, assignment=[0, 1, 0, 1]) for _ in range(3)]
+    sp, seed, outs = support.self_play_rounds(n, "two_decks", "team", 50.0, ["random", highest],
+                                              60, 3)
     pair_follows = 0
     for out in outs:
         assert out.action_masks.shape[1] == 105 and out.observations.shape[1] == 1153
         assert out.hand_scores.shape[1] == 4
-        for t, h, scores in zip(out.hand_tables, out.hand_numbers, out.hand_scores,
-                                strict=True):
-            rows = np.flatnonzero((out.tables == t) & (out.hands == h))
-            game = Game.from_hands(deal(seed, int(t), int(h)), TWO)
-            last = -1
-            for r in rows:
-                s = game.current_player
-                pair_follows += s == last
-                last = s
-                assert out.seats[r] == s and out.players[r] == [0, 1, 0, 1][s]
-                view = game.view(s)
-                assert np.array_equal(out.observations[r], view.encode())
-                assert np.array_equal(out.action_masks[r], view.action_mask().astype(bool))
-                game.step(int(out.actions[r]))
-            assert game.is_over() and game.scores() == scores.tolist()
-            results = hand_results(game.scores(), "team", game.teams)
-            for r in rows:
-                assert out.returns[r] == pytest.approx(results[out.seats[r]] / 50.0, abs=1e-6)
+        for rows in support.replay_self_play(out, lambda t, h: deal(seed, t, h), TWO, "team", 50.0,
+                                     [0, 1, 0, 1]):
+            seats = out.seats[rows]
+            pair_follows += int((seats[1:] == seats[:-1]).sum())
     total = sum(len(o.actions) for o in outs)
     assert total + sp.pending_decisions == 3 * 60 * n
     assert sum(len(o.hand_tables) for o in outs) >= n

@@ -1,0 +1,329 @@
+"""What the two batched engines share on the Python side: ``BatchBase`` and a few helpers.
+
+``vector.GameBatch`` (one deck) and ``vector_pairs.PairGameBatch`` (two decks) run different
+numba kernels over differently laid out state rows, but check their arguments, hold their
+output arrays, save and restore positions and read tables the same way. That part is written
+once here, so a fix to an argument check or to the restore protocol reaches both engines; each
+engine supplies the hooks (its kernels, its state layout, its actions) as small methods and
+class attributes. This module imports neither engine, so both may import it without a circle.
+"""
+
+from __future__ import annotations
+
+import importlib
+import operator
+from collections.abc import Callable
+from types import ModuleType
+from typing import Generic, NamedTuple, SupportsIndex, TypeVar, cast
+
+import numpy as np
+
+from gongzhu_env.engine import IllegalActionError
+from gongzhu_env.rules import Rules
+
+
+class StepOutputs(NamedTuple):
+    """The arrays a batch writes at every call (the same objects each time, overwritten).
+
+    Both engines write the same outputs; each names them in its own subclass (``BatchStep``,
+    ``PairBatchStep``) so that its results say which engine made them.
+    """
+
+    observations: np.ndarray
+    action_masks: np.ndarray
+    current_player: np.ndarray
+    terminated: np.ndarray
+    rewards: np.ndarray
+    scores: np.ndarray
+
+
+StepT = TypeVar("StepT", bound=StepOutputs)
+"""The named tuple of output arrays an engine returns (``BatchStep``, ``PairBatchStep``)."""
+
+
+def _load_numba(engine: str) -> ModuleType:
+    """Import numba for ``engine``, or raise an ``ImportError`` that says who needs it.
+
+    numba is a dependency of the package, but an install may lack it; only the batched
+    engines need it, so the error names the engine and says the rest of the package works.
+    """
+    try:
+        return importlib.import_module("numba")
+    except ImportError as e:
+        raise ImportError(f"{engine} needs numba: pip install numba; the rest of gongzhu_env "
+                          f"works without it") from e
+
+
+def _describe(value: object) -> str:
+    """Name an argument's type, dtype and shape for an error message."""
+    if isinstance(value, np.ndarray):
+        return f"{value.dtype} array of shape {value.shape}"
+    return type(value).__name__
+
+
+def _unsigned(value: object, what: str, limit: int = 1 << 63) -> int:
+    """Return ``value`` as a non-negative int below ``limit``, or raise naming ``what``."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{what} must be an integer; got {value!r}")
+    try:
+        v = operator.index(cast(SupportsIndex, value))
+    except TypeError:
+        raise TypeError(f"{what} must be an integer; got {value!r}") from None
+    if not 0 <= v < limit:
+        raise ValueError(f"{what} must be in 0..{limit - 1}; got {v}")
+    return v
+
+
+def _bit_counts(x: np.ndarray) -> np.ndarray:
+    """Count the bits set in each non-negative int64 of ``x``.
+
+    SWAR, as the kernels' ``_popcount``: ``numpy.bitwise_count`` is missing from the numpy
+    1.x allowed.
+    """
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (x * 0x0101010101010101) >> 56
+
+
+def _refuser(snap: np.ndarray, names: tuple[str, ...]) -> Callable[[np.ndarray, int, str], None]:
+    """Return ``need(ok, column, expected)``, which refuses ``snap`` where ``ok`` is False.
+
+    Both engines' ``_check_snapshot`` word a refusal alike (the first bad table, its column by
+    number and name, what it holds and what was expected), so ``restore`` errors read the same
+    whichever engine raised them. ``ok`` is ``(tables,)`` for one column or ``(tables, k)``
+    for ``k`` columns from ``column`` on.
+    """
+    def need(ok: np.ndarray, column: int, expected: str) -> None:
+        bad = ~ok if ok.ndim == 2 else ~ok[:, None]
+        if not bad.any():
+            return
+        table = int(np.argmax(bad.any(axis=1)))
+        col = column + int(np.argmax(bad[table]))
+        raise ValueError(
+            f"snapshot refused: table {table}, column {col} ({names[col]}) holds "
+            f"{int(snap[table, col])}; expected {expected}. restore() takes what "
+            f"snapshot() of a batch with these rules returned; the batch was not changed")
+
+    return need
+
+
+def _within(snap: np.ndarray, column: int, width: int, low: int, high: int) -> np.ndarray:
+    """Say which of ``width`` columns of ``snap`` from ``column`` on lie in ``low..high``."""
+    part = snap[:, column:column + width]
+    return (part >= low) & (part <= high)
+
+
+class BatchBase(Generic[StepT]):
+    """The Python side both batched engines share: argument checks, outputs, snapshots.
+
+    A subclass sets ``_state`` (its rows, one a table) and ``_result`` (its named tuple of the
+    output arrays made here) in its ``__init__``, the class attributes below, and the hooks:
+    ``_deal_first`` (the reset kernel), ``_step_tables`` (the step kernel), ``_sample`` (the
+    sampling kernel), ``_refresh`` (rewrite the outputs after a restore), ``_check_snapshot``,
+    ``_illegal``, ``_legal_in`` and ``_deal_in`` (read one row).
+    """
+
+    _dealt_column: int
+    """The column of a state row that counts the hands dealt to the table."""
+    _max_action: int
+    """The largest action number (an unsigned action above it must not wrap into range)."""
+    _action_hint: str = ""
+    """Words on the actions for the argument errors of ``step`` (empty: none)."""
+    _say_what_came: bool = False
+    """Whether ``sample_legal``'s argument errors also describe what they were given."""
+    rules: Rules
+    _state: np.ndarray
+    _result: StepT
+    _seed: int | None = None
+
+    def __init__(self, num_tables: int, num_seats: int, obs_size: int,
+                 num_actions: int) -> None:
+        n = num_tables
+        self.num_tables = n
+        self.num_seats = num_seats
+        self.obs_size = obs_size
+        self.observations = np.zeros((n, obs_size), dtype=np.float32)
+        self.action_masks = np.zeros((n, num_actions), dtype=np.int8)
+        self.current_player = np.zeros(n, dtype=np.int64)
+        self.terminated = np.zeros(n, dtype=np.bool_)
+        self.rewards = np.zeros((n, num_seats), dtype=np.float32)
+        self.scores = np.zeros((n, num_seats), dtype=np.int32)
+        self._all_tables = np.ones(n, dtype=np.bool_)
+
+    # ------------------------------------------------------------------ hooks
+    def _deal_first(self, seed: np.uint64) -> None:
+        """Deal hand 0 of every table under ``seed`` and write the first outputs."""
+        raise NotImplementedError
+
+    def _step_tables(self, actions: np.ndarray, active: np.ndarray) -> int:
+        """Run the step kernel on checked int64 ``actions``; return the first bad table or -1."""
+        raise NotImplementedError
+
+    def _sample(self, uniforms: np.ndarray, out: np.ndarray) -> None:
+        """Write one legal action per table into ``out`` (the rule of ``sample_legal``)."""
+        raise NotImplementedError
+
+    def _refresh(self) -> None:
+        """Rewrite the observations, masks and seats to move from the state rows."""
+        raise NotImplementedError
+
+    def _check_snapshot(self, snap: np.ndarray) -> None:
+        """Raise ``ValueError`` unless every row of ``snap`` is a position play can reach."""
+        raise NotImplementedError
+
+    def _illegal(self, table: int, action: int) -> IllegalActionError:
+        """Return the error naming ``action`` at ``table`` (a checked index) as not legal."""
+        raise NotImplementedError
+
+    def _legal_in(self, row: np.ndarray) -> list[int]:
+        """Return the legal actions of one state row's seat to move, sorted."""
+        raise NotImplementedError
+
+    def _deal_in(self, row: np.ndarray) -> tuple[tuple[int, ...], ...]:
+        """Return one state row's hand in progress as dealt, one sorted hand a seat."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ playing
+    def reset(self, seed: int) -> StepT:
+        """Deal hand 0 of every table's stream under ``seed`` and write the first outputs."""
+        self._seed = _unsigned(seed, "seed")
+        self.terminated[:] = False
+        self.rewards[:] = 0.0
+        self.scores[:] = 0
+        self._deal_first(np.uint64(self._seed))
+        return self._result
+
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> StepT:
+        """Apply one action per table (for its ``current_player``) and write the outputs.
+
+        ``actions`` is an integer array of shape ``(num_tables,)``, one action of the batch's
+        rules per table. If any active table's action is not legal, ``IllegalActionError``
+        names the table, the action, the seat and the legal set, and no table changes.
+
+        ``active`` (bool, shape ``(num_tables,)``; default every table) picks the tables that
+        move: the others keep their position and outputs, their actions are not read, and they
+        report ``terminated`` False with zero rewards and scores. This is how a caller holds
+        some tables (a learner's seat waiting) while the others play.
+        """
+        if self._seed is None:
+            raise RuntimeError("call reset(seed) before step()")
+        n = self.num_tables
+        if active is None:
+            active = self._all_tables
+        elif not isinstance(active, np.ndarray) or active.dtype != np.bool_ \
+                or active.shape != (n,):
+            raise ValueError(f"active must be a bool array of shape ({n},), one per table; "
+                             f"got {_describe(active)}")
+        hint = self._action_hint
+        if not isinstance(actions, np.ndarray):
+            raise TypeError(f"actions must be a numpy array of integers of shape ({n},)"
+                            f"{', ' + hint if hint else ''}; got {type(actions).__name__}")
+        if actions.dtype.kind not in "iu":
+            raise TypeError(f"actions must have an integer dtype{f' ({hint})' if hint else ''}"
+                            f"; got {actions.dtype}")
+        if actions.shape != (n,):
+            raise ValueError(f"actions must have shape ({n},), one per table; got "
+                             f"{actions.shape}")
+        if actions.dtype != np.int64:
+            # Out-of-range unsigned values must stay out of range, not wrap into legal ones.
+            if actions.dtype.kind == "u" and actions.size:
+                over = (actions > self._max_action) & active
+                if over.any():
+                    bad = int(np.argmax(over))
+                    raise self._illegal(bad, int(actions[bad]))
+            actions = actions.astype(np.int64)
+        bad = self._step_tables(actions, active)
+        if bad >= 0:
+            raise self._illegal(int(bad), int(actions[bad]))
+        return self._result
+
+    def sample_legal(self, uniforms: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """Pick one legal action per table from uniform floats in ``[0, 1)``, compiled.
+
+        Table ``i`` gets ``legal[int(uniforms[i] * len(legal))]`` of its sorted legal actions
+        (``legal_actions(i)``): the choice rule of the benchmarks, and a fast random player for
+        every seat at once. ``uniforms`` is float64 of shape ``(num_tables,)``; ``out`` (int64,
+        same shape) is filled and returned if given.
+        """
+        self._table(0)  # reset first
+        n = self.num_tables
+        if not isinstance(uniforms, np.ndarray) or uniforms.dtype != np.float64 \
+                or uniforms.shape != (n,):
+            came = f"; got {_describe(uniforms)}" if self._say_what_came else ""
+            raise ValueError(f"uniforms must be a float64 array of shape ({n},){came}")
+        if out is None:
+            out = np.empty(n, dtype=np.int64)
+        elif not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.shape != (n,):
+            came = f"; got {_describe(out)}" if self._say_what_came else ""
+            raise ValueError(f"out must be an int64 array of shape ({n},){came}")
+        self._sample(uniforms, out)
+        return out
+
+    # ------------------------------------------------------------------ saving positions
+    def snapshot(self) -> np.ndarray:
+        """Return a copy of every table's position (for ``restore``): one small int64 array.
+
+        The deal streams are part of it (each table's next hand follows from the seed and its
+        count of hands), so a restored batch plays on exactly as the saved one would have.
+        """
+        self._table(0)  # reset first
+        return self._state.copy()
+
+    def restore(self, snapshot: np.ndarray) -> StepT:
+        """Put every table back where ``snapshot`` (from this batch's ``snapshot``) saw it.
+
+        The outputs are rewritten for the restored positions: the observations, masks and
+        seats to move, with ``terminated`` False and zero rewards and scores.
+
+        The kernels index arrays with the numbers of a position (the seat to move, the cards
+        of the trick, the score), so a position they could never have produced would make
+        them read or write outside their arrays. Every table of ``snapshot`` is therefore
+        checked first (``_check_snapshot``): a damaged or foreign one raises ``ValueError``
+        naming the table and the column, and the batch is left exactly as it was.
+        """
+        self._table(0)
+        if not isinstance(snapshot, np.ndarray) or snapshot.shape != self._state.shape \
+                or snapshot.dtype != self._state.dtype:
+            raise ValueError(f"snapshot must be an int64 array of shape {self._state.shape}, "
+                             f"from snapshot() of this batch; got {_describe(snapshot)}")
+        self._check_snapshot(snapshot)
+        self._state[:] = snapshot
+        self.terminated[:] = False
+        self.rewards[:] = 0.0
+        self.scores[:] = 0
+        self._refresh()
+        return self._result
+
+    # ------------------------------------------------------------------ reading tables
+    def illegal_action_error(self, table: int, action: int) -> IllegalActionError:
+        """Return the error ``step`` would raise for ``action`` at ``table``.
+
+        It names the table, the action, the seat, the phase and the legal set; for a caller
+        that checks actions itself before stepping.
+        """
+        return self._illegal(self._table(table), int(action))
+
+    def deal_of(self, table: int) -> tuple[tuple[int, ...], ...]:
+        """Return ``table``'s hand in progress as dealt: a sorted hand a seat, for from_hands."""
+        return self._deal_in(self._state[self._table(table)])
+
+    def hands_started(self, table: int) -> int:
+        """How many hands ``table`` has been dealt since ``reset`` (1 after the reset)."""
+        return int(self._state[self._table(table), self._dealt_column])
+
+    def legal_actions(self, table: int) -> list[int]:
+        """Return the legal actions of ``table``'s seat to move, sorted (``Game`` order)."""
+        return self._legal_in(self._state[self._table(table)])
+
+    def _table(self, table: int) -> int:
+        """Return ``table`` as an index, checked: every reader needs a reset batch and a table."""
+        if self._seed is None:
+            raise RuntimeError("call reset(seed) first")
+        t = _unsigned(table, "table")
+        if t >= self.num_tables:
+            raise ValueError(f"table must be in 0..{self.num_tables - 1}; got {t}")
+        return t
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(num_tables={self.num_tables}, rules={self.rules!r})"
