@@ -20,13 +20,11 @@ from training.config import ConfigError, make_config  # noqa: E402
 from training.dmc import DMCTrainer  # noqa: E402
 from training.expert_iteration import labels as search_labels  # noqa: E402
 from training.expert_iteration.labels import (  # noqa: E402
-    LabelError,
     LabelSpec,
     label_hand,
-    load_label_sets,
-    load_labels,
     make_labels,
 )
+from training.label_sets import LabelError, load_label_sets, load_labels  # noqa: E402
 
 RULES = Rules()
 

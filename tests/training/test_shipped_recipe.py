@@ -15,7 +15,6 @@ from gongzhu_env.rules import Rules  # noqa: E402
 from tests.helpers import one_line_error  # noqa: E402
 from training.expert_iteration import ExpertIteration  # noqa: E402
 from training.expert_iteration import recipe as shipped_recipe  # noqa: E402
-from training.expert_iteration.labels import load_labels  # noqa: E402
 from training.expert_iteration.recipe import (  # noqa: E402
     LEG_RECIPE,
     LEGS,
@@ -23,6 +22,7 @@ from training.expert_iteration.recipe import (  # noqa: E402
     ShippedRecipe,
     first_beat,
 )
+from training.label_sets import load_labels  # noqa: E402
 
 
 def _quiet(*_: object) -> None:

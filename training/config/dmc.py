@@ -311,7 +311,7 @@ class DMCConfig(TrainerConfig):
         if self.search_labels:
             # Each set's manifest now (its chunks are checked when the trainer loads them), so
             # a mistyped directory is refused before a run directory is made.
-            from training.expert_iteration.labels import LabelError, check_label_set, label_dirs
+            from training.label_sets import LabelError, check_label_set, label_dirs
 
             dirs = label_dirs(self.search_labels)
             try:

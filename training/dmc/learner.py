@@ -44,7 +44,7 @@ def _label_buffer(cfg: DMCConfig, rules: Rules, width: int) -> ReplayBuffer | No
     """Load ``cfg.search_labels`` into a buffer to sample from (None without labels)."""
     if not cfg.search_labels:
         return None
-    from training.expert_iteration.labels import LabelError, load_label_sets
+    from training.label_sets import LabelError, load_label_sets
 
     try:
         obs, tgt = load_label_sets(cfg.search_labels, rules, width)

@@ -140,7 +140,7 @@ class Recipe(ConfigBase):
         budget and learning rate), so no setting fails an hour into a run.
         """
         from training.arena.deals import MAX_DEALS
-        from training.expert_iteration.labels import MAX_CHUNKS
+        from training.label_sets import MAX_CHUNKS
 
         positive_int(self, "rounds", MAX_ROUNDS)
         # Capped apart from their kind: the cap of hands is in label chunks, and a gate's
@@ -251,7 +251,7 @@ class ExpertIteration:
 
         Checked first, not when the first fine-tune loads it after an hour of labelling.
         """
-        from training.expert_iteration.labels import LabelError, load_label_sets
+        from training.label_sets import LabelError, load_label_sets
 
         if self.recipe.extra_labels:
             try:
@@ -278,7 +278,7 @@ class ExpertIteration:
 
     def training_labels(self, r: int) -> str:
         """Return the label sets round ``r`` fine-tunes on, joined with ``os.pathsep``."""
-        from training.expert_iteration.labels import label_dirs
+        from training.label_sets import label_dirs
 
         rounds = range(1, r + 1) if self.recipe.keep_labels else [r]
         own = [str(self.out / f"round-{k}" / "labels") for k in rounds]
