@@ -33,6 +33,7 @@ from training.cluster import (
     connect,
 )
 from training.config import (
+    MAX_ACTORS,
     PRESETS,
     TRAINERS,
     Config,
@@ -89,9 +90,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="deals per baseline in the final evaluation (0 skips it)")
     p.add_argument("--set", action="append", default=[], metavar="FIELD=JSON",
                    help="override any config field, value as JSON (e.g. --set num_tables=64)")
-    p.add_argument("--actors", type=int, default=None, metavar="N",
+    p.add_argument("--actors", type=actor_count, default=None, metavar="N|auto",
                    help="actors playing self-play tables for the learner (DMC; the config's "
-                        "num_actors): local processes, or Ray actors with --backend ray")
+                        "num_actors): local processes, or Ray actors with --backend ray; "
+                        "'auto' = one per core of this machine")
     p.add_argument("--quiet", action="store_true", help="print only the final table")
     add_backend_arguments(p)
     fields = p.add_argument_group(
@@ -124,6 +126,23 @@ def config_fields() -> dict[str, tuple[str, str]]:
             else:
                 out[name] = (trainer, doc)
     return out
+
+
+def actor_count(text: str) -> int:
+    """Read ``--actors``: a count, or ``auto`` for one actor per core of this machine.
+
+    One per core, not one fewer for the learner: the actors wait on the learner's queue
+    whenever it is full, and on two cores the full preset trained fastest with two actors
+    (docs/training.md); a learner on a GPU needs little of the CPU. The count is resolved
+    here, so a run's ``config.json`` records the number it ran with.
+    """
+    if text.strip().lower() == "auto":
+        return min(os.cpu_count() or 1, MAX_ACTORS)
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a count of actors or 'auto'; got {text!r}") from None
 
 
 def parse_rules(text: str) -> str | dict[str, Any]:

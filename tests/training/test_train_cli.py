@@ -62,3 +62,19 @@ def test_a_bad_field_value_is_refused_naming_the_field(tmp_path, capsys, argv, w
     assert main(["--preset", "tiny", "--out", str(tmp_path / "r"), *argv]) == 2
     assert words in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
+
+
+def test_actors_auto_is_one_actor_per_core_and_a_bad_count_is_refused(tmp_path, capsys,
+                                                                       monkeypatch) -> None:
+    import os
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    args = build_parser().parse_args(["--actors", "auto"])
+    assert _overrides(args)["num_actors"] == 16
+    assert _overrides(build_parser().parse_args(["--actors", "3"]))["num_actors"] == 3
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit) as stop:
+        main(["--actors", "many", "--out", str(out)])
+    assert stop.value.code == 2
+    assert "expected a count of actors or 'auto'; got 'many'" in capsys.readouterr().err
+    assert not out.exists()

@@ -198,7 +198,8 @@ class DMCConfig(TrainerConfig):
     num_actors: int = 1
     """Actor processes playing the tables (0: play in the learner's process, deterministic).
     With ``sync_interval_s`` and ``actor_chunk`` it sets how actors and learner talk; one actor
-    and the learner fill two cores."""
+    and the learner fill two cores. ``gongzhu train --actors auto`` sets one per core of the
+    machine it runs on (a GPU learner needs little of the CPU)."""
 
     sync_interval_s: float = 1.0
     """Seconds between weight updates sent from the learner to the actors."""
