@@ -453,29 +453,30 @@ def _score4(captured: np.int64, exposed: np.int64, heart_sums: np.ndarray) -> in
 
 
 @numba.njit(cache=True, inline="always")
-def _follow_legal4(st: np.ndarray, hand: np.int64, strict: bool) -> np.int64:
-    """Return what may be played to the trick in progress (``Game._follow_legal``)."""
-    led = st[_LED]
-    restrict = st[_EXPALL]
+def _follow_mask(hand: np.int64, led: np.int64, restrict: np.int64, suits_led: np.int64,
+                 strict: bool) -> np.int64:
+    """Return what may follow ``led`` from ``hand`` (``Game._follow_legal``), both kernel sets.
+
+    ``restrict`` holds the exposed cards still under the first-round restriction.
+    """
     legal: np.int64 = hand & (np.int64(_SUIT) << (13 * led))
     if legal:
         restricted = legal & restrict
-        if restricted and legal != restricted and not st[_SLED] >> led & 1:
+        if restricted and legal != restricted and not suits_led >> led & 1:
             legal ^= restricted
         return legal
     if strict:
-        rest = hand & ~_unled_restricted(hand, restrict, st[_SLED])
+        rest = hand & ~_unled_restricted(hand, restrict, suits_led)
         return rest if rest else hand
     return hand
 
 
 @numba.njit(cache=True, inline="always")
-def _lead_legal4(st: np.ndarray, hand: np.int64, strict: bool, may_lead: bool,
-                free_first: bool) -> np.int64:
-    """Return what may be led (``Game._lead_legal``)."""
-    if st[_NTR] == 0 and not free_first:
-        return np.int64(1) << _C2
-    unled = _unled_restricted(hand, st[_EXPALL], st[_SLED])
+def _lead_mask(hand: np.int64, unled: np.int64, strict: bool, may_lead: bool) -> np.int64:
+    """Return what may be led from ``hand`` after the first trick (``Game._lead_legal``).
+
+    ``unled`` are the restricted exposed cards of suits not yet led; both kernel sets call it.
+    """
     if not unled or may_lead:
         return hand
     if strict:
@@ -491,6 +492,21 @@ def _lead_legal4(st: np.ndarray, hand: np.int64, strict: bool, may_lead: bool,
         if hand & (np.int64(_SUIT) << (13 * (c // 13))) != bit:
             legal ^= bit
     return legal
+
+
+@numba.njit(cache=True, inline="always")
+def _follow_legal4(st: np.ndarray, hand: np.int64, strict: bool) -> np.int64:
+    """Return what may be played to the trick in progress (``Game._follow_legal``)."""
+    return _follow_mask(hand, st[_LED], st[_EXPALL], st[_SLED], strict)
+
+
+@numba.njit(cache=True, inline="always")
+def _lead_legal4(st: np.ndarray, hand: np.int64, strict: bool, may_lead: bool,
+                free_first: bool) -> np.int64:
+    """Return what may be led (``Game._lead_legal``)."""
+    if st[_NTR] == 0 and not free_first:
+        return np.int64(1) << _C2
+    return _lead_mask(hand, _unled_restricted(hand, st[_EXPALL], st[_SLED]), strict, may_lead)
 
 
 @numba.njit(cache=True, inline="always")
@@ -934,19 +950,8 @@ def _unled_restricted(hand: np.int64, restrict: np.int64, suits_led: np.int64) -
 @numba.njit(cache=True, inline="always")
 def _follow_legal(st: np.ndarray, hand: np.int64, rp: np.ndarray) -> np.int64:
     """Return what may be played to the trick in progress (``Game._follow_legal``)."""
-    led = st[_LED]
-    restrict = st[_xcol(_RESTR, rp[_R_SEATS])]
-    strict = rp[_R_STRICT]
-    legal: np.int64 = hand & (np.int64(_SUIT) << (13 * led))
-    if legal:
-        restricted = legal & restrict
-        if restricted and legal != restricted and not st[_SLED] >> led & 1:
-            legal ^= restricted
-        return legal
-    if strict:
-        rest = hand & ~_unled_restricted(hand, restrict, st[_SLED])
-        return rest if rest else hand
-    return hand
+    return _follow_mask(hand, st[_LED], st[_xcol(_RESTR, rp[_R_SEATS])], st[_SLED],
+                        bool(rp[_R_STRICT]))
 
 
 @numba.njit(cache=True, inline="always")
@@ -955,21 +960,7 @@ def _lead_legal(st: np.ndarray, hand: np.int64, rp: np.ndarray) -> np.int64:
     if st[_NTR] == 0 and not rp[_R_FREE_FIRST]:
         return np.int64(np.int64(1) << rp[_R_LEAD])
     unled = _unled_restricted(hand, st[_xcol(_RESTR, rp[_R_SEATS])], st[_SLED])
-    if not unled or rp[_R_MAY_LEAD]:
-        return hand
-    if rp[_R_STRICT]:
-        rest = hand & ~unled
-        return rest if rest else hand
-    legal: np.int64 = hand
-    while unled:
-        bit = unled & -unled
-        unled ^= bit
-        c = 0
-        while not (bit >> c) & 1:
-            c += 1
-        if hand & (np.int64(_SUIT) << (13 * (c // 13))) != bit:
-            legal ^= bit
-    return legal
+    return _lead_mask(hand, unled, bool(rp[_R_STRICT]), bool(rp[_R_MAY_LEAD]))
 
 
 @numba.njit(cache=True, inline="always")
