@@ -53,6 +53,21 @@ def shots(tmp_path: Path) -> Path:
     return out
 
 
+def _open_page(browser: Any) -> tuple[str, Any, Any, list[str]]:
+    """Open a desktop-sized page that accepts downloads; collect its script errors.
+
+    Returns the server's URL, the browser context (closed by the test), the page and the list
+    the page's uncaught errors are appended to.
+    """
+    url, chromium_browser = browser
+    context = chromium_browser.new_context(viewport={"width": 1100, "height": 900},
+                                           accept_downloads=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return url, context, page, errors
+
+
 def _deal(page: Any, url: str, preset: str, seed: int, opponents: str) -> None:
     page.goto(url)
     page.wait_for_selector("#setup:not([hidden])", timeout=WAIT_MS)
@@ -178,12 +193,7 @@ def _download_and_replay(page: Any, tmp_path: Path, shots: Path, name: str,
 
 def test_standard_hand_by_clicking_with_hint_reload_download_and_replay(browser, tmp_path,
                                                                          shots):
-    url, chromium_browser = browser
-    context = chromium_browser.new_context(viewport={"width": 1100, "height": 900},
-                                           accept_downloads=True)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    url, context, page, errors = _open_page(browser)
     _deal(page, url, "standard", 11, "expert")
     page.screenshot(path=str(shots / "web_setup.png"), full_page=True)
     page.click("#start")
@@ -209,12 +219,7 @@ def test_standard_hand_by_clicking_with_hint_reload_download_and_replay(browser,
 
 
 def test_two_deck_hand_by_clicking_pairs_and_two_card_follows(browser, tmp_path, shots):
-    url, chromium_browser = browser
-    context = chromium_browser.new_context(viewport={"width": 1100, "height": 900},
-                                           accept_downloads=True)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    url, context, page, errors = _open_page(browser)
     # Seed 5: the person leads a pair and follows a pair lead with two cards in this deal.
     _deal(page, url, "two_decks", 5, "expert")
     page.click("#start")
@@ -231,12 +236,7 @@ def test_two_deck_hand_by_clicking_pairs_and_two_card_follows(browser, tmp_path,
 
 
 def test_a_three_player_match_to_its_end_with_the_standings(browser, tmp_path, shots):
-    url, chromium_browser = browser
-    context = chromium_browser.new_context(viewport={"width": 1100, "height": 900},
-                                           accept_downloads=True)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    url, context, page, errors = _open_page(browser)
     _deal(page, url, "standard", 7, "expert")
     page.select_option("#cfg-players", "3")
     page.select_option("#cfg-match", "match")
