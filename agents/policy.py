@@ -84,14 +84,29 @@ SHIPPED: dict[str, str] = {
     "scrofazero": "gongzhu_dmc_full_scrofazero.pt",
     "huapai": "gongzhu_dmc_full_huapai.pt",
     "two_decks": "gongzhu_dmc_full_two_decks.pt",
+    "three_players": "gongzhu_dmc_full_3p.pt",
+    "five_players": "gongzhu_dmc_full_5p.pt",
 }
-"""Rules preset -> the policy shipped for it. The standard one is the ``full`` preset's run
-(seed 0) followed by three rounds of expert iteration at a mixed table
-(``python -m training recipe``; docs/search.md); the others are ``full`` runs, seed 0
-(the huapai one trained for the two hours the preset may use, the two-deck one for the
-preset's 90 minutes; docs/training.md).
+"""Table -> the policy shipped for it (``shipped_rules`` says which rules each name means).
 
-``policy:pretrained`` picks the one trained for the table's rules."""
+The standard one is the ``full`` preset's run (seed 0) followed by three rounds of expert
+iteration at a mixed table (``python -m training recipe``; docs/search.md); the others are
+``full`` runs, seed 0 (the huapai one trained for the two hours the preset may use, the two-deck
+one for the preset's 90 minutes; docs/training.md).
+
+``policy:pretrained`` picks the one trained for the table's rules. The tables of three and five
+players play the standard rules at that size (``Rules(players=3)``, ``Rules(players=5)``):
+``full`` runs on the batched engine (docs/models/)."""
+
+TABLE_SIZES: dict[str, int] = {"three_players": 3, "five_players": 5}
+"""The shipped tables that are the standard rules at another table size, not a preset."""
+
+
+def shipped_rules(name: str) -> Rules:
+    """Return the rules of the shipped table ``name`` (a key of ``SHIPPED``)."""
+    if name in TABLE_SIZES:
+        return Rules(players=TABLE_SIZES[name])
+    return Rules.preset(name)
 
 
 MAX_HIDDEN_LAYERS = 16
@@ -383,17 +398,19 @@ def pretrained_path(rules: Rules | None = None) -> Path:
     Raises ``PolicyLoadError`` naming what is shipped when no policy is trained for them.
     """
     want = rules or Rules()
-    for preset, name in SHIPPED.items():
-        if Rules.preset(preset) == want:
+    for table, name in SHIPPED.items():
+        if shipped_rules(table) == want:
             return PRETRAINED_DIR / name
-    if want.players != 4:
+    sizes = sorted({4, *TABLE_SIZES.values()})
+    if want.players not in sizes:
         raise PolicyLoadError(
             f"no policy is shipped for a table of {count_word(want.players)} players: the "
-            f"shipped ones ({sorted(SHIPPED)}) are trained for four. Train one for this table "
-            f"with: gongzhu train --rules ... (players={want.players})")
+            f"shipped ones ({sorted(SHIPPED)}) are trained for tables of "
+            f"{', '.join(map(str, sizes))}. Train one for this table with: gongzhu train "
+            f"--rules ... (players={want.players})")
     raise PolicyLoadError(
         f"no policy is shipped for these rules ({rule_differences(Rules(), want)}); "
-        f"'policy:pretrained' has one for each of the presets {sorted(SHIPPED)}. Train one "
+        f"'policy:pretrained' has one for each of the tables {sorted(SHIPPED)}. Train one "
         f"for this table with: gongzhu train --rules ...")
 
 
@@ -483,7 +500,7 @@ def rules_mismatch(what: str, have: Rules, table: Rules, shipped: bool) -> Polic
     if shipped:
         return PolicyLoadError(
             f"the shipped policy {what} is trained for other rules ({diff}); "
-            f"'policy:pretrained' has one for each of the presets {sorted(SHIPPED)}. "
+            f"'policy:pretrained' has one for each of the tables {sorted(SHIPPED)}. "
             f"Train one for this table with: gongzhu train --rules ...")
     return PolicyLoadError(f"{what} was trained for rules {diff}, which the table's rules do "
                            f"not match")
@@ -753,6 +770,7 @@ def load_policy_agent(path_or_name: str | os.PathLike[str], seed: int | None = N
 
 __all__ = ["QNetwork", "PolicyAgent", "PolicyLoadError", "load_policy_agent",
            "load_policy_file", "save_policy", "policy_dict", "trained_rules", "rule_differences",
-           "PRETRAINED_DIR", "PRETRAINED_FILE", "SHIPPED", "pretrained_path", "EPISODES",
-           "network_episode", "policy_mix", "check_hidden", "plan_network", "parameter_count",
+           "PRETRAINED_DIR", "PRETRAINED_FILE", "SHIPPED", "TABLE_SIZES", "shipped_rules",
+           "pretrained_path", "EPISODES", "network_episode", "policy_mix", "check_hidden",
+           "plan_network", "parameter_count",
            "MAX_HIDDEN_LAYERS", "MAX_LAYER_WIDTH", "MAX_PARAMETERS", "MAX_POLICY_BYTES"]
