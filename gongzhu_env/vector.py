@@ -1409,7 +1409,7 @@ def _reset_kernel(state: np.ndarray, seed: np.uint64, rp: np.ndarray, cards: np.
 
 @numba.njit(cache=True, inline="always")
 def _step_rows(state: np.ndarray, actions: np.ndarray, active: np.ndarray, seed: np.uint64,
-               rp: np.ndarray | tuple[int, ...], reward_scale: np.float64, cards: np.ndarray,
+               rp: Any, reward_scale: np.float64, cards: np.ndarray,
                deck: np.ndarray, heart_sums: np.ndarray, squash: np.ndarray, oo: np.ndarray,
                obs: np.ndarray, mask: np.ndarray, current: np.ndarray,
                terminated: np.ndarray, rewards: np.ndarray, scores: np.ndarray, final: bool,
@@ -1419,7 +1419,8 @@ def _step_rows(state: np.ndarray, actions: np.ndarray, active: np.ndarray, seed:
     Nothing changes unless every active table's action is legal. An inactive table keeps its
     state and its outputs (``terminated`` False, zero rewards and scores). With ``final``, a
     table whose hand ends writes every seat's view of the finished hand into ``final_obs``
-    before it is dealt the next.
+    before it is dealt the next. ``rp`` is the rule parameters array, or the tuple of
+    ``_with_seats`` (the kernels index both alike).
     """
     n = state.shape[0]
     ns = rp[_R_SEATS]
