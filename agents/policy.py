@@ -401,7 +401,7 @@ def pretrained_path(rules: Rules | None = None) -> Path:
     for table, name in SHIPPED.items():
         if shipped_rules(table) == want:
             return PRETRAINED_DIR / name
-    sizes = sorted({4, *TABLE_SIZES.values()})
+    sizes = sorted({shipped_rules(table).players for table in SHIPPED})
     if want.players not in sizes:
         raise PolicyLoadError(
             f"no policy is shipped for a table of {count_word(want.players)} players: the "

@@ -399,9 +399,8 @@ def test_the_hint_values_every_legal_card_from_the_persons_view():
         assert hint["choice"] == max(hint["values"], key=hint["values"].get)
 
 
-@pytest.mark.parametrize("config", [{"preset": "two_decks"}, {"players": 6}],
-                         ids=["two_decks", "six_players"])
-def test_where_the_search_cannot_play_pimc_suggests_a_card_and_the_hint_says_why(config):
+def _first_play_hint(**config: object) -> tuple[dict, dict]:
+    """Open a table against ``expert``, declare nothing, ask for a hint at the first play."""
     with client() as c, c.websocket_connect("/ws") as ws:
         _, state = open_table(ws, opponents="expert", seed=5, **config)
         state = until_turn(ws, state)
@@ -409,26 +408,25 @@ def test_where_the_search_cannot_play_pimc_suggests_a_card_and_the_hint_says_why
             ws.send_json({"type": "move", "action": "DONE"})
             state = until_turn(ws, ws.receive_json())
         ws.send_json({"type": "hint"})
-        hint = ws.receive_json()
-        assert hint["type"] == "hint" and hint["values"] is None, hint
-        assert hint["choice"] in state["legal"]
-        assert "search agent cannot value cards at this table" in hint["note"]
-        assert "pimc" in hint["note"]
+        return state, ws.receive_json()
+
+
+@pytest.mark.parametrize("config", [{"preset": "two_decks"}, {"players": 6}],
+                         ids=["two_decks", "six_players"])
+def test_where_the_search_cannot_play_pimc_suggests_a_card_and_the_hint_says_why(config):
+    state, hint = _first_play_hint(**config)
+    assert hint["type"] == "hint" and hint["values"] is None, hint
+    assert hint["choice"] in state["legal"]
+    assert "search agent cannot value cards at this table" in hint["note"]
+    assert "pimc" in hint["note"]
 
 
 def test_at_five_players_the_search_values_the_cards_with_the_shipped_network():
     # A network is shipped for five seats, so the search (which needs one) gives the hint.
-    with client() as c, c.websocket_connect("/ws") as ws:
-        _, state = open_table(ws, opponents="expert", seed=5, players=5)
-        state = until_turn(ws, state)
-        if state["phase"] == "declare":
-            ws.send_json({"type": "move", "action": "DONE"})
-            state = until_turn(ws, ws.receive_json())
-        ws.send_json({"type": "hint"})
-        hint = ws.receive_json()
-        assert hint["type"] == "hint" and hint["values"] is not None, hint
-        assert set(hint["values"]) == set(state["legal"])
-        assert "sampled worlds" in hint["note"]
+    state, hint = _first_play_hint(players=5)
+    assert hint["type"] == "hint" and hint["values"] is not None, hint
+    assert set(hint["values"]) == set(state["legal"])
+    assert "sampled worlds" in hint["note"]
 
 
 def test_loopback_addresses():
