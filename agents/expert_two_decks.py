@@ -45,6 +45,8 @@ positive trick) at a partner who is taking the trick.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from agents.base import RuleAgent
 from agents.knowledge import (
     C10_BIT,
@@ -76,6 +78,9 @@ from gongzhu_env.cards import (
     multiset_masks,
 )
 from gongzhu_env.view import PlayerView
+
+if TYPE_CHECKING:
+    from gongzhu_env.state import GameState
 
 TUNING2: dict[str, float] = {
     "sq_expose_len": 9,  # spades (copies) needed, with two cage copies, to expose one pig
@@ -376,6 +381,17 @@ def expert_play_two_decks(s: Situation) -> int:
     if not s.trick:
         return _lead(s)
     return _follow(s)
+
+
+def expert_action_two_decks(game: GameState) -> int:
+    """Return the expert's action for the seat to move in a two-deck ``game``.
+
+    The two-deck counterpart of ``agents.expert.expert_action``, for the search's player model
+    (a play read from ``Situation.from_game``; a declaration, rare, from the seat's view).
+    """
+    if game.phase == "declare":
+        return expert_declare_two_decks(PlayerView.from_game(game, game.current_player))
+    return expert_play_two_decks(Situation.from_game(game))
 
 
 class TwoDeckExpertAgent(RuleAgent):

@@ -109,7 +109,7 @@ BUILDERS: dict[str, Builder | dict[int, Builder]] = {
     "expert": {1: ExpertAgent, 2: TwoDeckExpertAgent},
     "pimc": {1: PimcAgent, 2: TwoDeckPimcAgent},
     "policy": _build_policy,
-    "search": {1: _build_search},
+    "search": {1: _build_search, 2: _build_search},
 }
 """Each agent name's builder; a strategy that differs by table maps ``rules.decks`` to its
 builder for those tables."""

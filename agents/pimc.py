@@ -107,7 +107,25 @@ def distinct_cards(legal: list[int], unseen: int, prefer: int = -1) -> list[int]
     it belongs to it, else by its highest card (shedding the higher of two equivalent cards is
     never worse).
     """
-    return [prefer if prefer in run else run[-1] for run in card_runs(legal, unseen)]
+    return candidates(card_runs(legal, unseen), prefer)
+
+
+def action_runs(legal: list[int], unseen: int) -> list[list[int]]:
+    """Split the (sorted) legal actions into runs of equivalent actions.
+
+    Single cards as ``card_runs``; at two decks the pair leads (actions ``NUM_CARDS + c``)
+    form runs of their own by the same test on their cards, after the singles. A one-deck
+    play decision has no pair actions, so its runs are ``card_runs``'.
+    """
+    singles = [a for a in legal if a < NUM_CARDS]
+    pairs = [a - NUM_CARDS for a in legal if NUM_CARDS <= a < 2 * NUM_CARDS]
+    runs = card_runs(singles, unseen) if singles else []
+    return runs + [[NUM_CARDS + c for c in run] for run in card_runs(pairs, unseen)]
+
+
+def candidates(runs: list[list[int]], prefer: int = -1) -> list[int]:
+    """One action of each run: ``prefer`` where it belongs, else the run's highest."""
+    return [prefer if prefer in run else run[-1] for run in runs]
 
 
 class PimcAgent(Agent):
@@ -198,12 +216,7 @@ class TwoDeckPimcAgent(PimcAgent):
         situation = Situation.from_view(view)
         policy = ROLLOUTS2[self.rollout_name]
         default = policy(situation)
-        singles = [a for a in legal if a < NUM_CARDS]
-        pairs = [a - NUM_CARDS for a in legal if NUM_CARDS <= a < 2 * NUM_CARDS]
-        cands = distinct_cards(singles, situation.unseen, default) if singles else []
-        if pairs:
-            cands += [NUM_CARDS + c for c in
-                      distinct_cards(pairs, situation.unseen, default - NUM_CARDS)]
+        cands = candidates(action_runs(legal, situation.unseen), default)
         if len(cands) == 1:
             return cands[0]
         me = view.seat

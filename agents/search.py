@@ -28,16 +28,28 @@ each card by expert rollouts. Two things it leaves on the table are what this ag
   seat from the same clone (``pimc``'s valuation): two evaluators whose errors differ.
 
 The card played has the highest likelihood-weighted mean value over the worlds (common
-worlds for every card); equivalent cards (``agents.pimc.card_runs``) are searched once, and a
-tie goes to the network's own choice. Declarations are the network's, or the expert's with
-``declare=expert`` (they are not searched).
+worlds for every card); equivalent cards (``agents.pimc.action_runs``) are searched once, and a
+tie goes to the network's own choice. Declarations are the network's, the expert's with
+``declare=expert``, or searched like cards with ``declare=search``.
+
+The value is the seat's zero-sum result, or under team rules (``scrofazero``, two decks) its
+team's total against the other team's (``agents.pimc.objective``).
+
+Two decks: the same search with a two-deck network. The candidates are the single cards and
+the pair leads (each pair lead a run of its own), or after a pair lead the first card of a
+two-card follow and then its second, each a decision searched alike. A draw of hands the
+engine's replay refuses (the draw does not know every pair rule) is drawn again, up to
+``WORLD_ATTEMPTS`` times, then left out. Two-deck hands are twice as long and their expert
+rollouts much dearer, so the defaults differ there (``TABLE_DEFAULTS``: 16 worlds valued by
+the network).
 
 Options, in the spec (the defaults):
 ``"search:worlds=32,depth=0,model=net,value=mix,declare=net,temperature=1,floor=0.1,time=0,``
 ``net=pretrained"``
 
 ``worlds``   sampled worlds per decision (1 to ``MAX_WORLDS``; 32, as ``pimc``, beat 16 by +9.1
-             points/hand against ``pimc`` on the same 2,000 deals, docs/search.md)
+             points/hand against ``pimc`` on the same 2,000 deals, docs/search.md; 16 at two
+             decks)
 ``depth``    own decisions played by the network before the cut-off (0 to ``MAX_DEPTH``) or
              ``end``
 ``model``    the player model of the world weighting: ``net`` (the network, as above) or
@@ -49,9 +61,12 @@ Options, in the spec (the defaults):
              above), ``rollout`` (the expert plays the hand out at every seat, each from its
              own view of that world, as ``pimc`` values it) or ``mix`` (the default: the mean
              of the two, evaluators whose errors differ; it beat ``net`` against ``pimc`` on
-             the same 416 deals, docs/search.md)
-``declare``  who makes the declarations (they are not searched): ``net`` or ``expert`` (its
-             hand-shape rule, as ``pimc`` declares)
+             the same 416 deals, docs/search.md); ``net`` is the default at two decks
+``declare``  who makes the declarations: ``net``, ``expert`` (its hand-shape rule, as
+             ``pimc`` declares) or ``search``: each legal declaration (an exposure, or done)
+             is a candidate valued in the sampled worlds like a card, the hand going on
+             from it (the network declaring and playing for every seat to the cut-off,
+             the expert declaring and playing it out for ``value=rollout``/``mix``)
 ``temperature``  softmax temperature of the network player model, in the network's unit
                  (``TEMPERATURES``: 0.001 to 1000)
 ``floor``    share of a uniform choice mixed into the player model, in ``[0, 1)`` (above 0 for
@@ -78,11 +93,11 @@ Options, in the spec (the defaults):
 Every option is given at most once; ``seed`` and ``rules`` are not options (``make_agent``
 passes the seat's seed and the table's rules).
 
-Limits: one-deck tables only, and a network of kind ``q`` for single hands of the table's
-rules (``PolicyLoadError`` otherwise, naming the difference). Under ``hidden_exposure`` the
-history cannot be replayed without guessing the hidden exposures: the agent plays the network's
-card. Strategy fusion remains (the rollouts' players do not know the hidden cards, but the cut-off
-and the mean over worlds are taken as if this seat did).
+Limits: a network of kind ``q`` for single hands of the table's rules (``PolicyLoadError``
+otherwise, naming the difference). Under ``hidden_exposure`` the history cannot be replayed
+without guessing the hidden exposures: the agent plays the network's card. Strategy fusion
+remains (the rollouts' players do not know the hidden cards, but the cut-off and the mean over
+worlds are taken as if this seat did).
 """
 
 from __future__ import annotations
@@ -102,8 +117,13 @@ import torch
 from agents.base import Agent, AgentError
 from agents.devices import DeviceError, resolve_device
 from agents.expert import expert_action, expert_declare, expert_play
+from agents.expert_two_decks import (
+    expert_action_two_decks,
+    expert_declare_two_decks,
+    expert_play_two_decks,
+)
 from agents.knowledge import Situation
-from agents.pimc import MAX_WORLDS, card_runs, objective, rollout
+from agents.pimc import MAX_WORLDS, action_runs, candidates, objective, rollout, rollout_two_decks
 from agents.policy import (
     PolicyLoadError,
     QNetwork,
@@ -120,6 +140,11 @@ from gongzhu_env.engine import Game, IllegalActionError
 from gongzhu_env.rules import Rules
 from gongzhu_env.view import PlayerView, obs_size
 from gongzhu_env.worlds import sample_hands, world_deal
+
+WORLD_ATTEMPTS = 8
+"""Draws of hands a world may take before it is left out of the decision. One deck: the first
+draw always replays (the draw is exact). Two decks: the draw does not know every pair rule, so
+a draw the engine refuses is drawn again, as ``pimc`` does."""
 
 CHUNK = 8
 """Worlds searched together when a time limit is set (the limit is checked between chunks)."""
@@ -147,7 +172,16 @@ MAX_WORKERS = 64
 """The most helper processes a search may start. Fixed, not the machine's cores, so that a
 spec valid on one machine is valid on every other; beyond the cores more only cost memory."""
 
+TABLE_DEFAULTS: dict[int, dict[str, Any]] = {1: {"worlds": 32, "value": "mix"},
+                                             2: {"worlds": 16, "value": "net"}}
+"""The defaults of ``worlds`` and ``value`` by the table's deck count (docs/search.md has the
+measurements behind them). Two-deck hands are twice as long and their expert rollouts about
+eight times dearer than one-deck ones: the one-deck defaults take seconds a decision there."""
+
 VALUES = ("net", "rollout", "mix")
+
+DECLARERS = ("net", "expert", "search")
+"""Who makes the declarations: the network, the expert's hand-shape rule, or the search."""
 """How a (world, card) pair is valued: the network's play and cut-off, the expert playing the
 hand out at every seat (as ``pimc`` values it), or the mean of the two."""
 
@@ -180,14 +214,24 @@ class SearchAgent(Agent):
     """
 
     name = "search"
-    decks = 1
+    decks: int | None = None
+    """The deck count of the network's table (set at construction: one or two)."""
 
-    def __init__(self, seed: int | None = None, worlds: int = 32, depth: int | str = 0,
-                 temperature: float = 1.0, floor: float | None = None, time: float = 0,
-                 net: str = "pretrained", scale: float = 400.0, workers: int = 1,
-                 model: str = "net", value: str = "mix", declare: str = "net",
-                 device: str = "cpu", rules: Rules | None = None) -> None:
+    def __init__(self, seed: int | None = None, worlds: int | None = None,
+                 depth: int | str = 0, temperature: float = 1.0, floor: float | None = None,
+                 time: float = 0, net: str = "pretrained", scale: float = 400.0,
+                 workers: int = 1, model: str = "net", value: str | None = None,
+                 declare: str = "net", device: str = "cpu", rules: Rules | None = None) -> None:
         super().__init__(seed)
+        if not isinstance(net, str) or not net.strip():
+            raise ValueError(f"search option net must be a policy path or 'pretrained'; "
+                             f"got {net!r}")
+        self.net_name = net.strip()
+        self.net, self.rules = _load_network(self.net_name, rules)
+        self.decks = self.rules.decks
+        defaults = TABLE_DEFAULTS[self.decks]
+        worlds = defaults["worlds"] if worlds is None else worlds
+        value = defaults["value"] if value is None else value
         try:
             self.device = resolve_device(device, "device")
         except DeviceError as e:
@@ -206,7 +250,7 @@ class SearchAgent(Agent):
             raise ValueError(f"search option temperature must be a number in "
                              f"[{TEMPERATURES[0]:g}, {TEMPERATURES[1]:g}]; got {temperature!r}")
         for option, given, allowed in (("model", model, MODELS), ("value", value, VALUES),
-                                       ("declare", declare, ("net", "expert"))):
+                                       ("declare", declare, DECLARERS)):
             if given not in allowed:
                 raise ValueError(f"search option {option} must be one of "
                                  f"{', '.join(allowed)}; got {given!r}")
@@ -226,15 +270,11 @@ class SearchAgent(Agent):
         if type(workers) is not int or not 1 <= workers <= MAX_WORKERS:
             raise ValueError(f"search option workers must be an integer 1..{MAX_WORKERS} "
                              f"(processes that share the worlds); got {workers!r}")
-        if not isinstance(net, str) or not net.strip():
-            raise ValueError(f"search option net must be a policy path or 'pretrained'; "
-                             f"got {net!r}")
         self.worlds = worlds
         self.temperature = float(temperature)
         self.floor = float(floor)
         self.time_limit = float(time) / 1000.0
         self.scale = float(scale)
-        self.net_name = net.strip()
         self.workers = workers
         self.model = model
         self.value = value
@@ -244,7 +284,6 @@ class SearchAgent(Agent):
                          "value": value, "declare": declare, "device": device}
         """What a helper process needs to build the same search (``workers``)."""
         self._pool: ProcessPoolExecutor | None = None
-        self.net, self.rules = _load_network(self.net_name, rules)
         if self.device.type != "cpu":  # a copy: the file cache's network stays on the CPU
             self.net = copy.deepcopy(self.net).to(self.device)
         self.shipped = is_shipped(resolve_policy_path(self.net_name, rules))
@@ -252,7 +291,7 @@ class SearchAgent(Agent):
                      f"floor={floor:g}")
         if model != "net":
             self.name += f",model={model}"
-        if value != "mix":
+        if value != defaults["value"]:
             self.name += f",value={value}"
         if declare != "net":
             self.name += f",declare={declare}"
@@ -296,22 +335,27 @@ class SearchAgent(Agent):
     def search(self, view: PlayerView) -> SearchResult | int:
         """Search a decision with a choice; return its ``SearchResult``.
 
-        A decision that is not searched (a declaration, a hidden-exposure table, or cards that
-        are all equivalent) returns the card or declaration played instead, so that callers
-        that want the search's values (``training.expert_iteration.labels``) see which
-        decisions have none.
+        A decision that is not searched (a declaration unless ``declare=search``, a
+        hidden-exposure table, or cards that are all equivalent) returns the card or
+        declaration played instead, so that callers that want the search's values
+        (``training.expert_iteration.labels``) see which decisions have none.
         """
         self.check_table(view.rules)
         legal = view.legal_actions
         if view.phase == "declare" and self.declare == "expert":
+            if self.decks == 2:
+                return expert_declare_two_decks(view)
             return expert_declare(view.hand_mask, view.legal_mask, view.rules.hand_size)
         default = self._net_choice(view)
-        if view.phase == "declare" or any(a < 0 for a in view.actions):
-            # Declarations are not searched; hidden exposures cannot be replayed.
+        declaring = view.phase == "declare"
+        if (declaring and self.declare != "search") or any(a < 0 for a in view.actions):
+            # Declarations are searched only with declare=search; hidden exposures cannot be
+            # replayed.
             return default
         situation = Situation.from_view(view)
-        runs = card_runs(legal, situation.unseen)
-        cands = [default if default in run else run[-1] for run in runs]
+        # Each declaration (an exposure, or done) is a candidate of its own.
+        runs = [[a] for a in legal] if declaring else action_runs(legal, situation.unseen)
+        cands = candidates(runs, default)
         if len(cands) == 1:
             return cands[0]
         start = time.perf_counter()
@@ -326,7 +370,10 @@ class SearchAgent(Agent):
             done += sum(len(part) for part in wave)
             if self.time_limit > 0 and time.perf_counter() - start >= self.time_limit:
                 break
-        weights = normalised(np.concatenate(logw))
+        logws = np.concatenate(logw)
+        if not np.isfinite(logws).any():  # two decks: no draw of any world replayed
+            return SearchResult(runs, cands, np.zeros(len(cands)), default, 0)
+        weights = normalised(logws)
         totals = weights @ np.concatenate(values)
         best = float(totals.max())
         choice = default if totals[cands.index(default)] >= best - 1e-9 else \
@@ -364,12 +411,18 @@ class SearchAgent(Agent):
         """Log-likelihoods and candidate values of worlds ``part`` of one decision.
 
         World ``k`` is dealt from ``(seed, k)`` alone, so the decision does not depend on how
-        the worlds are shared among processes.
+        the worlds are shared among processes. A world none of whose ``WORLD_ATTEMPTS`` draws
+        replays (two decks) has log-likelihood ``-inf`` and values 0: it weighs nothing.
         """
-        worlds = [replay_world(view, sample_hands(view, np.random.default_rng([seed, k])),
-                               self.model) for k in part]
-        return (self.log_likelihoods([trace for _, trace in worlds]),
-                self.values(view, [g for g, _ in worlds], cands, situation))
+        built = [draw_world(view, np.random.default_rng([seed, k]), self.model) for k in part]
+        worlds = [w for w in built if w is not None]
+        logw = np.full(len(built), -np.inf)
+        values = np.zeros((len(built), len(cands)))
+        kept = [i for i, w in enumerate(built) if w is not None]
+        if worlds:
+            logw[kept] = self.log_likelihoods([trace for _, trace in worlds])
+            values[kept] = self.values(view, [g for g, _ in worlds], cands, situation)
+        return logw, values
 
     def close(self) -> None:
         """Stop the helper processes (``workers``), if any were started."""
@@ -407,6 +460,21 @@ class SearchAgent(Agent):
         np.add.at(out, np.array([w for w, _ in rows]), np.log(chosen))
         return out
 
+    def play_out(self, game: Game) -> list[int]:
+        """Let the expert play ``game`` out in place at every seat; return the raw scores.
+
+        Declarations left (a declaration searched with ``declare=search``) are the expert's
+        too, then the hand is played as ``pimc`` plays it out.
+        """
+        two = self.decks == 2
+        decide = expert_action_two_decks if two else expert_action
+        while game.phase == "declare":
+            legal = game.legal_mask()
+            game.step(legal.bit_length() - 1 if legal & (legal - 1) == 0 else decide(game))
+        if two:
+            return rollout_two_decks(game, expert_play_two_decks)
+        return rollout(game, expert_play)
+
     def values(self, view: PlayerView, worlds: list[Game], cands: list[int],
                situation: Situation) -> np.ndarray:
         """Value of each candidate card in each world: an array ``(worlds, candidates)``.
@@ -428,7 +496,7 @@ class SearchAgent(Agent):
                 games.append(g)
         if self.value != "net":
             played_out = np.array([
-                min(CLIP, max(-CLIP, objective(rollout(g.clone(), expert_play), me, team, True,
+                min(CLIP, max(-CLIP, objective(self.play_out(g.clone()), me, team, True,
                                                teams) / self.scale)) for g in games])
             if self.value == "rollout":
                 return played_out.reshape(len(worlds), len(cands))
@@ -518,6 +586,22 @@ class Observed(NamedTuple):
     """The expert's action in its place in the world (``model=expert``; -1 otherwise)."""
 
 
+def draw_world(view: PlayerView, rng: np.random.Generator, model: str = "net"
+               ) -> tuple[Game, list[Observed]] | None:
+    """Draw hands and replay their world (``replay_world``), up to ``WORLD_ATTEMPTS`` times.
+
+    Returns ``None`` at a two-deck table when no draw replays. At one deck the draw is exact,
+    so a world that does not replay means the view itself is wrong: ``AgentError``.
+    """
+    for _ in range(WORLD_ATTEMPTS):
+        try:
+            return replay_world(view, sample_hands(view, rng), model)
+        except AgentError:
+            if view.rules.decks == 1:
+                raise
+    return None
+
+
 def replay_world(view: PlayerView, hands: list[Multiset], model: str = "net"
                  ) -> tuple[Game, list[Observed]]:
     """Build one sampled world with the engine and trace the other seats' decisions in it.
@@ -525,12 +609,14 @@ def replay_world(view: PlayerView, hands: list[Multiset], model: str = "net"
     Like ``gongzhu_env.worlds.build_world``, the world's deal is replayed through the view's public
     history (each action checked by the engine); on the way, every decision of another seat
     that had more than one legal action is recorded (``Observed``) with what the player
-    ``model`` needs to score it. Returns the world at the present and the trace.
+    ``model`` needs to score it. Returns the world at the present and the trace; raises
+    ``AgentError`` if the world does not reproduce the view.
     """
     me = view.seat
     deal, leaders = world_deal(view, hands)
     error: Exception | None = None
     expert = model == "expert"
+    expert_of = expert_action_two_decks if view.rules.decks == 2 else expert_action
     for leader in leaders:
         game = Game.from_hands(deal, view.rules, leader=leader)
         trace: list[Observed] = []
@@ -542,7 +628,7 @@ def replay_world(view: PlayerView, hands: list[Multiset], model: str = "net"
                     if legal & (legal - 1):
                         if expert:
                             trace.append(Observed(None, None, a, legal.bit_count(),
-                                                  expert_action(game)))
+                                                  expert_of(game)))
                         else:
                             obs, mask = game.observation(p)
                             trace.append(Observed(obs, mask, a, legal.bit_count(), -1))
@@ -605,9 +691,6 @@ def _load_network(name: str, rules: Rules | None) -> tuple[QNetwork, Rules]:
                               f"{data.get('kind')!r}; the search needs action values (kind "
                               "'q', a Deep Monte-Carlo network)")
     trained = trained_rules(data, name)
-    if trained.decks != SearchAgent.decks:
-        raise PolicyLoadError(f"search option net={name}: the network is for a two-deck "
-                              "table; the search plays one-deck tables only")
     if net.obs_size != obs_size(trained):
         raise PolicyLoadError(f"search option net={name}: the network reads match "
                               "observations; the search needs one trained on single hands")

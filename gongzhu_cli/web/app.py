@@ -385,7 +385,7 @@ def _hint(table: TableSession, view: PlayerView) -> tuple[dict[int, float] | Non
         return table.hint(view)
     except TableError:
         raise
-    except Exception as e:  # noqa: BLE001 - e.g. the search refuses two decks
+    except Exception as e:  # noqa: BLE001 - e.g. no network for the table
         raise TableError("hint_unavailable", f"the search agent cannot advise here: {e}") \
             from None
 

@@ -308,7 +308,8 @@ class TableSession:
 
         Runs in a worker thread, on ``view`` taken on the event loop (the game may move on
         meanwhile). Returns (values in points or None, the suggested action, a note). Where
-        the search cannot play (two decks, tables without a shipped network), ``pimc``, which
+        the search cannot play (tables without a shipped network: six to eight seats, rule
+        sets nothing was trained for), ``pimc``, which
         plays every table, suggests its card instead, and the note says why there are no
         values.
         """

@@ -10,7 +10,7 @@ import pytest
 
 from agents import AgentError, ExpertAgent, GreedyAgent, PimcAgent, make_agent
 from agents.expert_two_decks import TwoDeckExpertAgent
-from agents.factory import TableAgent
+from agents.factory import TableAgent, _for_table
 from agents.greedy_two_decks import TwoDeckGreedyAgent
 from agents.pimc import TwoDeckPimcAgent
 from gongzhu_env.engine import Game
@@ -113,8 +113,8 @@ def test_an_agent_built_without_rules_plays_as_the_table_it_meets():
 
 
 def test_a_strategy_refuses_a_table_it_does_not_play_by_name():
-    with pytest.raises(AgentError, match="search agent plays one-deck tables only; these "
+    with pytest.raises(AgentError, match="solo agent plays one-deck tables only; these "
                                          "rules have decks=2"):
-        make_agent("search", rules=Rules(decks=2))
+        _for_table("solo", {1: ExpertAgent}, 2)
     with pytest.raises(AgentError, match="expert agent plays one-deck tables only"):
         ExpertAgent().check_table(Rules(decks=2))

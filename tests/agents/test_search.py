@@ -13,9 +13,16 @@ torch = pytest.importorskip("torch")
 from agents import make_agent  # noqa: E402
 from agents.base import AgentError  # noqa: E402
 from agents.knowledge import Situation  # noqa: E402
+from agents.pimc import action_runs, candidates  # noqa: E402
 from agents.policy import PolicyLoadError, QNetwork, policy_dict, save_policy  # noqa: E402
-from agents.search import SearchAgent, SearchResult, normalised, replay_world  # noqa: E402
-from gongzhu_env.cards import DONE, mask_of, parse_card, parse_cards  # noqa: E402
+from agents.search import (  # noqa: E402
+    TABLE_DEFAULTS,
+    SearchAgent,
+    SearchResult,
+    normalised,
+    replay_world,
+)
+from gongzhu_env.cards import DONE, NUM_CARDS, mask_of, parse_card, parse_cards  # noqa: E402
 from gongzhu_env.engine import Game  # noqa: E402
 from gongzhu_env.rules import Rules  # noqa: E402
 from gongzhu_env.scoring import zero_sum  # noqa: E402
@@ -457,3 +464,103 @@ def test_declare_expert_declares_by_the_experts_rule_and_net_by_the_network() ->
                 checked += 1
             g.step(expert.act(view))
     assert checked > 20 and differ > 0
+
+
+def _first_declaration(seed: int) -> PlayerView:
+    """The first declaration with a choice in a seeded standard hand (expert play before it)."""
+    expert = make_agent("expert")
+    g = Game(seed=seed)
+    while g.phase == "declare":
+        view = g.view(g.current_player)
+        if len(view.legal_actions) > 1:
+            return view
+        g.step(expert.act(view))
+    raise AssertionError(f"no declaration with a choice in hand {seed}")
+
+
+def test_declare_search_values_every_declaration_in_the_worlds(tiny):
+    view = _first_declaration(0)
+    agent = make_agent(f"search:worlds=4,declare=search,net={tiny}", seed=1)
+    result = agent.search(view)
+    assert isinstance(result, SearchResult) and result.worlds == 4
+    # Every legal declaration (each exposure and done) is a candidate of its own.
+    assert result.candidates == view.legal_actions and DONE in result.candidates
+    assert result.values[result.candidates.index(result.choice)] >= result.values.max() - 1e-9
+    # The same seed, the same declaration; without the option the network declares.
+    assert make_agent(f"search:worlds=4,declare=search,net={tiny}", seed=1).act(view) == \
+        result.choice
+    plain = make_agent(f"search:worlds=4,net={tiny}", seed=1)
+    assert plain.search(view) == plain._net_choice(view)
+
+
+@pytest.mark.parametrize("value", ["net", "mix"])
+def test_declare_search_plays_legal_hands(value, tiny):
+    agents = [make_agent(f"search:worlds=2,declare=search,value={value},net={tiny}", seed=k)
+              if k % 2 == 0 else make_agent("expert", seed=k) for k in range(4)]
+    play_hand(Game(seed=7), agents)
+
+
+# ------------------------------------------------------------------ two decks
+TWO_DECKS = Rules.preset("two_decks")
+
+
+@pytest.fixture(scope="module")
+def tiny_pairs(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A small random network for the two-deck preset (1,153 inputs, 105 actions)."""
+    torch.manual_seed(2)
+    net = QNetwork(obs_size(TWO_DECKS), TWO_DECKS.num_actions, hidden=(8,))
+    return str(save_policy(tmp_path_factory.mktemp("nets") / "pairs.pt", net, TWO_DECKS))
+
+
+def test_pair_leads_form_runs_of_their_own_after_the_singles():
+    legal = parse_cards("C4 C5 S9") + [NUM_CARDS + c for c in parse_cards("C4 C5 D9")]
+    unseen = mask_of(parse_cards("C8 D10"))
+    runs = action_runs(legal, unseen)
+    assert runs == [parse_cards("C4 C5"), [parse_card("S9")],
+                    [NUM_CARDS + c for c in parse_cards("C4 C5")], [NUM_CARDS + parse_card("D9")]]
+    # One deck: no pair actions, so the runs are card_runs'.
+    assert action_runs(parse_cards("C4 C5 S9"), unseen) == runs[:2]
+    # A preferred pair lead represents its run.
+    assert candidates(runs, NUM_CARDS + parse_card("C4"))[2] == NUM_CARDS + parse_card("C4")
+
+
+@pytest.mark.parametrize("options", ["worlds=2", "worlds=2,value=mix,model=expert,declare=expert",
+                                     "worlds=2,value=mix,declare=search"])
+def test_search_plays_a_two_deck_hand_legally_and_the_same_for_a_seed(options, tiny_pairs):
+    def run(seed: int) -> list[int]:
+        agents = [make_agent(f"search:{options},net={tiny_pairs}", seed=seed + k,
+                             rules=TWO_DECKS) if k == 0
+                  else make_agent("expert", seed=seed + k, rules=TWO_DECKS) for k in range(4)]
+        return play_hand(Game(TWO_DECKS, seed=4), agents)
+
+    first = run(0)
+    assert run(0) == first
+
+
+def test_search_with_the_shipped_two_deck_network_has_two_deck_defaults():
+    agent = make_agent("search", seed=0, rules=TWO_DECKS)
+    assert (agent.decks, agent.worlds, agent.value) == (2, TABLE_DEFAULTS[2]["worlds"], "net")
+    assert make_agent("search", seed=0).worlds == TABLE_DEFAULTS[1]["worlds"]
+    # A two-deck search refuses a one-deck table (its network plays two decks), by name.
+    with pytest.raises(AgentError, match="two-deck tables only; these rules have decks=1"):
+        agent.check_table(Rules())
+
+
+def test_search_values_a_pair_lead_follow_and_its_second_card(tmp_path):
+    # After a pair lead the follower's first card is searched among the completions the engine
+    # allows, and its second card is a decision of its own, searched the same way.
+    from tests.agents.helpers import two_deck_deal, two_deck_game_at
+
+    hands = two_deck_deal(["S6 S6", "S3 S9 SK H2", "", ""], voids={1: "S"}, seed=8)
+    g = two_deck_game_at(hands, 0, "S6+S6 S3")
+    view = g.view(1)
+    torch.manual_seed(5)
+    net = QNetwork(obs_size(g.rules), g.rules.num_actions, hidden=(8,))
+    path = save_policy(tmp_path / "decks2.pt", net, g.rules)
+    agent = make_agent(f"search:worlds=4,net={path}", seed=3, rules=g.rules)
+    result = agent.search(view)
+    assert isinstance(result, SearchResult) and result.worlds == 4
+    assert sorted(result.card_values()) == view.legal_actions
+    assert result.choice in view.legal_actions
+    assert make_agent(f"search:worlds=4,net={path}", seed=3, rules=g.rules).act(view) == \
+        result.choice

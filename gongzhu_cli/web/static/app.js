@@ -463,7 +463,11 @@
           const p = document.createElement("span");
           p.className = "pair-btn";
           p.dataset.pair = c;
-          p.textContent = "pair";
+          const pv = values && values[`${c}+${c}`];
+          // The search values a pair lead as an action of its own: shown on its button.
+          p.textContent = pv === undefined || pv === null ? "pair" : `pair ${signed(Math.round(pv))}`;
+          if (pv !== undefined && pv !== null) p.classList.add("pair-value");
+          if (hint && hint.choice === `${c}+${c}`) p.classList.add(values ? "best" : "suggested");
           p.title = `lead the pair ${CardArt.label(c)}+${CardArt.label(c)}`;
           p.addEventListener("click", (ev) => { ev.stopPropagation(); play(`${c}+${c}`); });
           b.append(p);

@@ -411,19 +411,20 @@ def _first_play_hint(**config: object) -> tuple[dict, dict]:
         return state, ws.receive_json()
 
 
-@pytest.mark.parametrize("config", [{"preset": "two_decks"}, {"players": 6}],
-                         ids=["two_decks", "six_players"])
-def test_where_the_search_cannot_play_pimc_suggests_a_card_and_the_hint_says_why(config):
-    state, hint = _first_play_hint(**config)
+def test_where_the_search_cannot_play_pimc_suggests_a_card_and_the_hint_says_why():
+    state, hint = _first_play_hint(players=6)
     assert hint["type"] == "hint" and hint["values"] is None, hint
     assert hint["choice"] in state["legal"]
     assert "search agent cannot value cards at this table" in hint["note"]
     assert "pimc" in hint["note"]
 
 
-def test_at_five_players_the_search_values_the_cards_with_the_shipped_network():
-    # A network is shipped for five seats, so the search (which needs one) gives the hint.
-    state, hint = _first_play_hint(players=5)
+@pytest.mark.parametrize("config", [{"players": 5}, {"preset": "two_decks"}],
+                         ids=["five_players", "two_decks"])
+def test_where_a_network_is_shipped_the_search_values_the_cards(config):
+    # A network is shipped for five seats and for two decks, so the search (which needs one)
+    # gives the hint; at two decks pair leads are valued as actions of their own.
+    state, hint = _first_play_hint(**config)
     assert hint["type"] == "hint" and hint["values"] is not None, hint
     assert set(hint["values"]) == set(state["legal"])
     assert "sampled worlds" in hint["note"]
