@@ -26,9 +26,9 @@ Contenders (each plays ``--hands`` complete hands with uniformly random legal ac
   engine (``gongzhu_env.vector_pairs.PairGameBatch``, the 1,153-value observation and the
   105-entry mask at every decision), to compare with ``engine_2decks`` and ``raw_env_2decks``
   per decision.
-* ``engine_3p``, ``engine_6p``, ``batch_3p1024``, ``batch_6p1024``: the engine loop and the
-  batched engine (1,024 tables) at tables of three and of six players (``Rules(players=N)``:
-  the reduced deck), compared per decision.
+* ``engine_3p``, ``engine_6p``, ``batch_3p256`` ... ``batch_6p1024``: the engine loop and the
+  batched engine (256, 512 and 1,024 tables) at tables of three and of six players
+  (``Rules(players=N)``: the reduced deck), compared per decision.
 * ``engine@baseline``, ``engine_2decks@baseline`` (with ``--baseline DIR``): the same engine
   loops run by the code of another checkout (an earlier commit, e.g. from ``git worktree add
   DIR COMMIT``), each in a child process that imports that checkout's engine and times only the
@@ -87,6 +87,10 @@ Runner = Callable[[int, int], tuple[int, float] | tuple[int, float, int]]
 BATCH_SIZES = (64, 256, 1024, 4096)
 PAIR_BATCH_SIZES = (256, 1024)
 TABLE_SIZES = (3, 6)
+TABLE_BATCH_SIZES = (256, 512, 1024)
+"""Batch sizes of the 3- and 6-seat rows. At six seats a row of the observation is 861 values
+(3.4 kB): 1,024 tables' rows overflow a 2 MB L2 cache, 512 fit, and fewer tables pay more of
+Python's cost per step; so the rows cover the sizes where that trade turns."""
 """Table sizes of the ``engine_Np`` and ``batch_Np1024`` rows (the fewest and a large table)."""
 """Tables of the two-deck batch rows (a two-deck table holds about twice the arrays)."""
 MAX_HANDS = 100_000
@@ -329,7 +333,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="run only these contenders (engine raw_env env engine_2decks "
                         "raw_env_2decks engine@baseline engine_2decks@baseline batch64 "
                         "batch256 batch1024 batch4096 batch_2decks256 batch_2decks1024 "
-                        "engine_3p engine_6p batch_3p1024 batch_6p1024 openspiel "
+                        "engine_3p engine_6p batch_3p256 batch_3p512 batch_3p1024 "
+                        "batch_6p256 batch_6p512 batch_6p1024 openspiel "
                         "openspiel+infostate)")
     args = p.parse_args(argv)
     # Checked before any run: every bound keeps the floats drawn up front within memory
@@ -379,13 +384,15 @@ def main(argv: list[str] | None = None) -> int:
                 contenders.append((name, _batch_runner(size, args.batch_decisions,
                                                        TWO_DECKS)[0]))
     for players in TABLE_SIZES:
-        engine_name, batch_name = f"engine_{players}p", f"batch_{players}p1024"
+        engine_name = f"engine_{players}p"
         table = Rules(players=players)
         if not wanted or engine_name in wanted:
             contenders.append((engine_name, functools.partial(run_engine, rules=table)))
-        if not args.no_batch and (not wanted or batch_name in wanted):
-            contenders.append((batch_name, _batch_runner(1024, args.batch_decisions,
-                                                         table)[0]))
+        for size in TABLE_BATCH_SIZES:
+            batch_name = f"batch_{players}p{size}"
+            if not args.no_batch and (not wanted or batch_name in wanted):
+                contenders.append((batch_name, _batch_runner(size, args.batch_decisions,
+                                                             table)[0]))
     if not args.no_openspiel:
         for name, infostate in (("openspiel", False), ("openspiel+infostate", True)):
             runner = _openspiel_runner(infostate)
@@ -435,10 +442,11 @@ def main(argv: list[str] | None = None) -> int:
                 "decisions/s")
                for n in PAIR_BATCH_SIZES for theirs in ("engine_2decks", "raw_env_2decks")
                if f"batch_2decks{n}" in by_name and theirs in by_name]
-    ratios += [(f"batch_{p}p1024", f"engine_{p}p",
-                by_name[f"batch_{p}p1024"]["decisions_per_s"]
+    ratios += [(f"batch_{p}p{n}", f"engine_{p}p",
+                by_name[f"batch_{p}p{n}"]["decisions_per_s"]
                 / by_name[f"engine_{p}p"]["decisions_per_s"], "decisions/s")
-               for p in TABLE_SIZES if f"batch_{p}p1024" in by_name and f"engine_{p}p" in by_name]
+               for p in TABLE_SIZES for n in TABLE_BATCH_SIZES
+               if f"batch_{p}p{n}" in by_name and f"engine_{p}p" in by_name]
     _print_table(rows, ratios)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
