@@ -34,3 +34,20 @@ def test_regret_is_measured_against_the_best_card_and_the_reference_spec() -> No
     # The paired difference is the difference of the two mean regrets.
     assert abs(by_spec["random"]["regret"] - by_spec["expert"]["regret"]
                - by_spec["random"]["first_minus_spec"]) < 0.01
+
+
+def test_the_latency_benchmark_times_every_decision_of_a_two_deck_hand(tmp_path):
+    # ``bench_search --rules``: the positions come from a hand at that table, and each spec is
+    # built for it (the two-deck expert here; the one-deck one would refuse the table).
+    import json
+
+    from benchmarks.bench_search import main as bench_search
+
+    out = tmp_path / "rows.json"
+    assert bench_search(["--specs", "expert", "--rules", "two_decks", "--deals", "1",
+                         "--json", str(out)]) == 0
+    every, choice = json.loads(out.read_text())
+    assert every["positions"] == "all" and choice["positions"] == "choice"
+    assert every["rules"]["decks"] == 2
+    # A two-deck hand: 104 cards (a pair lead plays two at once) and the declarations.
+    assert 60 <= every["decisions"] and 0 < choice["decisions"] < every["decisions"]
