@@ -328,8 +328,9 @@ class TableSession:
                     return None, result, f"{why}; the search agent would play this"
                 scale = getattr(search, "scale", 400.0)
                 values = {c: v * scale for c, v in result.card_values().items()}
-                return values, result.choice, (f"expected points (zero-sum, per hand) over "
-                                               f"{result.worlds} sampled worlds")
+                what = ("expected team points (your team's against the other's, per hand)"
+                        if self.rules.has_teams else "expected points (zero-sum, per hand)")
+                return values, result.choice, f"{what} over {result.worlds} sampled worlds"
         if self.fallback_agent is None:
             self.fallback_agent = make_agent("pimc", seed=self.config.seed)
             self.fallback_agent.reset(self.seat, self.rules)

@@ -428,6 +428,8 @@ def test_where_a_network_is_shipped_the_search_values_the_cards(config):
     assert hint["type"] == "hint" and hint["values"] is not None, hint
     assert set(hint["values"]) == set(state["legal"])
     assert "sampled worlds" in hint["note"]
+    # Under team rules (two decks) the values are the team's result, and the note says so.
+    assert ("team points" in hint["note"]) == ("preset" in config)
 
 
 def test_loopback_addresses():
