@@ -51,6 +51,20 @@ def require_ray() -> Any:
     return ray
 
 
+PATIENT_CLUSTER = {
+    "health_check_timeout_ms": 30_000,
+    "health_check_failure_threshold": 20,
+    "gcs_rpc_server_reconnect_timeout_s": 600,
+    "worker_register_timeout_seconds": 600,
+}
+"""Ray's patience in the simulated cluster, far past its defaults (10 s a health check, 5
+missed in a row, 60 s without the head, 60 s for a new worker to register). Its default
+patience suits machines to spare: on a loaded 2-core machine, or across a pause of the virtual
+machine, the head marked the worker node dead (killing every actor on it) and the driver gave
+up on the head, which the tests then reported as failures of the code under test. Every wait
+of the tests has its own generous deadline instead."""
+
+
 @contextlib.contextmanager
 def two_node_cluster(cpus_per_node: int = 1) -> Iterator[Any]:
     """A simulated cluster of a head and one worker node (``ray.cluster_utils.Cluster``).
@@ -64,7 +78,8 @@ def two_node_cluster(cpus_per_node: int = 1) -> Iterator[Any]:
 
     node = {"num_cpus": cpus_per_node, "node_ip_address": LOOPBACK, "include_dashboard": False}
     with local_environment():
-        cluster = Cluster(initialize_head=True, head_node_args=node)
+        cluster = Cluster(initialize_head=True,
+                          head_node_args={**node, "_system_config": PATIENT_CLUSTER})
         try:
             cluster.add_node(**node)
         except BaseException:
