@@ -4,6 +4,8 @@
 ``train``           train a policy by self-play and evaluate it (``training.train``; also
                     ``gongzhu train``)
 ``eval``            the duplicate arena (``training.arena.cli``; also ``gongzhu eval``)
+``compare``         two arena journals of the same deals, paired per deal
+                    (``training.arena.compare``)
 ``select``          pick the best of a run's periodic policies (``training.select``)
 ``labels``          search labels for expert iteration (``training.expert_iteration.labels``)
 ``expert-iteration``  rounds of labels, fine-tune and gate (``training.expert_iteration.rounds``)
@@ -23,6 +25,8 @@ import sys
 COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("training.train", "train a policy by self-play and evaluate it"),
     "eval": ("training.arena.cli", "rank agents against each other in the duplicate arena"),
+    "compare": ("training.arena.compare",
+                "pair two arena journals of the same deals, deal by deal"),
     "select": ("training.select", "pick the best of a run's periodic policies"),
     "labels": ("training.expert_iteration.labels", "make search labels for expert iteration"),
     "expert-iteration": ("training.expert_iteration.rounds",
