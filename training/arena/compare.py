@@ -23,10 +23,11 @@ from typing import Any
 
 import numpy as np
 
+from gongzhu_env.integrity import ReadLimitError, read_lines
 from gongzhu_env.rules import Rules
 from training.arena.deals import generate_deals
 from training.arena.formats import SCORINGS, paired_differences
-from training.arena.journal import ArenaJournal, JournalError
+from training.arena.journal import MAX_FILE_BYTES, ArenaJournal, JournalError
 from training.arena.stats import Stats, summarize
 
 PAIRED_KEYS = ("mode", "rules", "seed")
@@ -45,40 +46,34 @@ class Comparison:
     difference: Stats
 
 
-def _header(path: Path) -> dict[str, Any]:
-    """Return the ``match`` object of a journal's first line (verified later)."""
+def _survey(path: Path) -> tuple[dict[str, Any], int]:
+    """Return a journal's ``match`` header and one past the highest deal index it names.
+
+    A quick look, read within the journal's own bounds, to know which deals to draw; the
+    verified load (``_scores``) then checks every line against them.
+    """
     try:
         with path.open("rb") as f:
-            first = f.readline(1 << 20)
-        match = json.loads(first)["match"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise JournalError(f"{path}: cannot read an arena journal header ({e})") from None
+            lines = read_lines(f, max_bytes=MAX_FILE_BYTES)
+            match = json.loads(next(lines)[1])["match"]
+            top = -1
+            for _, raw, complete in lines:
+                if complete:
+                    top = max(top, int(json.loads(raw)["deal"]))
+    except (OSError, ReadLimitError, StopIteration, ValueError, KeyError, TypeError) as e:
+        raise JournalError(f"{path}: cannot read an arena journal ({e!r})") from None
     if not isinstance(match, dict) or not all(k in match for k in PAIRED_KEYS):
         raise JournalError(f"{path}: the first line is not an arena journal header")
-    return match
+    return match, top + 1
 
 
-def _scores(path: Path, match: dict[str, Any], limit: int | None) -> dict[int, list[list[int]]]:
+def _scores(path: Path, match: dict[str, Any], rules: Rules, known: int,
+            limit: int | None) -> dict[int, list[list[int]]]:
     """Return the verified scores of a journal's finished deals (below ``limit``, if any)."""
-    rules = Rules.from_dict(match["rules"])
-    rows_seen = _deal_count(path)
-    n = rows_seen if limit is None else min(rows_seen, limit)
+    n = known if limit is None else min(known, limit)
     hands = generate_deals(max(n, 1), match["seed"], rules.decks, players=rules.players).hands
     rows = ArenaJournal(path, match).load(hands) or {}
     return {d: scores for d, (_, scores, _) in rows.items() if d < n}
-
-
-def _deal_count(path: Path) -> int:
-    """Return one past the highest deal index the journal names (the deals to draw)."""
-    top = -1
-    with path.open("rb") as f:
-        f.readline()
-        for raw in f:
-            try:
-                top = max(top, int(json.loads(raw)["deal"]))
-            except (ValueError, KeyError, TypeError):
-                break  # a cut last line; the verified load says what else is wrong
-    return top + 1
 
 
 def compare(first: str | Path, second: str | Path, *, deals: int | None = None,
@@ -89,19 +84,20 @@ def compare(first: str | Path, second: str | Path, *, deals: int | None = None,
     here is the one its own ``eval`` of the same deals prints.
     """
     a_path, b_path = Path(first), Path(second)
-    a_match, b_match = _header(a_path), _header(b_path)
+    (a_match, a_known), (b_match, b_known) = _survey(a_path), _survey(b_path)
     # Rules are compared as rules: a field added after a journal was written reads as its
     # default, as it does when the journal's match is resumed.
-    same = {"rules": Rules.from_dict(a_match["rules"]) == Rules.from_dict(b_match["rules"])}
-    differ = [k for k in PAIRED_KEYS if not same.get(k, a_match[k] == b_match[k])]
+    rules = Rules.from_dict(a_match["rules"])
+    differ = [k for k in PAIRED_KEYS if (rules != Rules.from_dict(b_match["rules"])
+                                         if k == "rules" else a_match[k] != b_match[k])]
     if differ:
         raise JournalError(f"{a_path} and {b_path} cannot be paired: their {', '.join(differ)} "
                            "differ (pairing needs the same deals played in the same format)")
-    a, b = _scores(a_path, a_match, deals), _scores(b_path, b_match, deals)
+    a = _scores(a_path, a_match, rules, a_known, deals)
+    b = _scores(b_path, b_match, rules, b_known, deals)
     shared = sorted(set(a) & set(b))
     if not shared:
         raise JournalError(f"{a_path} and {b_path} have no finished deal in common")
-    rules = Rules.from_dict(a_match["rules"])
     mode, seed = a_match["mode"], a_match["seed"]
     da = paired_differences(np.array([a[d] for d in shared]), mode, scoring, rules)
     db = paired_differences(np.array([b[d] for d in shared]), mode, scoring, rules)
