@@ -13,7 +13,9 @@ torch = pytest.importorskip("torch")
 
 from agents.policy import save_policy  # noqa: E402
 from agents.search import SearchAgent, SearchResult  # noqa: E402
+from gongzhu_env.engine import Game  # noqa: E402
 from gongzhu_env.rules import Rules  # noqa: E402
+from gongzhu_env.state import Phase  # noqa: E402
 from gongzhu_env.view import decode, obs_size  # noqa: E402
 from tests.helpers import one_line_error, tiny_q_network  # noqa: E402
 from training.config import ConfigError, make_config  # noqa: E402
@@ -375,6 +377,77 @@ def test_a_mixed_table_is_part_of_the_sets_identity(spec, tmp_path):
         make_labels(out, LabelSpec(spec, RULES, seed=1, chunk_hands=1), 2, resume=True,
                     log=_quiet)
 
+
+
+def test_with_a_player_the_search_values_the_positions_that_player_reaches(spec, monkeypatch):
+    """``player`` plays the labelled seat; the search still values every decision there with a
+    choice, and the hand follows the player's cards, not the search's: the labels are exactly
+    the positions the player meets, in order, and a seed gives the same rows."""
+    from agents import make_agent
+
+    valued: list[bytes] = []
+    original = SearchAgent.search
+
+    def spy(self, view):
+        valued.append(view.encode().tobytes())
+        return original(self, view)
+
+    monkeypatch.setattr(SearchAgent, "search", spy)
+    hand = 5
+    obs, tgt = label_hand(spec, RULES, seed=4, hand=hand, others="expert", player="greedy")
+    assert 0 < len(obs) == len(tgt) == len(valued) <= 12
+    # Replay the hand by hand: seat hand % 4 is greedy, the others expert, seeded as the
+    # labeller seeds them. Every position greedy meets with a choice is one label, in order.
+    from training.expert_iteration.labels import hand_seeds
+
+    deal_seed, search_seed = hand_seeds(4, hand)
+    game = Game(RULES, seed=deal_seed)
+    players = []
+    for seat in range(4):
+        if seat == hand % 4:
+            who = make_agent("greedy", rules=RULES)
+            who.reseed((search_seed + 1 + 4 + seat) % 2**63)
+        else:
+            who = make_agent("expert", rules=RULES)
+            who.reseed((search_seed + 1 + seat) % 2**63)
+        who.reset(seat, RULES)
+        players.append(who)
+    met = []
+    while not game.is_over():
+        legal = game.legal_actions()
+        view = game.view(game.current_player)
+        if (game.current_player == hand % 4 and len(legal) > 1
+                and game.phase == Phase.PLAY):
+            met.append(np.rint(view.encode() * 255.0).astype(np.uint8))
+        game.step(legal[0] if len(legal) == 1 else players[game.current_player].act(view))
+    # Decisions whose legal cards are all one run give no label; the rest match one by one.
+    labelled = iter(met)
+    for row in obs:
+        assert any(np.array_equal(row, m) for m in labelled)
+    again = label_hand(spec, RULES, seed=4, hand=hand, others="expert", player="greedy")
+    assert all(np.array_equal(a, b) for a, b in zip(obs, again[0], strict=True))
+    searched, _ = label_hand(spec, RULES, seed=4, hand=hand, others="expert")
+    assert len(searched) != len(obs) or any(
+        not np.array_equal(a, b) for a, b in zip(obs, searched, strict=True))
+
+
+def test_the_player_is_part_of_the_sets_identity_and_a_bad_one_is_refused(spec, tmp_path,
+                                                                          capsys):
+    out = tmp_path / "own"
+    make_labels(out, LabelSpec(spec, RULES, seed=1, chunk_hands=1, others="expert",
+                               player="greedy"), 1, log=_quiet)
+    doc = json.loads((out / "labels.json").read_text())
+    assert doc["player"] == "greedy" and doc["others"] == "expert"
+    with pytest.raises(LabelError, match="player"):
+        make_labels(out, LabelSpec(spec, RULES, seed=1, chunk_hands=1, others="expert"), 2,
+                    resume=True, log=_quiet)
+    plain = tmp_path / "plain"
+    make_labels(plain, LabelSpec(spec, RULES, seed=1, chunk_hands=1), 1, log=_quiet)
+    assert "player" not in json.loads((plain / "labels.json").read_text())
+    code = search_labels.main(["--out", str(tmp_path / "x"), "--spec", spec, "--hands", "1",
+                               "--player", "nobody"])
+    assert code == 2
+    assert "player:" in capsys.readouterr().err and not (tmp_path / "x").exists()
 
 
 def test_an_unknown_others_spec_is_refused_by_name(spec, tmp_path, capsys):

@@ -22,9 +22,18 @@ hand ``h``) and ``SPEC`` plays the others (``expert``, ``pimc``, a policy...); o
 seat's decisions are labelled. The values are then those of a table of such players rather
 than of a table of copies of the search, whose players are the network it is teaching.
 
+**Another player's states** (``--player SPEC``): ``SPEC`` (say ``policy:pretrained``) plays
+the labelled seat's declarations and cards, while the search still values every decision with
+a choice there. The labels are then of the positions that player reaches, not those the search
+reaches: a network that learns from the search's own games never sees the positions its own
+mistakes lead to, and these labels are about exactly those (the data-aggregation reading of
+imitation learning). The search's choice is stored with nothing: only its values are.
+
     python -m training labels --out runs/labels --hands 2000 --workers 2
     python -m training labels --out runs/labels --hands 4000 --workers 2 --resume
     python -m training labels --out runs/mixed --hands 4000 --workers 2 --others pimc
+    python -m training labels --out runs/own --hands 2000 --workers 2 --others pimc \
+        --player policy:pretrained
 """
 
 from __future__ import annotations
@@ -48,6 +57,7 @@ from agents.base import Agent
 from agents.search import CLIP, SearchAgent, SearchResult
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
+from gongzhu_env.state import Phase
 from gongzhu_env.view import obs_size
 from training.config.base import ConfigBase, add_field_options
 from training.config.checks import ConfigError, nonneg_int, positive_int, text
@@ -93,6 +103,9 @@ class LabelSpec(ConfigBase):
     until it is written."""
     others: str = ""
     """The spec that plays the seats beside the search ("": the search at every seat)."""
+    player: str = ""
+    """The spec that plays the labelled seats' declarations and cards while the search only
+    values them ("": the search plays what it labels)."""
 
     def __post_init__(self) -> None:
         """Refuse settings that cannot make a label set (``LabelError`` naming the setting)."""
@@ -103,7 +116,7 @@ class LabelSpec(ConfigBase):
 
     def validate(self) -> None:
         """Raise ``ConfigError`` naming the first field that cannot make a label set."""
-        for name in ("spec", "others"):
+        for name in ("spec", "others", "player"):
             text(self, name)
         if not isinstance(self.rules, Rules):
             raise ConfigError(f"rules: must be Rules; got {type(self.rules).__name__}")
@@ -125,8 +138,9 @@ class LabelSpec(ConfigBase):
         out = {"format": FORMAT, "spec": self.spec, "rules": self.rules.to_dict(),
                "seed": self.seed, "chunk_hands": self.chunk_hands,
                "network_sha256": network_digest(self.spec, self.rules)}
-        if self.others:
-            out["others"] = self.others
+        for name in ("others", "player"):  # absent when unset: older sets keep their identity
+            if getattr(self, name):
+                out[name] = getattr(self, name)
         return out
 
 
@@ -179,12 +193,18 @@ def table_agent(spec: str, rules: Rules, seat: int) -> Agent:
     return _built(spec, rules, f"seat {seat}", "others")
 
 
-def label_hand(spec: str, rules: Rules, seed: int, hand: int, others: str = ""
-               ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+def labelled_player(spec: str, rules: Rules, seat: int) -> Agent:
+    """Return this process's ``player`` for one labelled seat (it acts, the search values)."""
+    return _built(spec, rules, f"player {seat}", "player")
+
+
+def label_hand(spec: str, rules: Rules, seed: int, hand: int, others: str = "",
+               player: str = "") -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Play hand ``hand`` and return the search's observations and targets.
 
     The search plays every seat, or with ``others`` seat ``hand mod players`` only (``others``
-    plays the rest, seeded from the hand's seeds) and only that seat is labelled.
+    plays the rest, seeded from the hand's seeds) and only that seat is labelled. With
+    ``player`` the search only values the labelled seats' decisions and ``player`` makes them.
     Observations are ``uint8`` (x255, as the replay buffer stores them); a target row holds the
     value of every legal card and NaN elsewhere. Declarations, forced cards and decisions whose
     legal cards are all equivalent are played but give no label (nothing to tell apart).
@@ -194,15 +214,22 @@ def label_hand(spec: str, rules: Rules, seed: int, hand: int, others: str = ""
     agent.reseed(search_seed)
     game = Game(rules, seed=deal_seed)
     seats = rules.players
-    players = [agent] * seats
+    players: list[Agent] = [agent] * seats
     if others:
         searcher = hand % seats
         for seat in range(seats):
             if seat != searcher:
                 players[seat] = table_agent(others, rules, seat)
                 players[seat].reseed((search_seed + 1 + seat) % 2**63)
-    for seat, player in enumerate(players):
-        player.reset(seat, rules)
+    labelled = [p is agent for p in players]
+    agent.reset(labelled.index(True), rules)  # checks the table even where it only values
+    if player:
+        for seat in range(seats):
+            if labelled[seat]:
+                players[seat] = labelled_player(player, rules, seat)
+                players[seat].reseed((search_seed + 1 + seats + seat) % 2**63)
+    for seat, who in enumerate(players):
+        who.reset(seat, rules)
     obs: list[np.ndarray] = []
     tgt: list[np.ndarray] = []
     while not game.is_over():
@@ -210,9 +237,10 @@ def label_hand(spec: str, rules: Rules, seed: int, hand: int, others: str = ""
         if len(legal) == 1:
             game.step(legal[0])
             continue
-        view = game.view(game.current_player)
-        if players[game.current_player] is not agent:
-            game.step(players[game.current_player].act(view))
+        seat = game.current_player
+        view = game.view(seat)
+        if not labelled[seat] or (player and game.phase == Phase.DECLARE):
+            game.step(players[seat].act(view))
             continue
         result = agent.search(view)
         if isinstance(result, SearchResult):
@@ -221,9 +249,9 @@ def label_hand(spec: str, rules: Rules, seed: int, hand: int, others: str = ""
                 row[card] = min(CLIP, max(-CLIP, value))
             obs.append(np.rint(view.encode() * 255.0).astype(np.uint8))
             tgt.append(row)
-            game.step(result.choice)
-        else:
-            game.step(int(result))
+        chosen = players[seat].act(view) if player else (
+            result.choice if isinstance(result, SearchResult) else int(result))
+        game.step(chosen)
     return obs, tgt
 
 
@@ -238,7 +266,7 @@ def label_chunk(label_spec: LabelSpec, chunk: int) -> dict[str, np.ndarray]:
     tgt: list[np.ndarray] = []
     hands: list[int] = []
     for hand in range(chunk * s.chunk_hands, (chunk + 1) * s.chunk_hands):
-        o, t = label_hand(s.spec, s.rules, s.seed, hand, s.others)
+        o, t = label_hand(s.spec, s.rules, s.seed, hand, s.others, s.player)
         obs += o
         tgt += t
         hands += [hand] * len(o)
@@ -373,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
                                 description=__doc__.split("\n")[0])
     p.add_argument("--out", required=True, help="directory of the label set")
     # The spec's fields but the rules (a Rules there, a preset name here).
-    add_field_options(p, LabelSpec, ["spec", "seed", "chunk_hands", "others"])
+    add_field_options(p, LabelSpec, ["spec", "seed", "chunk_hands", "others", "player"])
     p.add_argument("--rules", default="standard", help="rules preset of the table")
     p.add_argument("--hands", type=int, required=True, help="hands to label in all")
     p.add_argument("--workers", type=int, default=1, help="processes (2 for both cores)")
@@ -388,12 +416,15 @@ def main(argv: list[str] | None = None) -> int:
                              f"{budget} (leave it out for no limit)")
         rules = Rules.coerce(args.rules)
         # The numbers first: they are checked at once, the specs may load a network.
-        spec = LabelSpec(args.spec, rules, args.seed, args.chunk_hands, args.others)
+        spec = LabelSpec(args.spec, rules, args.seed, args.chunk_hands, args.others,
+                         args.player)
         check_amounts(spec, args.hands, args.workers, budget or 0.0)
         check_out(Path(args.out), args.resume)
         search_agent(args.spec, rules)
         if args.others:
             table_agent(args.others, rules, 0)
+        if args.player:
+            labelled_player(args.player, rules, 0)
         n = make_labels(args.out, spec, args.hands, workers=args.workers, resume=args.resume,
                         time_budget_s=budget or 0.0)
     except (LabelError, ValueError) as e:
