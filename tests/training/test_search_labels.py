@@ -23,6 +23,7 @@ from training.dmc import DMCTrainer  # noqa: E402
 from training.expert_iteration import labels as search_labels  # noqa: E402
 from training.expert_iteration.labels import (  # noqa: E402
     LabelSpec,
+    hand_seeds,
     label_hand,
     make_labels,
 )
@@ -396,17 +397,16 @@ def test_with_a_player_the_search_values_the_positions_that_player_reaches(spec,
     hand = 5
     obs, tgt = label_hand(spec, RULES, seed=4, hand=hand, others="expert", player="greedy")
     assert 0 < len(obs) == len(tgt) == len(valued) <= 12
-    # Replay the hand by hand: seat hand % 4 is greedy, the others expert, seeded as the
+    # Replay the hand by hand: the labelled seat is greedy, the others expert, seeded as the
     # labeller seeds them. Every position greedy meets with a choice is one label, in order.
-    from training.expert_iteration.labels import hand_seeds
-
     deal_seed, search_seed = hand_seeds(4, hand)
     game = Game(RULES, seed=deal_seed)
+    seats = RULES.players
     players = []
-    for seat in range(4):
-        if seat == hand % 4:
+    for seat in range(seats):
+        if seat == hand % seats:
             who = make_agent("greedy", rules=RULES)
-            who.reseed((search_seed + 1 + 4 + seat) % 2**63)
+            who.reseed((search_seed + 1 + seats + seat) % 2**63)
         else:
             who = make_agent("expert", rules=RULES)
             who.reseed((search_seed + 1 + seat) % 2**63)
@@ -416,7 +416,7 @@ def test_with_a_player_the_search_values_the_positions_that_player_reaches(spec,
     while not game.is_over():
         legal = game.legal_actions()
         view = game.view(game.current_player)
-        if (game.current_player == hand % 4 and len(legal) > 1
+        if (game.current_player == hand % seats and len(legal) > 1
                 and game.phase == Phase.PLAY):
             met.append(np.rint(view.encode() * 255.0).astype(np.uint8))
         game.step(legal[0] if len(legal) == 1 else players[game.current_player].act(view))

@@ -222,8 +222,8 @@ def label_hand(spec: str, rules: Rules, seed: int, hand: int, others: str = "",
                 players[seat] = table_agent(others, rules, seat)
                 players[seat].reseed((search_seed + 1 + seat) % 2**63)
     labelled = [p is agent for p in players]
-    agent.reset(labelled.index(True), rules)  # checks the table even where it only values
     if player:
+        agent.reset(labelled.index(True), rules)  # it only values, but checks the table
         for seat in range(seats):
             if labelled[seat]:
                 players[seat] = labelled_player(player, rules, seat)
