@@ -26,6 +26,7 @@ from training.expert_iteration.labels import (  # noqa: E402
     hand_seeds,
     label_hand,
     make_labels,
+    seat_seed,
 )
 from training.label_sets import LabelError, load_label_sets, load_labels  # noqa: E402
 
@@ -406,10 +407,10 @@ def test_with_a_player_the_search_values_the_positions_that_player_reaches(spec,
     for seat in range(seats):
         if seat == hand % seats:
             who = make_agent("greedy", rules=RULES)
-            who.reseed((search_seed + 1 + seats + seat) % 2**63)
+            who.reseed(seat_seed(search_seed, seats + seat))
         else:
             who = make_agent("expert", rules=RULES)
-            who.reseed((search_seed + 1 + seat) % 2**63)
+            who.reseed(seat_seed(search_seed, seat))
         who.reset(seat, RULES)
         players.append(who)
     met = []

@@ -158,6 +158,15 @@ def hand_seeds(seed: int, hand: int) -> tuple[int, int]:
     return int(a), int(b)
 
 
+def seat_seed(search_seed: int, slot: int) -> int:
+    """Seed of the agent in ``slot`` beside the search, derived from the hand's search seed.
+
+    Slot ``seat`` is an ``others`` player, ``players + seat`` the ``player`` of a labelled seat,
+    so that no two agents of a hand share a stream and every hand replays alike in any worker.
+    """
+    return (search_seed + 1 + slot) % 2**63
+
+
 # ---------------------------------------------------------------------------- labelling
 _AGENTS: dict[str, Agent] = {}
 
@@ -220,14 +229,14 @@ def label_hand(spec: str, rules: Rules, seed: int, hand: int, others: str = "",
         for seat in range(seats):
             if seat != searcher:
                 players[seat] = table_agent(others, rules, seat)
-                players[seat].reseed((search_seed + 1 + seat) % 2**63)
+                players[seat].reseed(seat_seed(search_seed, seat))
     labelled = [p is agent for p in players]
     if player:
         agent.reset(labelled.index(True), rules)  # it only values, but checks the table
         for seat in range(seats):
             if labelled[seat]:
                 players[seat] = labelled_player(player, rules, seat)
-                players[seat].reseed((search_seed + 1 + seats + seat) % 2**63)
+                players[seat].reseed(seat_seed(search_seed, seats + seat))
     for seat, who in enumerate(players):
         who.reset(seat, rules)
     obs: list[np.ndarray] = []
