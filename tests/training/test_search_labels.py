@@ -564,3 +564,101 @@ def test_expert_iteration_refuses_bad_settings_before_writing(tmp_path, capsys, 
     assert expert_iteration.main(argv) == 2
     assert why in one_line_error(capsys)
     assert not out.exists()
+
+
+def _finish(game: Game, actors: list) -> Game:
+    while not game.is_over():
+        legal = game.legal_actions()
+        p = game.current_player
+        game.step(legal[0] if len(legal) == 1 else actors[p].act(game.view(p)))
+    return game
+
+
+def test_playout_values_are_the_real_deal_finished_by_the_tables_own_players(spec, monkeypatch):
+    """With ``values="playout"`` no search runs: each legal card of a labelled decision is worth
+    the hand's real deal finished, after that card, by fresh copies of the table's players
+    (the labelled seat by ``player``), in the network's unit; equivalent cards share a value."""
+    from agents import make_agent
+    from agents.knowledge import Situation
+    from agents.pimc import action_runs, objective
+
+    def no_search(self, view):
+        raise AssertionError("a play-out label must not search")
+
+    monkeypatch.setattr(SearchAgent, "search", no_search)
+    hand, seeds = 6, 3
+    obs, tgt = label_hand(spec, RULES, seed=seeds, hand=hand, others="expert", player="greedy",
+                          values="playout")
+    assert 0 < len(obs) == len(tgt) <= 12
+    deal_seed, search_seed = hand_seeds(seeds, hand)
+    me = hand % RULES.players
+
+    def table(seed: int) -> list:
+        actors = []
+        for seat in range(RULES.players):
+            who = make_agent("greedy" if seat == me else "expert", rules=RULES)
+            who.reseed(seed(seat))
+            who.reset(seat, RULES)
+            actors.append(who)
+        return actors
+
+    game = Game(RULES, seed=deal_seed)
+    players = table(lambda seat: seat_seed(search_seed, RULES.players + seat if seat == me
+                                           else seat))
+    rows = iter(zip(obs, tgt, strict=True))
+    decision = 0
+    while not game.is_over():
+        legal = game.legal_actions()
+        p = game.current_player
+        view = game.view(p)
+        if p == me and len(legal) > 1 and game.phase == Phase.PLAY:
+            runs = action_runs(legal, Situation.from_view(view).unseen)
+            if len(runs) > 1:
+                o, t = next(rows)
+                assert np.array_equal(o, np.rint(view.encode() * 255.0).astype(np.uint8))
+                assert set(np.flatnonzero(~np.isnan(t))) == set(legal)
+                seed = search_labels.playout_seed(search_seed, decision)
+                for run in runs:
+                    g = game.clone()
+                    g.step(run[-1])
+                    _finish(g, table(lambda seat, s=seed: seat_seed(s, seat)))
+                    want = objective(g.scores(), me, (me,), True) / 400.0
+                    assert all(t[c] == pytest.approx(max(-4.0, min(4.0, want))) for c in run)
+            decision += 1
+        game.step(legal[0] if len(legal) == 1 else players[p].act(view))
+    assert next(rows, None) is None
+    again = label_hand(spec, RULES, seed=seeds, hand=hand, others="expert", player="greedy",
+                       values="playout")
+    assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip(tgt, again[1], strict=True))
+
+
+@pytest.mark.parametrize("preset", ["scrofazero", "two_decks"])
+def test_playout_values_at_team_and_two_deck_tables_value_every_legal_action(preset):
+    """The play-out labeller plays any table: every legal action of a labelled decision gets a
+    finite value in the unit's range, and it makes labels where the rules give choices."""
+    rules = Rules.coerce(preset)
+    obs, tgt = label_hand("search", rules, seed=1, hand=0, others="greedy", player="greedy",
+                          values="playout")
+    assert len(obs) == len(tgt) > 0
+    for o, t in zip(obs, tgt, strict=True):
+        valued = np.flatnonzero(~np.isnan(t))
+        assert o.shape == (obs_size(rules),) and len(valued) >= 2
+        assert np.all(np.abs(t[valued]) <= 4.0)
+
+
+def test_playout_values_are_part_of_the_sets_identity_and_a_bad_choice_is_refused(
+        spec, tmp_path, capsys):
+    out = tmp_path / "po"
+    made = LabelSpec(spec, RULES, seed=1, chunk_hands=1, others="expert", player="greedy",
+                     values="playout")
+    make_labels(out, made, 1, log=_quiet)
+    assert json.loads((out / "labels.json").read_text())["values"] == "playout"
+    with pytest.raises(LabelError, match="values"):
+        make_labels(out, LabelSpec(spec, RULES, seed=1, chunk_hands=1, others="expert",
+                                   player="greedy"), 2, resume=True, log=_quiet)
+    with pytest.raises(LabelError, match="values: must be one of"):
+        LabelSpec(spec, RULES, values="rollouts")
+    code = search_labels.main(["--out", str(tmp_path / "x"), "--spec", spec, "--hands", "1",
+                               "--values", "best"])
+    assert code == 2
+    assert "values:" in capsys.readouterr().err and not (tmp_path / "x").exists()

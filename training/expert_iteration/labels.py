@@ -29,11 +29,23 @@ reaches: a network that learns from the search's own games never sees the positi
 mistakes lead to, and these labels are about exactly those (the data-aggregation reading of
 imitation learning). The search's choice is stored with nothing: only its values are.
 
+**Values from play-outs at the table** (``--values playout``): every candidate card of a labelled
+decision is played in the hand's real deal and the hand is finished by the table's own players
+(fresh copies, the labelled seat by ``--player`` or else the search, the others by
+``--others``), once per candidate with the same seeds for every candidate; the label is that
+result. The search's values say how good a card is against players like its network and
+``expert``, whoever sits at the table; a play-out value is a sample of the card's worth against
+the players actually there (``pimc``, say), and the hidden cards are those of a deal the
+labelled seat could be in, so the mean over many labels is the card's value to that seat (the
+Monte-Carlo target of the DMC trainer, with every candidate played from the same position).
+
     python -m training labels --out runs/labels --hands 2000 --workers 2
     python -m training labels --out runs/labels --hands 4000 --workers 2 --resume
     python -m training labels --out runs/mixed --hands 4000 --workers 2 --others pimc
     python -m training labels --out runs/own --hands 2000 --workers 2 --others pimc \
         --player policy:pretrained
+    python -m training labels --out runs/vs-pimc --hands 2000 --workers 2 --others pimc \
+        --player policy:pretrained --values playout
 """
 
 from __future__ import annotations
@@ -54,13 +66,15 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from agents.knowledge import Situation
+from agents.pimc import action_runs, objective
 from agents.search import CLIP, SearchAgent, SearchResult
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
 from gongzhu_env.state import Phase
-from gongzhu_env.view import obs_size
+from gongzhu_env.view import PlayerView, obs_size
 from training.config.base import ConfigBase, add_field_options
-from training.config.checks import ConfigError, nonneg_int, positive_int, text
+from training.config.checks import ConfigError, nonneg_int, one_of, positive_int, text
 from training.label_sets import (
     FORMAT,
     MANIFEST,
@@ -72,6 +86,9 @@ from training.label_sets import (
 )
 
 DEFAULT_SPEC = "search"
+VALUES = ("search", "playout")
+"""Where a label's values come from: the search's sampled worlds, or play-outs of the real deal
+by the table's own players (``LabelSpec.values``)."""
 MAX_CHUNK_HANDS = 10_000
 """Most hands in one chunk: a chunk is held in memory until it is written, and 10,000 hands
 are about 350,000 labels (some 280 MB); the presets use 10."""
@@ -106,6 +123,9 @@ class LabelSpec(ConfigBase):
     player: str = ""
     """The spec that plays the labelled seats' declarations and cards while the search only
     values them ("": the search plays what it labels)."""
+    values: str = "search"
+    """Where the values come from: "search" (its sampled worlds) or "playout" (each candidate
+    played in the real deal and finished by the table's own players)."""
 
     def __post_init__(self) -> None:
         """Refuse settings that cannot make a label set (``LabelError`` naming the setting)."""
@@ -118,6 +138,7 @@ class LabelSpec(ConfigBase):
         """Raise ``ConfigError`` naming the first field that cannot make a label set."""
         for name in ("spec", "others", "player"):
             text(self, name)
+        one_of(self, "values", VALUES)
         if not isinstance(self.rules, Rules):
             raise ConfigError(f"rules: must be Rules; got {type(self.rules).__name__}")
         nonneg_int(self, "seed", math.inf)  # any size: it only seeds SeedSequence
@@ -141,6 +162,8 @@ class LabelSpec(ConfigBase):
         for name in ("others", "player"):  # absent when unset: older sets keep their identity
             if getattr(self, name):
                 out[name] = getattr(self, name)
+        if self.values != "search":
+            out["values"] = self.values
         return out
 
 
@@ -207,13 +230,73 @@ def labelled_player(spec: str, rules: Rules, seat: int) -> Agent:
     return _built(spec, rules, f"player {seat}", "player")
 
 
+def playout_seed(search_seed: int, decision: int) -> int:
+    """Seed of the play-outs of the hand's ``decision``-th labelled decision (every candidate)."""
+    return int(np.random.SeedSequence([search_seed, decision]).generate_state(1, np.uint64)[0]
+               % 2**63)
+
+
+def played_out(game: Game, view: PlayerView, actors: list[Agent], seed: int,
+               scale: float) -> dict[int, float] | None:
+    """Value every legal card of the seat to move by finishing the real deal with ``actors``.
+
+    Each run of equivalent cards (``agents.pimc.action_runs``) is played once, by its highest
+    card, from a clone of ``game``; ``actors[s]`` plays seat ``s`` to the end of the hand, every
+    actor reseeded alike (``seat_seed`` of ``seed``) for every run, so that the runs differ by
+    the card and what follows from it, not by the actors' luck. The result is the seat's
+    zero-sum (or team) score over ``scale``, the search's unit. ``None`` when the legal cards
+    are a single run: there is nothing to tell apart.
+    """
+    situation = Situation.from_view(view)
+    runs = action_runs(view.legal_actions, situation.unseen)
+    if len(runs) < 2:
+        return None
+    me, rules = view.seat, view.rules
+    team = (me, *situation.partners)
+    teams = len(view.teams) if view.teams else 0
+    values: dict[int, float] = {}
+    for run in runs:
+        g = game.clone()
+        g.step(run[-1])
+        for seat, actor in enumerate(actors):
+            actor.reseed(seat_seed(seed, seat))
+            actor.reset(seat, rules)
+        while not g.is_over():
+            legal = g.legal_actions()
+            p = g.current_player
+            g.step(legal[0] if len(legal) == 1 else actors[p].act(g.view(p)))
+        values.update(dict.fromkeys(run, objective(g.scores(), me, team, True, teams) / scale))
+    return values
+
+
+def playout_actors(spec: str, rules: Rules, others: str, player: str,
+                   labelled: list[bool]) -> list[Agent]:
+    """Return the players that finish a play-out: copies of the table's own, kept apart.
+
+    Separate instances, so that a play-out never touches the state (or the random stream) of
+    the players of the real hand.
+    """
+    actors = []
+    for seat, mine in enumerate(labelled):
+        if mine:
+            who = player or spec
+            actors.append(_built(who, rules, f"playout {seat}", "player" if player else "spec"))
+        else:
+            actors.append(_built(others, rules, f"playout {seat}", "others"))
+    return actors
+
+
 def label_hand(spec: str, rules: Rules, seed: int, hand: int, others: str = "",
-               player: str = "") -> tuple[list[np.ndarray], list[np.ndarray]]:
+               player: str = "",
+               values: str = "search") -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Play hand ``hand`` and return the search's observations and targets.
 
     The search plays every seat, or with ``others`` seat ``hand mod players`` only (``others``
     plays the rest, seeded from the hand's seeds) and only that seat is labelled. With
     ``player`` the search only values the labelled seats' decisions and ``player`` makes them.
+    With ``values="playout"`` the values of a card decision are ``played_out`` (the real deal
+    finished by copies of the table's players) instead of searched, and the search, if it sits at
+    the table, only plays.
     Observations are ``uint8`` (x255, as the replay buffer stores them); a target row holds the
     value of every legal card and NaN elsewhere. Declarations, forced cards and decisions whose
     legal cards are all equivalent are played but give no label (nothing to tell apart).
@@ -239,6 +322,8 @@ def label_hand(spec: str, rules: Rules, seed: int, hand: int, others: str = "",
                 players[seat].reseed(seat_seed(search_seed, seats + seat))
     for seat, who in enumerate(players):
         who.reset(seat, rules)
+    actors = playout_actors(spec, rules, others, player, labelled) if values == "playout" else []
+    skipped = 0  # play decisions with one run, counted so that each decision has its own seed
     obs: list[np.ndarray] = []
     tgt: list[np.ndarray] = []
     while not game.is_over():
@@ -251,15 +336,25 @@ def label_hand(spec: str, rules: Rules, seed: int, hand: int, others: str = "",
         if not labelled[seat] or (player and game.phase == Phase.DECLARE):
             game.step(players[seat].act(view))
             continue
-        result = agent.search(view)
-        if isinstance(result, SearchResult):
+        worth: dict[int, float] | None = None
+        if values == "playout":
+            if game.phase == Phase.PLAY:
+                decision = playout_seed(search_seed, len(obs) + skipped)
+                worth = played_out(game, view, actors, decision, agent.scale)
+                skipped += worth is None
+            chosen = players[seat].act(view)
+        else:
+            result = agent.search(view)
+            searched = isinstance(result, SearchResult)
+            worth = result.card_values() if searched else None
+            chosen = players[seat].act(view) if player else (
+                result.choice if searched else int(result))
+        if worth is not None:
             row = np.full(rules.num_actions, np.nan, dtype=np.float32)
-            for card, value in result.card_values().items():
+            for card, value in worth.items():
                 row[card] = min(CLIP, max(-CLIP, value))
             obs.append(np.rint(view.encode() * 255.0).astype(np.uint8))
             tgt.append(row)
-        chosen = players[seat].act(view) if player else (
-            result.choice if isinstance(result, SearchResult) else int(result))
         game.step(chosen)
     return obs, tgt
 
@@ -275,7 +370,7 @@ def label_chunk(label_spec: LabelSpec, chunk: int) -> dict[str, np.ndarray]:
     tgt: list[np.ndarray] = []
     hands: list[int] = []
     for hand in range(chunk * s.chunk_hands, (chunk + 1) * s.chunk_hands):
-        o, t = label_hand(s.spec, s.rules, s.seed, hand, s.others, s.player)
+        o, t = label_hand(s.spec, s.rules, s.seed, hand, s.others, s.player, s.values)
         obs += o
         tgt += t
         hands += [hand] * len(o)
@@ -410,7 +505,7 @@ def main(argv: list[str] | None = None) -> int:
                                 description=__doc__.split("\n")[0])
     p.add_argument("--out", required=True, help="directory of the label set")
     # The spec's fields but the rules (a Rules there, a preset name here).
-    add_field_options(p, LabelSpec, ["spec", "seed", "chunk_hands", "others", "player"])
+    add_field_options(p, LabelSpec, ["spec", "seed", "chunk_hands", "others", "player", "values"])
     p.add_argument("--rules", default="standard", help="rules preset of the table")
     p.add_argument("--hands", type=int, required=True, help="hands to label in all")
     p.add_argument("--workers", type=int, default=1, help="processes (2 for both cores)")
@@ -426,7 +521,7 @@ def main(argv: list[str] | None = None) -> int:
         rules = Rules.coerce(args.rules)
         # The numbers first: they are checked at once, the specs may load a network.
         spec = LabelSpec(args.spec, rules, args.seed, args.chunk_hands, args.others,
-                         args.player)
+                         args.player, args.values)
         check_amounts(spec, args.hands, args.workers, budget or 0.0)
         check_out(Path(args.out), args.resume)
         search_agent(args.spec, rules)
