@@ -566,14 +566,6 @@ def test_expert_iteration_refuses_bad_settings_before_writing(tmp_path, capsys, 
     assert not out.exists()
 
 
-def _finish(game: Game, actors: list) -> Game:
-    while not game.is_over():
-        legal = game.legal_actions()
-        p = game.current_player
-        game.step(legal[0] if len(legal) == 1 else actors[p].act(game.view(p)))
-    return game
-
-
 def test_playout_values_are_the_real_deal_finished_by_the_tables_own_players(spec, monkeypatch):
     """With ``values="playout"`` no search runs: each legal card of a labelled decision is worth
     the hand's real deal finished, after that card, by fresh copies of the table's players
@@ -581,6 +573,7 @@ def test_playout_values_are_the_real_deal_finished_by_the_tables_own_players(spe
     from agents import make_agent
     from agents.knowledge import Situation
     from agents.pimc import action_runs, objective
+    from gongzhu_env.players import play_turns
 
     def no_search(self, view):
         raise AssertionError("a play-out label must not search")
@@ -621,7 +614,7 @@ def test_playout_values_are_the_real_deal_finished_by_the_tables_own_players(spe
                 for run in runs:
                     g = game.clone()
                     g.step(run[-1])
-                    _finish(g, table(lambda seat, s=seed: seat_seed(s, seat)))
+                    play_turns(g, table(lambda seat, s=seed: seat_seed(s, seat)))
                     want = objective(g.scores(), me, (me,), True) / 400.0
                     assert all(t[c] == pytest.approx(max(-4.0, min(4.0, want))) for c in run)
             decision += 1

@@ -70,6 +70,7 @@ from agents.knowledge import Situation
 from agents.pimc import action_runs, objective
 from agents.search import CLIP, SearchAgent, SearchResult
 from gongzhu_env.engine import Game
+from gongzhu_env.players import play_turns, start_hand
 from gongzhu_env.rules import Rules
 from gongzhu_env.state import Phase
 from gongzhu_env.view import PlayerView, obs_size
@@ -241,7 +242,8 @@ def played_out(game: Game, view: PlayerView, actors: list[Agent], seed: int,
     """Value every legal card of the seat to move by finishing the real deal with ``actors``.
 
     Each run of equivalent cards (``agents.pimc.action_runs``) is played once, by its highest
-    card, from a clone of ``game``; ``actors[s]`` plays seat ``s`` to the end of the hand, every
+    card, from a clone of ``game``; ``actors[s]`` plays seat ``s`` to the end of the hand (the
+    shared loop, ``gongzhu_env.players.play_turns``), every
     actor reseeded alike (``seat_seed`` of ``seed``) for every run, so that the runs differ by
     the card and what follows from it, not by the actors' luck. The result is the seat's
     zero-sum (or team) score over ``scale``, the search's unit. ``None`` when the legal cards
@@ -260,11 +262,8 @@ def played_out(game: Game, view: PlayerView, actors: list[Agent], seed: int,
         g.step(run[-1])
         for seat, actor in enumerate(actors):
             actor.reseed(seat_seed(seed, seat))
-            actor.reset(seat, rules)
-        while not g.is_over():
-            legal = g.legal_actions()
-            p = g.current_player
-            g.step(legal[0] if len(legal) == 1 else actors[p].act(g.view(p)))
+        start_hand(actors, rules)
+        play_turns(g, actors)
         values.update(dict.fromkeys(run, objective(g.scores(), me, team, True, teams) / scale))
     return values
 
