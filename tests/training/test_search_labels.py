@@ -566,10 +566,13 @@ def test_expert_iteration_refuses_bad_settings_before_writing(tmp_path, capsys, 
     assert not out.exists()
 
 
-def test_playout_values_are_the_real_deal_finished_by_the_tables_own_players(spec, monkeypatch):
+@pytest.mark.parametrize("playouts", [1, 3])
+def test_playout_values_are_the_real_deal_finished_by_the_tables_own_players(spec, monkeypatch,
+                                                                            playouts):
     """With ``values="playout"`` no search runs: each legal card of a labelled decision is worth
     the hand's real deal finished, after that card, by fresh copies of the table's players
-    (the labelled seat by ``player``), in the network's unit; equivalent cards share a value."""
+    (the labelled seat by ``player``), in the network's unit, averaged over ``playouts``
+    play-outs whose seeds every card shares; equivalent cards share a value."""
     from agents import make_agent
     from agents.knowledge import Situation
     from agents.pimc import action_runs, objective
@@ -581,7 +584,7 @@ def test_playout_values_are_the_real_deal_finished_by_the_tables_own_players(spe
     monkeypatch.setattr(SearchAgent, "search", no_search)
     hand, seeds = 6, 3
     obs, tgt = label_hand(spec, RULES, seed=seeds, hand=hand, others="expert", player="greedy",
-                          values="playout")
+                          values="playout", playouts=playouts)
     assert 0 < len(obs) == len(tgt) <= 12
     deal_seed, search_seed = hand_seeds(seeds, hand)
     me = hand % RULES.players
@@ -610,18 +613,23 @@ def test_playout_values_are_the_real_deal_finished_by_the_tables_own_players(spe
                 o, t = next(rows)
                 assert np.array_equal(o, np.rint(view.encode() * 255.0).astype(np.uint8))
                 assert set(np.flatnonzero(~np.isnan(t))) == set(legal)
-                seed = search_labels.playout_seed(search_seed, decision)
+                first = search_labels.playout_seed(search_seed, decision)
+                seeds_k = [first] + [search_labels.playout_seed(first, k)
+                                     for k in range(1, playouts)]
                 for run in runs:
-                    g = game.clone()
-                    g.step(run[-1])
-                    play_turns(g, table(lambda seat, s=seed: seat_seed(s, seat)))
-                    want = objective(g.scores(), me, (me,), True) / 400.0
+                    total = 0.0
+                    for seed in seeds_k:
+                        g = game.clone()
+                        g.step(run[-1])
+                        play_turns(g, table(lambda seat, s=seed: seat_seed(s, seat)))
+                        total += objective(g.scores(), me, (me,), True)
+                    want = total / playouts / 400.0
                     assert all(t[c] == pytest.approx(max(-4.0, min(4.0, want))) for c in run)
             decision += 1
         game.step(legal[0] if len(legal) == 1 else players[p].act(view))
     assert next(rows, None) is None
     again = label_hand(spec, RULES, seed=seeds, hand=hand, others="expert", player="greedy",
-                       values="playout")
+                       values="playout", playouts=playouts)
     assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip(tgt, again[1], strict=True))
 
 
@@ -651,6 +659,19 @@ def test_playout_values_are_part_of_the_sets_identity_and_a_bad_choice_is_refuse
                                    player="greedy"), 2, resume=True, log=_quiet)
     with pytest.raises(LabelError, match="values: must be one of"):
         LabelSpec(spec, RULES, values="rollouts")
+    assert "playouts" not in json.loads((out / "labels.json").read_text())  # older sets resume
+    with pytest.raises(LabelError, match="playouts"):
+        make_labels(out, LabelSpec(spec, RULES, seed=1, chunk_hands=1, others="expert",
+                                   player="greedy", values="playout", playouts=2), 2,
+                    resume=True, log=_quiet)
+    four = tmp_path / "po4"
+    make_labels(four, LabelSpec(spec, RULES, seed=1, chunk_hands=1, others="expert",
+                                player="greedy", values="playout", playouts=4), 1, log=_quiet)
+    assert json.loads((four / "labels.json").read_text())["playouts"] == 4
+    with pytest.raises(LabelError, match="playouts: only play-out values"):
+        LabelSpec(spec, RULES, playouts=2)
+    with pytest.raises(LabelError, match="playouts"):
+        LabelSpec(spec, RULES, values="playout", playouts=0)
     code = search_labels.main(["--out", str(tmp_path / "x"), "--spec", spec, "--hands", "1",
                                "--values", "best"])
     assert code == 2

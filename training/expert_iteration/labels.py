@@ -32,12 +32,13 @@ imitation learning). The search's choice is stored with nothing: only its values
 **Values from play-outs at the table** (``--values playout``): every candidate card of a labelled
 decision is played in the hand's real deal and the hand is finished by the table's own players
 (fresh copies, the labelled seat by ``--player`` or else the search, the others by
-``--others``), once per candidate with the same seeds for every candidate; the label is that
-result. The search's values say how good a card is against players like its network and
-``expert``, whoever sits at the table; a play-out value is a sample of the card's worth against
-the players actually there (``pimc``, say), and the hidden cards are those of a deal the
-labelled seat could be in, so the mean over many labels is the card's value to that seat (the
-Monte-Carlo target of the DMC trainer, with every candidate played from the same position).
+``--others``), ``--playouts`` times per candidate (once by default) with the same seeds for
+every candidate; the label is the mean result. The search's values say how good a card is
+against players like its network and ``expert``, whoever sits at the table; a play-out value is
+a sample of the card's worth against the players actually there (``pimc``, say), and the
+hidden cards are those of a deal the labelled seat could be in, so the mean over many labels is
+the card's value to that seat (the Monte-Carlo target of the DMC trainer, with every candidate
+played from the same position).
 
     python -m training labels --out runs/labels --hands 2000 --workers 2
     python -m training labels --out runs/labels --hands 4000 --workers 2 --resume
@@ -45,7 +46,7 @@ Monte-Carlo target of the DMC trainer, with every candidate played from the same
     python -m training labels --out runs/own --hands 2000 --workers 2 --others pimc \
         --player policy:pretrained
     python -m training labels --out runs/vs-pimc --hands 2000 --workers 2 --others pimc \
-        --player policy:pretrained --values playout
+        --player policy:pretrained --values playout --playouts 4
 """
 
 from __future__ import annotations
@@ -93,6 +94,8 @@ by the table's own players (``LabelSpec.values``)."""
 MAX_CHUNK_HANDS = 10_000
 """Most hands in one chunk: a chunk is held in memory until it is written, and 10,000 hands
 are about 350,000 labels (some 280 MB); the presets use 10."""
+MAX_PLAYOUTS = 1_000
+"""More play-outs per candidate than this is a typo: a label would take hours."""
 MAX_WORKERS = 256
 """Most worker processes. Each loads its own search network and plays its own chunk; past
 the machine's cores they only wait, and a count in the thousands would start that many
@@ -127,6 +130,10 @@ class LabelSpec(ConfigBase):
     values: str = "search"
     """Where the values come from: "search" (its sampled worlds) or "playout" (each candidate
     played in the real deal and finished by the table's own players)."""
+    playouts: int = 1
+    """With ``values="playout"``: play-outs per candidate, each from its own seeds, whose mean
+    is the label. The players' own randomness (``pimc``'s sampled worlds) is most of one
+    play-out's spread between the cards, and a mean of *k* has 1/k of its variance."""
 
     def __post_init__(self) -> None:
         """Refuse settings that cannot make a label set (``LabelError`` naming the setting)."""
@@ -144,6 +151,11 @@ class LabelSpec(ConfigBase):
             raise ConfigError(f"rules: must be Rules; got {type(self.rules).__name__}")
         nonneg_int(self, "seed", math.inf)  # any size: it only seeds SeedSequence
         positive_int(self, "chunk_hands", MAX_CHUNK_HANDS)
+        positive_int(self, "playouts", MAX_PLAYOUTS)
+        if self.playouts > 1 and self.values != "playout":
+            raise ConfigError(f"playouts: only play-out values are averaged; got playouts="
+                              f"{self.playouts} with values={self.values!r} (add --values "
+                              "playout, or leave --playouts out)")
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LabelSpec:
@@ -165,6 +177,8 @@ class LabelSpec(ConfigBase):
                 out[name] = getattr(self, name)
         if self.values != "search":
             out["values"] = self.values
+        if self.playouts != 1:
+            out["playouts"] = self.playouts
         return out
 
 
@@ -237,8 +251,17 @@ def playout_seed(search_seed: int, decision: int) -> int:
                % 2**63)
 
 
+def playout_seeds(seed: int, playouts: int) -> list[int]:
+    """Return the seeds of a decision's ``playouts`` play-outs.
+
+    ``seed`` comes first, so that one play-out is what it was before the option; the others
+    are derived from it.
+    """
+    return [seed] + [playout_seed(seed, k) for k in range(1, playouts)]
+
+
 def played_out(game: Game, view: PlayerView, actors: list[Agent], seed: int,
-               scale: float) -> dict[int, float] | None:
+               scale: float, playouts: int = 1) -> dict[int, float] | None:
     """Value every legal card of the seat to move by finishing the real deal with ``actors``.
 
     Each run of equivalent cards (``agents.pimc.action_runs``) is played once, by its highest
@@ -246,8 +269,9 @@ def played_out(game: Game, view: PlayerView, actors: list[Agent], seed: int,
     shared loop, ``gongzhu_env.players.play_turns``), every
     actor reseeded alike (``seat_seed`` of ``seed``) for every run, so that the runs differ by
     the card and what follows from it, not by the actors' luck. The result is the seat's
-    zero-sum (or team) score over ``scale``, the search's unit. ``None`` when the legal cards
-    are a single run: there is nothing to tell apart.
+    zero-sum (or team) score over ``scale``, the search's unit, averaged over ``playouts``
+    play-outs (``playout_seeds`` of ``seed``, the same for every run). ``None`` when the legal
+    cards are a single run: there is nothing to tell apart.
     """
     situation = Situation.from_view(view)
     runs = action_runs(view.legal_actions, situation.unseen)
@@ -257,14 +281,18 @@ def played_out(game: Game, view: PlayerView, actors: list[Agent], seed: int,
     team = (me, *situation.partners)
     teams = len(view.teams) if view.teams else 0
     values: dict[int, float] = {}
+    seeds = playout_seeds(seed, playouts)
     for run in runs:
-        g = game.clone()
-        g.step(run[-1])
-        for seat, actor in enumerate(actors):
-            actor.reseed(seat_seed(seed, seat))
-        start_hand(actors, rules)
-        play_turns(g, actors)
-        values.update(dict.fromkeys(run, objective(g.scores(), me, team, True, teams) / scale))
+        total = 0.0
+        for one in seeds:
+            g = game.clone()
+            g.step(run[-1])
+            for seat, actor in enumerate(actors):
+                actor.reseed(seat_seed(one, seat))
+            start_hand(actors, rules)
+            play_turns(g, actors)
+            total += objective(g.scores(), me, team, True, teams)
+        values.update(dict.fromkeys(run, total / len(seeds) / scale))
     return values
 
 
@@ -287,15 +315,16 @@ def playout_actors(spec: str, rules: Rules, others: str, player: str,
 
 def label_hand(spec: str, rules: Rules, seed: int, hand: int, others: str = "",
                player: str = "",
-               values: str = "search") -> tuple[list[np.ndarray], list[np.ndarray]]:
+               values: str = "search",
+               playouts: int = 1) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Play hand ``hand`` and return the search's observations and targets.
 
     The search plays every seat, or with ``others`` seat ``hand mod players`` only (``others``
     plays the rest, seeded from the hand's seeds) and only that seat is labelled. With
     ``player`` the search only values the labelled seats' decisions and ``player`` makes them.
     With ``values="playout"`` the values of a card decision are ``played_out`` (the real deal
-    finished by copies of the table's players) instead of searched, and the search, if it sits at
-    the table, only plays.
+    finished by copies of the table's players, ``playouts`` times per card) instead of searched,
+    and the search, if it sits at the table, only plays.
     Observations are ``uint8`` (x255, as the replay buffer stores them); a target row holds the
     value of every legal card and NaN elsewhere. Declarations, forced cards and decisions whose
     legal cards are all equivalent are played but give no label (nothing to tell apart).
@@ -339,7 +368,7 @@ def label_hand(spec: str, rules: Rules, seed: int, hand: int, others: str = "",
         if values == "playout":
             if game.phase == Phase.PLAY:
                 decision = playout_seed(search_seed, len(obs) + skipped)
-                worth = played_out(game, view, actors, decision, agent.scale)
+                worth = played_out(game, view, actors, decision, agent.scale, playouts)
                 skipped += worth is None
             chosen = players[seat].act(view)
         else:
@@ -369,7 +398,8 @@ def label_chunk(label_spec: LabelSpec, chunk: int) -> dict[str, np.ndarray]:
     tgt: list[np.ndarray] = []
     hands: list[int] = []
     for hand in range(chunk * s.chunk_hands, (chunk + 1) * s.chunk_hands):
-        o, t = label_hand(s.spec, s.rules, s.seed, hand, s.others, s.player, s.values)
+        o, t = label_hand(s.spec, s.rules, s.seed, hand, s.others, s.player, s.values,
+                          s.playouts)
         obs += o
         tgt += t
         hands += [hand] * len(o)
@@ -504,7 +534,8 @@ def main(argv: list[str] | None = None) -> int:
                                 description=__doc__.split("\n")[0])
     p.add_argument("--out", required=True, help="directory of the label set")
     # The spec's fields but the rules (a Rules there, a preset name here).
-    add_field_options(p, LabelSpec, ["spec", "seed", "chunk_hands", "others", "player", "values"])
+    add_field_options(p, LabelSpec, ["spec", "seed", "chunk_hands", "others", "player", "values",
+                                     "playouts"])
     p.add_argument("--rules", default="standard", help="rules preset of the table")
     p.add_argument("--hands", type=int, required=True, help="hands to label in all")
     p.add_argument("--workers", type=int, default=1, help="processes (2 for both cores)")
@@ -520,7 +551,7 @@ def main(argv: list[str] | None = None) -> int:
         rules = Rules.coerce(args.rules)
         # The numbers first: they are checked at once, the specs may load a network.
         spec = LabelSpec(args.spec, rules, args.seed, args.chunk_hands, args.others,
-                         args.player, args.values)
+                         args.player, args.values, args.playouts)
         check_amounts(spec, args.hands, args.workers, budget or 0.0)
         check_out(Path(args.out), args.resume)
         search_agent(args.spec, rules)
