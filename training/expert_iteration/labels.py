@@ -264,10 +264,10 @@ def played_out(game: Game, view: PlayerView, actors: list[Agent], seed: int,
                scale: float, playouts: int = 1) -> dict[int, float] | None:
     """Value every legal card of the seat to move by finishing the real deal with ``actors``.
 
-    Each run of equivalent cards (``agents.pimc.action_runs``) is played once, by its highest
-    card, from a clone of ``game``; ``actors[s]`` plays seat ``s`` to the end of the hand (the
-    shared loop, ``gongzhu_env.players.play_turns``), every
-    actor reseeded alike (``seat_seed`` of ``seed``) for every run, so that the runs differ by
+    Each run of equivalent cards (``agents.pimc.action_runs``) is played ``playouts`` times (once
+    by default), by its highest card, from a clone of ``game``; ``actors[s]`` plays seat ``s``
+    to the end of the hand (the shared loop, ``gongzhu_env.players.play_turns``), every actor
+    reseeded alike (``seat_seed`` of ``seed``) for every run, so that the runs differ by
     the card and what follows from it, not by the actors' luck. The result is the seat's
     zero-sum (or team) score over ``scale``, the search's unit, averaged over ``playouts``
     play-outs (``playout_seeds`` of ``seed``, the same for every run). ``None`` when the legal
