@@ -17,12 +17,13 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from regret import UNIT, choices_regret  # type: ignore[import-not-found]
+from regret import UNIT, choices_regret, network_q, unpacked  # type: ignore[import-not-found]
 
-from agents.policy import load_policy_agent, load_policy_file, save_policy
+from agents.policy import load_policy_file, save_policy
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
 from training.dmc.loss import q_loss
+from training.expert_iteration.labels import hand_seeds
 from training.label_sets import load_label_sets
 
 
@@ -35,31 +36,29 @@ def rank_loss(q: torch.Tensor, tgt: torch.Tensor, tau: float) -> torch.Tensor:
     return -(p * torch.where(mask, logp, 0.0)).sum(1).mean()
 
 
-def anchor_rows(spec: str, rules: Rules, deals: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Return the ``spec`` network's own Q at every choice it meets playing ``deals`` deals.
+def anchor_rows(net: torch.nn.Module, rules: Rules, deals: int,
+                seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``net``'s own Q at every choice it meets playing ``deals`` deals.
 
-    Its declarations and cards at a table of four copies, each decision with several legal
-    actions a row whose targets are the network's Q of those actions: training toward them
-    keeps what the network knew wherever the labels say nothing (the declarations, above all).
+    It plays every seat, declarations and cards, each decision with several legal actions a row
+    whose targets are its Q of those actions: training toward them keeps what the network knew
+    wherever the labels say nothing (the declarations, above all). Deal ``d`` is dealt from
+    ``hand_seeds(seed, d)``, as the label sets deal their hands.
     """
-    agent = load_policy_agent(spec, seed=seed)
-    net = agent.net
     obs: list[np.ndarray] = []
     tgt: list[np.ndarray] = []
     for deal in range(deals):
-        game = Game(rules, seed=seed * 1_000_003 + deal)
+        game = Game(rules, seed=hand_seeds(seed, deal)[0])
         while not game.is_over():
             legal = game.legal_actions()
             if len(legal) > 1:
-                seat = game.current_player
-                o = np.rint(game.view(seat).encode() * 255.0).astype(np.uint8)
-                with torch.no_grad():
-                    q = net(torch.from_numpy(o.astype(np.float32)[None] / 255.0))[0].numpy()
+                o = np.rint(game.view(game.current_player).encode() * 255.0).astype(np.uint8)
+                q = network_q(net, unpacked(o[None]))[0]
                 row = np.full(rules.num_actions, np.nan, dtype=np.float32)
                 row[legal] = q[legal]
                 obs.append(o)
                 tgt.append(row)
-                game.step(int(np.array(legal)[np.argmax(q[legal])]))
+                game.step(legal[int(np.argmax(q[legal]))])
             else:
                 game.step(legal[0])
     return np.array(obs), np.array(tgt)
@@ -67,9 +66,7 @@ def anchor_rows(spec: str, rules: Rules, deals: int, seed: int) -> tuple[np.ndar
 
 def evaluate(net: torch.nn.Module, x: torch.Tensor, tgt: np.ndarray) -> tuple[float, float]:
     """Agreement and mean regret (points) of the network's choices on the rows."""
-    with torch.no_grad():
-        q = torch.cat([net(b) for b in torch.split(x, 4096)]).numpy()
-    agree, regret = choices_regret(q, tgt)
+    agree, regret = choices_regret(network_q(net, x), tgt)
     return float(agree.mean()), float(regret.mean() * UNIT)
 
 
@@ -112,14 +109,14 @@ def main() -> None:
         keep = np.random.default_rng(args.seed + 1).permutation(len(obs))
         keep = np.sort(keep[:int(len(obs) * args.subset)])
         obs, tgt = obs[keep], tgt[keep]
-    x = torch.from_numpy(obs.astype(np.float32) / 255.0)
+    x = unpacked(obs)
     y = torch.from_numpy(tgt.astype(np.float32))
-    tx = torch.from_numpy(tobs.astype(np.float32) / 255.0)
-    net, meta = load_policy_file(args.init)
+    tx = unpacked(tobs)
+    net, _ = load_policy_file(args.init)
     k = round(args.batch * args.anchor_share) if args.anchor else 0
     if k:
-        aobs, atgt = anchor_rows(args.init, rules, args.anchor, args.seed)
-        ax = torch.from_numpy(aobs.astype(np.float32) / 255.0)
+        aobs, atgt = anchor_rows(net, rules, args.anchor, args.seed)
+        ax = unpacked(aobs)
         ay = torch.from_numpy(atgt)
         print(f"{len(ax)} anchor rows from {args.anchor} deals", flush=True)
     net.train()

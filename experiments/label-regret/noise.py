@@ -15,8 +15,7 @@ import argparse
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
-import torch
-from regret import UNIT, choices_regret  # type: ignore[import-not-found]
+from regret import UNIT, choices_regret, network_q, unpacked  # type: ignore[import-not-found]
 
 import training.expert_iteration.labels as labels
 from agents.policy import load_policy_file
@@ -60,8 +59,7 @@ def main() -> None:
         return (rows - np.nanmean(rows, axis=1, keepdims=True))[valued]
 
     net, _ = load_policy_file("pretrained")
-    with torch.no_grad():
-        q = net(torch.from_numpy(obs.astype(np.float32) / 255.0)).numpy()
+    q = network_q(net, unpacked(obs))
     print(f"{len(a)} rows of {args.hands} hands: centred card values of two search seeds "
           f"correlate {np.corrcoef(centred(a), centred(b))[0, 1]:.2f}")
     for name, pick in (("the other labelling's", np.where(valued, a, np.nan)),

@@ -28,6 +28,17 @@ UNIT = DMCConfig.reward_scale
 """Points in one unit of the labels and the network (the trainers' ``reward_scale``)."""
 
 
+def unpacked(obs: np.ndarray) -> torch.Tensor:
+    """Return the network's input from stored observations (``uint8``, x255, as sets keep them)."""
+    return torch.from_numpy(obs.astype(np.float32) / 255.0)
+
+
+def network_q(net: torch.nn.Module, x: torch.Tensor) -> np.ndarray:
+    """Return the network's Q of every action at each row of ``x``, in batches, no gradients."""
+    with torch.no_grad():
+        return torch.cat([net(b) for b in torch.split(x, 4096)]).numpy()
+
+
 def choices_regret(q: np.ndarray, tgt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per row: whether the network's card is a best-labelled one, and its regret in units."""
     valued = ~np.isnan(tgt)
@@ -75,16 +86,14 @@ def main() -> None:
     obs, tgt = load_label_sets(args.labels, Rules())
     if args.rows:
         obs, tgt = obs[:args.rows], tgt[:args.rows]
-    x = torch.from_numpy(obs.astype(np.float32) / 255.0)
+    x = unpacked(obs)
     spread = np.nanmax(tgt, axis=1) - np.nanmin(tgt, axis=1)
     print(f"{args.labels}: {len(tgt)} rows; best minus worst card {spread.mean() * UNIT:.1f} "
           f"points on average; a random legal card's regret "
           f"{np.nanmean(np.nanmax(tgt, 1)[:, None] - tgt) * UNIT:.2f} points")
     for spec in args.policy:
         net, _ = load_policy_file(spec)
-        with torch.no_grad():
-            q = torch.cat([net(b) for b in torch.split(x, 4096)]).numpy()
-        agree, regret = choices_regret(q, tgt)
+        agree, regret = choices_regret(network_q(net, x), tgt)
         se = regret.std() / np.sqrt(len(regret)) * UNIT
         print(f"  {spec}: best card {agree.mean():.1%}, regret {regret.mean() * UNIT:.2f} "
               f"± {1.96 * se:.2f} points a decision")
