@@ -5,6 +5,12 @@ prints the port it really got, and so that a host that is not a loopback address
 and warned about, before anything listens. The application is ``gongzhu_cli.web.app``;
 docs/web.md describes it and how to run it for others behind a reverse proxy.
 
+The server answers only the host names it is given (loopback names, the ``--host`` given and
+each ``--allow-host``). Connections are bounded by the application (per client address), not
+by uvicorn's ``limit_concurrency``, which would answer 503 for the page itself to everyone
+once one client held enough sockets; a socket that sends no request is closed after uvicorn's
+keep-alive timeout (``FirstRequestTimeout``), as an idle kept-alive one already is.
+
 Starlette, uvicorn and websockets come with the ``[web]`` extra; without them the command says
 which package is missing and how to install it.
 """
@@ -15,7 +21,7 @@ import ipaddress
 import socket
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
 from agents import make_agent
 
@@ -55,14 +61,59 @@ def url_of(sock: socket.socket) -> str:
     return f"http://{shown}:{port}/"
 
 
+def allowed_hosts(host: str, extra: Sequence[str] = ()) -> list[str]:
+    """Return the ``Host`` names the server answers: loopback, ``host``, then ``extra``.
+
+    A wildcard ``host`` (0.0.0.0, ::) names no host, so it adds none; an IPv6 address is
+    written in brackets, as a ``Host`` header carries it.
+    """
+    from gongzhu_cli.web.app import LOOPBACK_HOSTS
+
+    names = list(LOOPBACK_HOSTS)
+    for name in (host, *extra):
+        name = name.strip().lower()
+        if name in ("", "0.0.0.0", "::", "[::]"):
+            continue
+        if ":" in name and not name.startswith("["):
+            name = f"[{name}]"
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def first_request_timeout(base: type) -> type:
+    """Return uvicorn's HTTP protocol class that also closes a socket which sends no request.
+
+    uvicorn arms its keep-alive timer only after a response, so a client could open sockets
+    and never speak, holding them forever; armed at the connection, the same timer closes
+    such a socket after ``timeout_keep_alive`` seconds (it is disarmed once a request's
+    headers have arrived, as uvicorn does).
+    """
+
+    class FirstRequestTimeout(base):  # type: ignore[misc]
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self.timeout_keep_alive_task = self.loop.call_later(
+                self.timeout_keep_alive, self.timeout_keep_alive_handler)
+
+    return FirstRequestTimeout
+
+
 def run_serve(*, host: str, port: int, max_tables: int, idle_timeout: float,
               agents: Sequence[str] = (), allow_origins: Sequence[str] = (),
+              allow_hosts: Sequence[str] = (),
               out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Serve the web table until Ctrl-C; return the exit status."""
+    """Serve the web table until Ctrl-C; return the exit status.
+
+    ``allow_hosts`` names a reverse proxy's public host names; given any, the client address
+    of a connection from the proxy (on loopback) is read from its ``X-Forwarded-For``, so that
+    the per-address bounds count visitors rather than the proxy.
+    """
     out = out or sys.stdout
     err = err or sys.stderr
     try:
         import uvicorn
+        from uvicorn.protocols.http.h11_impl import H11Protocol
 
         from gongzhu_cli.web.app import Limits, create_app
         from gongzhu_cli.web.tables import OPPONENTS
@@ -81,6 +132,11 @@ def run_serve(*, host: str, port: int, max_tables: int, idle_timeout: float,
         print(f"gongzhu serve: --idle-timeout must be a positive number of seconds; got "
               f"{idle_timeout}", file=err)
         return 2
+    for name in allow_hosts:
+        if not name or any(c in name for c in "/ \t@") or name.count(":") == 1:
+            print(f"gongzhu serve: --allow-host takes a host name as browsers send it, such as "
+                  f"cards.example.org (no scheme, port or path); got {name!r}", file=err)
+            return 2
     for spec in agents:
         # An operator's spec is built once now, so that a typo is refused here rather than
         # offered to every visitor as an opponent that cannot be seated.
@@ -99,14 +155,23 @@ def run_serve(*, host: str, port: int, max_tables: int, idle_timeout: float,
         print(f"gongzhu serve: warning: listening on {bound}, beyond this machine's loopback: "
               "anyone who can reach it may open tables here. Put it behind a reverse proxy "
               "with TLS to serve others (docs/web.md).", file=err)
+        if not allow_hosts:
+            print("gongzhu serve: only requests for this machine's loopback names"
+                  + ("" if bound in ("0.0.0.0", "::") else f" and {host}")
+                  + " are answered; name the host others use with --allow-host NAME",
+                  file=err)
     limits = Limits(max_tables=max_tables, idle_s=float(idle_timeout),
+                    max_connections=max(256, 4 * max_tables),
                     sweep_s=min(30.0, max(0.5, idle_timeout / 4)))
     app = create_app(limits, opponents=(*OPPONENTS, *[a for a in agents if a not in OPPONENTS]),
-                     allowed_origins=allow_origins)
-    # Connections at once: a few windows per table; beyond it uvicorn answers 503.
-    config = uvicorn.Config(app, log_level="warning", ws_max_size=limits.max_upload + 4096,
+                     allowed_origins=allow_origins,
+                     allowed_hosts=allowed_hosts(host, allow_hosts))
+    # A replay file travels as one binary frame of at most max_upload bytes; other messages
+    # are far smaller. Connections are bounded by the app (per address), not here.
+    config = uvicorn.Config(app, log_level="warning", ws_max_size=limits.max_upload + 65536,
                             lifespan="on", timeout_graceful_shutdown=5,
-                            limit_concurrency=max(64, 4 * max_tables))
+                            http=first_request_timeout(H11Protocol),
+                            proxy_headers=bool(allow_hosts))
     server = uvicorn.Server(config)
     print(f"Gong Zhu web table: {url_of(sock)}  (Ctrl-C stops it)", file=out, flush=True)
     try:

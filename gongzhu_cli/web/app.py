@@ -15,9 +15,11 @@ hint             what would the AI play here: answer ``hint``
 next_hand        deal the next hand of a match
 record           the finished hands as hand-record JSON lines: answer ``record``
 leave            free the table
-replay_open      ``{"text": "..."}``: a hand-record file to replay: answer ``replay``
+replay_open      a hand-record file to replay, ``{"name": "hands.jsonl", "size": n}`` followed
+                 by the file as one binary frame of ``n`` bytes (the page), or ``{"name":
+                 ..., "text": "..."}``: answer ``replay``
 replay_hand      ``{"hand": n}`` (1-based): answer ``replay_hand`` with every step's frame
-ping             answer ``pong``
+ping             answer ``pong`` (the page pings now and then: a silent socket is closed)
 ===============  ===========================================================================
 
 From the server: ``hello`` (on connecting: presets, opponents, limits), ``table``,
@@ -29,7 +31,15 @@ unknown type, an illegal or out-of-turn move, a move for another seat, a message
 limit, messages beyond the rate limit, an unknown table.
 
 Agents act in worker threads (``anyio.to_thread``), on a copy of their seat's view, so a slow
-``search`` never holds up another table; the game is changed only on the event loop.
+``search`` never holds up another table; the game is changed only on the event loop. Hints
+run in a pool of their own, with a per-table rate, so that tables asking for hints never
+queue another table's moves behind their searches.
+
+Bounds beyond the messages: WebSockets at once in all and per client address (checked here,
+so that the page itself is always served), a socket that stays silent is closed, tables per
+client address and a table whose windows are gone are freed (``TableStore``), and only the
+host names given may reach the server (``TrustedHostMiddleware``), which stops a page of
+another site from reaching a loopback server through DNS rebinding.
 """
 
 from __future__ import annotations
@@ -39,6 +49,7 @@ import contextlib
 import json
 import operator
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -49,6 +60,7 @@ import anyio
 import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -65,20 +77,26 @@ from gongzhu_cli.web.messages import (
 from gongzhu_cli.web.tables import (
     AUTO,
     OPPONENTS,
+    RateLimit,
+    ReplayIndex,
     TableConfig,
     TableError,
     TableSession,
     TableStore,
     config_dict,
-    read_records,
 )
 from gongzhu_env.cards import parse_card
 from gongzhu_env.engine import Game
+from gongzhu_env.integrity import printable
 from gongzhu_env.records import RecordError, replay_record
 from gongzhu_env.rules import PRESETS, Rules
 from gongzhu_env.view import PlayerView
 
 STATIC = Path(__file__).resolve().parent / "static"
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+"""Host names a server answers by default: this machine's own (``--allow-host`` adds more)."""
+TRY_AGAIN = 1013
+"""WebSocket close code "try again later": the server has no room for the connection."""
 
 
 @dataclass(frozen=True)
@@ -89,37 +107,36 @@ class Limits:
     """Live tables at once; a new table beyond it is refused until one is freed."""
     idle_s: float = 1800.0
     """A table nobody has touched for this long is freed."""
+    grace_s: float = 120.0
+    """A table whose windows have all gone is freed after this long (a reload rejoins it)."""
+    tables_per_client: int = 4
+    """Live tables opened from one client address."""
+    max_connections: int = 256
+    """WebSockets at once, from everyone."""
+    connections_per_client: int = 16
+    """WebSockets at once from one client address."""
+    socket_idle_s: float = 120.0
+    """A WebSocket that sends nothing for this long is closed (the page pings more often)."""
     max_message: int = 16 * 1024
-    """Largest message a browser may send (bytes), but for ``replay_open``."""
+    """Largest message a browser may send (bytes), but for a replay file."""
     max_upload: int = 4 * 1024 * 1024
-    """Largest ``replay_open`` message: a hand-record file of about a thousand hands."""
+    """Largest hand-record file the replay opens (bytes): some three thousand hands."""
     rate: float = 20.0
     """Messages per second a connection may send on average..."""
     burst: int = 60
     """...and at once."""
     ai_threads: int = 4
-    """Worker threads for agents' moves and hints, shared by every table."""
+    """Worker threads for the agents' moves, shared by every table."""
+    hint_threads: int = 1
+    """Worker threads for hints, apart from the moves' threads."""
+    hint_rate: float = 0.5
+    """Hints a table may ask for a second on average..."""
+    hint_burst: int = 4
+    """...and at once."""
+    hint_queue: int = 8
+    """Hints waiting for a hint thread at once; beyond it a hint is refused for now."""
     sweep_s: float = 30.0
-    """How often idle tables are looked for."""
-
-
-class RateLimit:
-    """A token bucket: ``burst`` messages at once, refilled at ``rate`` a second."""
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate, self.burst = rate, float(burst)
-        self.tokens = float(burst)
-        self.stamp = time.monotonic()
-
-    def take(self) -> float:
-        """Spend one token; return 0, or the seconds until one is back when none is left."""
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return 0.0
-        return (1 - self.tokens) / self.rate
+    """How often expired tables are looked for."""
 
 
 class Connection:
@@ -127,8 +144,11 @@ class Connection:
 
     def __init__(self, websocket: WebSocket, limits: Limits) -> None:
         self.websocket = websocket
+        self.address = websocket.client.host if websocket.client else ""
         self.table: TableSession | None = None
-        self.replay: list[dict[str, Any]] | None = None
+        self.replay: ReplayIndex | None = None
+        self.upload: tuple[str, int] | None = None
+        """A replay file announced by ``replay_open`` (its name and size), its frame to come."""
         self.rate = RateLimit(limits.rate, limits.burst)
         self._send_lock = asyncio.Lock()
         self.open = True
@@ -151,8 +171,13 @@ class Server:
     def __init__(self, limits: Limits, opponents: Sequence[str]) -> None:
         self.limits = limits
         self.opponents = tuple(opponents)
-        self.store = TableStore(limits.max_tables, limits.idle_s)
+        self.store = TableStore(limits.max_tables, limits.idle_s, limits.tables_per_client,
+                                limits.grace_s)
         self.limiter = anyio.CapacityLimiter(limits.ai_threads)
+        self.hint_limiter = anyio.CapacityLimiter(limits.hint_threads)
+        self.hints_waiting = 0
+        self.sockets: Counter[str] = Counter()
+        """Open WebSockets per client address."""
         self.attached: dict[str, Connection] = {}
         """Table id -> the connection that plays it now."""
         self.drivers: dict[str, asyncio.Task[None]] = {}
@@ -173,19 +198,34 @@ class Server:
             "presets": {name: Rules.preset(name).to_dict() for name in PRESETS},
             "opponents": [AUTO, *self.opponents],
             "limits": {k: v for k, v in asdict(self.limits).items()
-                       if k in ("max_tables", "idle_s", "max_message", "max_upload", "rate",
-                                "burst")},
+                       if k in ("max_tables", "idle_s", "grace_s", "socket_idle_s",
+                                "max_message", "max_upload", "rate", "burst", "hint_rate")},
         })
 
     # ------------------------------------------------------------------ one connection
     async def serve(self, websocket: WebSocket) -> None:
-        """Read a connection's messages until it closes; answer each."""
+        """Read a connection's messages until it closes or falls silent; answer each."""
         await websocket.accept()
         conn = Connection(websocket, self.limits)
+        refusal = self._no_room(conn.address)
+        if refusal is not None:
+            await conn.send(refusal)
+            await websocket.close(code=TRY_AGAIN, reason="no room for another connection")
+            return
+        self.sockets[conn.address] += 1
         await conn.send(self.hello())
         try:
             while True:
-                message = await websocket.receive()
+                try:
+                    message = await asyncio.wait_for(websocket.receive(),
+                                                     self.limits.socket_idle_s)
+                except asyncio.TimeoutError:
+                    await conn.send(error_message(
+                        "idle", f"nothing was received for {self.limits.socket_idle_s:g} s; "
+                        "the connection is closed (reload the page to go on)"))
+                    conn.open = False
+                    await websocket.close(code=1000, reason="idle")
+                    break
                 if message["type"] == "websocket.disconnect":
                     break
                 await self.handle(conn, message.get("text"), message.get("bytes"))
@@ -193,25 +233,60 @@ class Server:
             pass
         finally:
             conn.open = False
+            self.sockets[conn.address] -= 1
+            if self.sockets[conn.address] <= 0:
+                del self.sockets[conn.address]
             table = conn.table
             if table is not None and self.attached.get(table.id) is conn:
                 del self.attached[table.id]
+                table.orphaned_since = time.monotonic()
+
+    def _no_room(self, address: str) -> dict[str, Any] | None:
+        """Return the refusal of one more WebSocket from ``address``, or ``None`` if there is room.
+
+        Counted here rather than by uvicorn (whose ``limit_concurrency`` answers 503 to every
+        request, the page included, once reached), so that one client's sockets never keep
+        the page from anyone else.
+        """
+        limits = self.limits
+        wait = round(min(limits.socket_idle_s, 60.0), 1)
+        if self.sockets[address] >= limits.connections_per_client:
+            return error_message(
+                "too_many_connections", f"your address already has "
+                f"{limits.connections_per_client} connections open here, the most one address "
+                f"may; close a window, or try again in {wait:g} s", retry_after=wait)
+        if sum(self.sockets.values()) >= limits.max_connections:
+            return error_message(
+                "busy", f"the server is full: it holds its limit of {limits.max_connections} "
+                f"connections; try again in {wait:g} s", retry_after=wait)
+        return None
 
     async def handle(self, conn: Connection, text: str | None, data: bytes | None) -> None:
         """Check one raw message (size, rate, JSON, type) and dispatch it."""
         limits = self.limits
-        if text is None:
-            await conn.send(error_message("binary", "messages are JSON text; a binary frame of "
-                                          f"{len(data or b'')} bytes was ignored"))
-            return
-        size = len(text.encode("utf-8", "surrogatepass"))
         wait = conn.rate.take()
         if wait:
+            conn.upload = None
             await conn.send(error_message(
                 "rate_limited", f"too many messages: at most {limits.rate:g} a second on "
                 f"average ({limits.burst} at once); this one was ignored, try again in "
                 f"{wait:.2f} s", retry_after=round(wait, 3)))
             return
+        if text is None:
+            upload, conn.upload = conn.upload, None
+            if upload is None:
+                await conn.send(error_message(
+                    "binary", "messages are JSON text; a binary frame is a replay file, sent "
+                    "after its replay_open {\"name\": ..., \"size\": n}; a binary frame of "
+                    f"{len(data or b'')} bytes was ignored"))
+                return
+            try:
+                await open_replay(self, conn, upload[0], data or b"", upload[1])
+            except TableError as e:
+                await conn.send(error_message(e.code, str(e), request="replay_open"))
+            return
+        conn.upload = None
+        size = len(text.encode("utf-8", "surrogatepass"))
         if size > limits.max_upload:
             await conn.send(self._too_large(size, limits.max_upload))
             return
@@ -238,7 +313,8 @@ class Server:
         try:
             await handler(self, conn, msg)
         except TableError as e:
-            await conn.send(error_message(e.code, str(e), request=kind))
+            extra = {} if e.retry_after is None else {"retry_after": e.retry_after}
+            await conn.send(error_message(e.code, str(e), request=kind, **extra))
 
     def _too_large(self, size: int, cap: int) -> dict[str, Any]:
         return error_message(
@@ -266,6 +342,7 @@ class Server:
         if conn.table is not None and conn.table is not table:
             self.attached.pop(conn.table.id, None)
         conn.table = table
+        table.orphaned_since = None
         self.attached[table.id] = conn
 
     async def notify(self, table: TableSession, message: Mapping[str, Any]) -> None:
@@ -289,6 +366,7 @@ class Server:
             while (seat := table.ai_to_move()) is not None:
                 table.thinking = seat
                 agent = table.players[seat]
+                assert agent is not None  # every seat but the person's has one
                 view = table.game.view(seat)
                 try:
                     action = await anyio.to_thread.run_sync(agent.act, view,
@@ -318,10 +396,17 @@ class Server:
 async def on_new_table(server: Server, conn: Connection, msg: dict[str, Any]) -> None:
     """Build a table (agents may load networks: in a worker thread), seat the person."""
     config = TableConfig.parse(msg.get("config", {}), server.opponents)
-    server.store.check_room()
+    former = conn.table
+    if former is not None and former.id in server.store.tables:
+        # One table per window: the one this window played is freed, not left to idle (and
+        # before the new one is counted against this address).
+        server.attached.pop(former.id, None)
+        server.store.remove(former.id)
+        conn.table = None
+    server.store.check_room(conn.address)
     table_id = server.store.new_id()
     try:
-        table = await anyio.to_thread.run_sync(TableSession, table_id, config,
+        table = await anyio.to_thread.run_sync(TableSession, table_id, config, conn.address,
                                                 limiter=server.limiter)
     except Exception as e:  # noqa: BLE001 - a table that cannot be seated is explained
         first = str(e).splitlines()[0] if str(e) else type(e).__name__
@@ -331,11 +416,6 @@ async def on_new_table(server: Server, conn: Connection, msg: dict[str, Any]) ->
     except TableError:
         table.close()
         raise
-    former = conn.table
-    if former is not None and former.id in server.store.tables:
-        # One table per window: the one this window played is freed, not left to idle.
-        server.attached.pop(former.id, None)
-        server.store.remove(former.id)
     await server.attach(conn, table)
     await conn.send({"type": "table", "table": table.id, "config": config_dict(config),
                      "labels": table.labels, "notice": table.notice})
@@ -368,15 +448,28 @@ async def on_hint(server: Server, conn: Connection, msg: dict[str, Any]) -> None
     if view.current_player != table.seat or view.phase == "over" or table.thinking is not None:
         raise TableError("not_your_turn", "a hint is for your own turn; wait for it")
     if table.hinting:
-        raise TableError("hint_busy", "the search is already thinking about your position; "
-                         "its answer is on the way")
+        raise TableError("hint_busy", "the AI is already thinking about your position; its "
+                         "answer is on the way")
+    limits = server.limits
+    if table.hint_budget is None:
+        table.hint_budget = RateLimit(limits.hint_rate, limits.hint_burst)
+    wait = table.hint_budget.take()
+    if wait:
+        raise TableError("hint_rate", f"hints are limited to one every {1 / limits.hint_rate:g} "
+                         f"s on average ({limits.hint_burst} at once); try again in "
+                         f"{wait:.1f} s", retry_after=round(wait, 2))
+    if server.hints_waiting >= limits.hint_queue:
+        raise TableError("hint_busy", "the server is answering many hints just now; try again "
+                         "in a few seconds", retry_after=2.0)
     seq = table.seq
     table.hinting = True
+    server.hints_waiting += 1
     try:
         values, choice, note = await anyio.to_thread.run_sync(_hint, table, view,
-                                                              limiter=server.limiter)
+                                                              limiter=server.hint_limiter)
     finally:
         table.hinting = False
+        server.hints_waiting -= 1
     await conn.send(hint_message(seq, values, choice, table.rules.decks, note))
 
 
@@ -386,8 +479,8 @@ def _hint(table: TableSession, view: PlayerView) -> tuple[dict[int, float] | Non
     except TableError:
         raise
     except Exception as e:  # noqa: BLE001 - e.g. no network for the table
-        raise TableError("hint_unavailable", f"the search agent cannot advise here: {e}") \
-            from None
+        raise TableError("hint_unavailable", f"the AI cannot advise here: "
+                         f"{printable(e, 200)}") from None
 
 
 async def on_next_hand(server: Server, conn: Connection, msg: dict[str, Any]) -> None:
@@ -402,7 +495,7 @@ async def on_record(server: Server, conn: Connection, msg: dict[str, Any]) -> No
     """Send the finished hands as hand-record JSON lines, for the browser to save."""
     table = server.table_of(conn)
     text = await anyio.to_thread.run_sync(table.record_text, limiter=server.limiter)
-    await conn.send({"type": "record", "filename": f"gongzhu-{table.config.seed}.jsonl",
+    await conn.send({"type": "record", "filename": table.record_name(),
                      "hands": len(table.records), "text": text})
 
 
@@ -416,23 +509,48 @@ async def on_leave(server: Server, conn: Connection, msg: dict[str, Any]) -> Non
 
 
 async def on_replay_open(server: Server, conn: Connection, msg: dict[str, Any]) -> None:
-    """Read a hand-record file with every check ``gongzhu replay`` makes; list its hands."""
-    text = msg.get("text")
-    if not isinstance(text, str):
-        raise TableError("bad_message", "replay_open needs 'text': the content of a hand-record "
-                         "file (JSON lines)")
+    """Open a hand-record file: its text here, or its size, the file then following as bytes."""
+    name = msg.get("name", "the file")
+    if not isinstance(name, str) or not name.strip():
+        raise TableError("bad_message", "replay_open's 'name' is the file's name, as the "
+                         f"person knows it; got {name!r:.80}")
+    text, size = msg.get("text"), msg.get("size")
+    if isinstance(text, str):
+        data = text.encode("utf-8", "surrogatepass")
+        await open_replay(server, conn, name, data, len(data))
+        return
+    if type(size) is not int or size < 0:
+        raise TableError("bad_message", "replay_open needs 'size', the file's length in bytes "
+                         "(the file follows as one binary frame), or 'text', its content")
+    if size > server.limits.max_upload:
+        raise TableError("too_large", _file_too_large(name, size, server.limits.max_upload))
+    conn.upload = (name, size)
+
+
+def _file_too_large(name: str, size: int, cap: int) -> str:
+    return (f"{printable(name, 120)} has {size:,} bytes; the replay opens files of up to "
+            f"{cap:,} bytes ({cap / 2**20:g} MiB). Open a part of it, or replay it with "
+            "gongzhu replay FILE")
+
+
+async def open_replay(server: Server, conn: Connection, name: str, data: bytes,
+                      size: int) -> None:
+    """Check a replay file with every check ``gongzhu replay`` makes and list its hands."""
+    cap = server.limits.max_upload
+    if len(data) > cap:
+        raise TableError("too_large", _file_too_large(name, len(data), cap))
+    if len(data) != size:
+        raise TableError("bad_message", f"{printable(name, 120)}: {len(data):,} bytes arrived, "
+                         f"{size:,} were announced; open the file again")
+    conn.replay = None  # the former file is let go before the new one is read
     try:
-        records = await anyio.to_thread.run_sync(read_records, text, limiter=server.limiter)
+        index = await anyio.to_thread.run_sync(ReplayIndex.read, data, name, cap,
+                                               limiter=server.limiter)
     except RecordError as e:
         raise TableError("bad_record", f"this is not a readable hand-record file: {e}") \
             from None
-    conn.replay = records
-    hands = []
-    for n, rec in enumerate(records, start=1):
-        meta = rec.get("meta") or {}
-        hands.append({"hand": n, "complete": rec.get("complete", False),
-                      "scores": rec.get("scores"), "players": meta.get("players")})
-    await conn.send({"type": "replay", "hands": hands})
+    conn.replay = index
+    await conn.send({"type": "replay", "name": name, "hands": index.listing()})
 
 
 async def on_replay_hand(server: Server, conn: Connection, msg: dict[str, Any]) -> None:
@@ -443,7 +561,7 @@ async def on_replay_hand(server: Server, conn: Connection, msg: dict[str, Any]) 
     if type(n) is not int or not 1 <= n <= len(conn.replay):
         raise TableError("bad_message", f"'hand' must be a hand number 1..{len(conn.replay)}; "
                          f"got {n!r}")
-    frames = await anyio.to_thread.run_sync(replay_frames, conn.replay[n - 1],
+    frames = await anyio.to_thread.run_sync(replay_frames, conn.replay.record(n),
                                             limiter=server.limiter)
     await conn.send({"type": "replay_hand", "hand": n, **frames})
 
@@ -530,8 +648,13 @@ def _same_origin(websocket: WebSocket, allowed: Sequence[str]) -> bool:
 
 
 def create_app(limits: Limits | None = None, opponents: Sequence[str] = OPPONENTS,
-               allowed_origins: Sequence[str] = ()) -> Starlette:
-    """Build the application: ``/`` the page, ``/static`` its files, ``/ws`` the game."""
+               allowed_origins: Sequence[str] = (),
+               allowed_hosts: Sequence[str] = LOOPBACK_HOSTS) -> Starlette:
+    """Build the application: ``/`` the page, ``/static`` its files, ``/ws`` the game.
+
+    Requests whose ``Host`` is not one of ``allowed_hosts`` are refused (400), WebSockets
+    included: a name that an attacker's DNS points at this machine is not among them.
+    """
     limits = limits or Limits()
     server = Server(limits, opponents)
 
@@ -558,6 +681,9 @@ def create_app(limits: Limits | None = None, opponents: Sequence[str] = OPPONENT
         Route("/", index),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
         WebSocketRoute("/ws", ws),
-    ], lifespan=lifespan, middleware=[Middleware(SecurityHeaders)])
+    ], lifespan=lifespan, middleware=[
+        Middleware(SecurityHeaders),
+        Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)),
+    ])
     app.state.server = server
     return app

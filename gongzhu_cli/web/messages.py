@@ -34,6 +34,7 @@ from gongzhu_env.cards import (
     multiset_cards,
     parse_card,
 )
+from gongzhu_env.rules import Rules
 from gongzhu_env.state import GameState
 from gongzhu_env.view import HIDDEN_ACTION, PlayerView
 
@@ -83,9 +84,51 @@ def _number(x: int | Fraction) -> int | float:
     return x if isinstance(x, int) else float(x)
 
 
-def hand_result(scores: Sequence[int], settled: Sequence[int | Fraction]) -> dict[str, Any]:
-    """Return the public result of a finished hand: raw scores and the settlement."""
-    return {"scores": list(scores), "settled": [_number(x) for x in settled]}
+def hand_result(scores: Sequence[int], settled: Sequence[int | Fraction], rules: Rules,
+                teams: Sequence[Sequence[int]] | None = None) -> dict[str, Any]:
+    """Return the public result of a finished hand: raw scores, the settlement and its sense.
+
+    ``teams`` (under team rules) lets the page group the seats by team; ``explain`` says in
+    words what the settled column is, as the rules compute it.
+    """
+    grouped = [sorted(t) for t in teams] if rules.has_teams and teams else None
+    return {"scores": list(scores), "settled": [_number(x) for x in settled],
+            "teams": grouped, "explain": settlement_words(rules, grouped)}
+
+
+def settlement_words(rules: Rules, teams: Sequence[Sequence[int]] | None) -> str:
+    """Say what a hand's settlement is under ``rules`` (``gongzhu_env.scoring.settle``)."""
+    times = rules.settlement_multiplier
+    scaled = f", times {times}" if times != 1 else ""
+    if rules.settlement == "yuanbao":
+        return (f"Coins: every seat below the top score pays the top scorer the difference "
+                f"(tied top scorers share it){scaled}.")
+    if teams:
+        if len(teams) == 2 and len(teams[0]) != len(teams[1]):
+            return (f"Settled: the seat alone scores its hand score against the average of "
+                    f"the other team's, and each of the others pays an equal share of that"
+                    f"{scaled}; the amounts sum to zero.")
+        against = "the other team's" if len(teams) == 2 else "the average of the other teams'"
+        return (f"Settled: each team's hand score against {against}, halved, for each "
+                f"partner{scaled}; the amounts sum to zero.")
+    return (f"Settled: each seat's hand score minus the average of the other seats' scores, "
+            f"rounded{scaled}: what it wins or pays, the amounts summing to zero.")
+
+
+def your_turn_prompt(view: PlayerView, legal: Sequence[str]) -> str:
+    """Tell the person what they may do now, naming only the cards they may expose."""
+    if view.phase == "declare":
+        cards_to_expose = [a for a in legal if a != "DONE"]
+        if not cards_to_expose:
+            return "Your declaration: you hold no card you may expose; press Done."
+        shown = ", ".join(card_symbol(parse_card(c)) for c in cards_to_expose)
+        return f"Your declaration: you may expose {shown} (click it), or press Done."
+    part = view_part(view)
+    if part == 1:
+        return "A pair was led: play your first card of two."
+    if part == 2:
+        return "Play your second card."
+    return "Your turn: follow." if view.current_trick else "Your lead."
 
 
 def state_message(view: PlayerView, public: PublicTable, seq: int,
@@ -119,6 +162,7 @@ def state_message(view: PlayerView, public: PublicTable, seq: int,
         "thinking": public.thinking,
         "hand": cards(view.hand),
         "legal": legal,
+        "prompt": your_turn_prompt(view, legal) if your_turn else None,
         "part": view_part(view) if your_turn else 0,
         "first_leader": view.first_leader,
         "trick": {"leader": view.trick_leader, "cards": cards(view.current_trick),

@@ -5,8 +5,17 @@ opponents, one hand or a match, seed) and refuses anything else with a message t
 was expected. ``TableSession`` is one table: the ``Game`` of the hand in progress (only the
 server holds it), the agents of the other seats (built by ``gongzhu_cli.play.build_opponents``,
 as ``gongzhu play`` builds them), the match totals and the hand records of finished hands (the
-records ``gongzhu play --save`` writes). ``TableStore`` bounds how many tables live at once and
-frees a table nobody has touched for ``idle_s`` seconds.
+records ``gongzhu play --save`` writes). ``TableStore`` bounds how many tables live at once, and
+how many one client address holds, and frees a table nobody has touched for ``idle_s`` seconds
+or whose windows have all been gone for ``grace_s``. ``ReplayIndex`` is an opened hand-record
+file, checked and kept small.
+
+Deals. A table whose seed the person typed is a practice table: the same seed deals the same
+hands, as ``gongzhu play --seed`` does, and the table says so. Any other table deals each hand
+from a generator seeded with 128 bits from the operating system (``Dealer``), drawn afresh for
+every hand and never sent, logged or put in a name, so nothing a browser receives (not even
+the earlier hands of the match) rebuilds a hand not yet played; the agents' own random choices
+are seeded from separate OS entropy, so they lead back to nothing either.
 
 Everything here runs on the server's event loop except an agent's ``act`` (and building the
 agents), which the app runs in worker threads on a copy of that seat's view: the game itself is
@@ -18,8 +27,10 @@ from __future__ import annotations
 import secrets
 import tempfile
 import time
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from io import BytesIO
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +43,17 @@ from gongzhu_cli.terminal import why_illegal
 from gongzhu_cli.web.messages import PublicTable, action_event, hand_result, state_message
 from gongzhu_env.cards import action_str, parse_action
 from gongzhu_env.engine import Game
+from gongzhu_env.integrity import (
+    ReadLimitError,
+    StrictJSONError,
+    printable,
+    read_lines,
+    strict_loads,
+)
 from gongzhu_env.match import match_over, match_result, next_hand_leader
 from gongzhu_env.players import start_hand
-from gongzhu_env.records import load_records, record_hand, save_records
-from gongzhu_env.rules import PRESETS, Rules
+from gongzhu_env.records import RecordError, record_digest, record_hand, replay_record, save_records
+from gongzhu_env.rules import PRESETS, Rules, count_word
 from gongzhu_env.scoring import settle
 from gongzhu_env.view import PlayerView
 
@@ -47,15 +65,41 @@ AUTO = "auto"
 """The opponent choice "the best available": the shipped policy for the table, else the
 first of ``expert``, ``greedy``, ``random`` that can play it (``build_opponents``)."""
 MAX_SEED = 2**63 - 1
+DEAL_BITS = 128
+"""Bits of operating-system entropy behind each hand of a table with no typed seed."""
 CONFIG_KEYS = ("preset", "options", "players", "seat", "opponents", "match", "threshold", "seed")
 
 
 class TableError(ValueError):
-    """A request about a table that cannot be met; the message says why and what is expected."""
+    """A request about a table that cannot be met; the message says why and what is expected.
 
-    def __init__(self, code: str, message: str) -> None:
+    ``retry_after`` (seconds), when given, tells the browser when the same request may succeed
+    (a full server, a hint asked too often).
+    """
+
+    def __init__(self, code: str, message: str, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.code = code
+        self.retry_after = retry_after
+
+
+class Dealer:
+    """Where a table's hands come from: a practice seed's generator, or fresh OS entropy.
+
+    With a typed seed every hand of the match comes from one ``default_rng(seed)``, in turn,
+    exactly as ``gongzhu play --seed`` deals. Without one each hand gets its own generator
+    seeded with ``DEAL_BITS`` bits from ``secrets``: too many to try against one's own cards,
+    and, drawn afresh per hand, a finished hand's deal says nothing about the next one.
+    """
+
+    def __init__(self, seed: int | None) -> None:
+        self._practice = None if seed is None else np.random.default_rng(seed)
+
+    def generator(self) -> np.random.Generator:
+        """Return the generator that deals the next hand."""
+        if self._practice is not None:
+            return self._practice
+        return np.random.default_rng(secrets.randbits(DEAL_BITS))
 
 
 @dataclass(frozen=True)
@@ -67,7 +111,13 @@ class TableConfig:
     opponents: tuple[str, ...] | None
     """One spec per other seat in seat order, or ``None`` for ``AUTO``."""
     match: bool
-    seed: int
+    seed: int | None
+    """The seed the person typed (a practice table), or ``None``: secret deals (``Dealer``)."""
+
+    @property
+    def practice(self) -> bool:
+        """Whether the deals follow a typed seed (and so can be rebuilt by whoever knows it)."""
+        return self.seed is not None
 
     @classmethod
     def parse(cls, data: object, allowed: Sequence[str] = OPPONENTS) -> TableConfig:
@@ -113,11 +163,10 @@ class TableConfig:
         if type(match) is not bool:
             raise TableError("bad_config", f"'match' must be true or false; got {_show(match)}")
         seed = data.get("seed")
-        if seed is None:
-            seed = int(np.random.SeedSequence().entropy % 2**31)
-        elif type(seed) is not int or not 0 <= seed <= MAX_SEED:
-            raise TableError("bad_config", f"'seed' must be an integer 0..{MAX_SEED} or null "
-                             f"(a fresh one); got {_show(seed)}")
+        if seed is not None and (type(seed) is not int or not 0 <= seed <= MAX_SEED):
+            raise TableError("bad_config", f"'seed' must be an integer 0..{MAX_SEED} (a "
+                             f"practice table: the same seed deals the same hands) or null "
+                             f"(secret deals); got {_show(seed)}")
         return cls(rules, seat, _opponents(data.get("opponents", AUTO), rules.players, allowed),
                    match, seed)
 
@@ -152,18 +201,24 @@ class TableSession:
     Built in a worker thread (agents may load networks); used on the event loop afterwards.
     """
 
-    def __init__(self, table_id: str, config: TableConfig) -> None:
+    def __init__(self, table_id: str, config: TableConfig, owner: str = "") -> None:
         self.id = table_id
         self.config = config
         self.rules = config.rules
         self.seat = config.seat
+        self.owner = owner
+        """The client address that opened the table (``TableStore``'s per-address bound)."""
+        # A practice table seeds its agents from its seed (the same seed, the same game);
+        # otherwise their random choices come from OS entropy of their own, so that no agent's
+        # behaviour can lead back to a deal.
+        self.agent_seed = config.seed if config.seed is not None else secrets.randbits(62)
         notes: list[str] = []
-        self.players, labels = build_opponents(config.opponents, config.seat, config.seed,
+        self.players, labels = build_opponents(config.opponents, config.seat, self.agent_seed,
                                                notes.append, config.rules)
         self.notice = " ".join(notes)
         self.labels = [f"You (seat {self.seat})" if s == self.seat else
                        f"Seat {s}: {_short(labels[s])}" for s in range(self.rules.players)]
-        self.rng = np.random.default_rng(config.seed)
+        self.dealer = Dealer(config.seed)
         self.leader: int | None = None
         self.hand_number = 0
         self.totals = [0] * self.rules.players
@@ -177,12 +232,17 @@ class TableSession:
         self.thinking: int | None = None
         self.seq = 0
         self.last_active = time.monotonic()
+        self.orphaned_since: float | None = None
+        """When the last window playing the table went away (``None`` while one plays it)."""
         self.hint_agent: Agent | None = None
         self.hint_problem: str | None = None
+        """Why the search cannot advise here, in a player's words (``None``: it can)."""
         self.fallback_agent: Agent | None = None
         """``pimc``, which suggests a card where the search cannot play."""
         self.hinting = False
         """A hint is being computed (one at a time: the search agent is not shared)."""
+        self.hint_budget: RateLimit | None = None
+        """How often this table may ask for a hint (set by the server, which knows the rate)."""
         self.game: Game
         self._deal()
 
@@ -190,7 +250,7 @@ class TableSession:
     def _deal(self) -> None:
         self.hand_number += 1
         self.result = None
-        self.game = Game(self.rules, rng=self.rng, leader=self.leader)
+        self.game = Game(self.rules, rng=self.dealer.generator(), leader=self.leader)
         start_hand(self.players, self.rules)
 
     def view(self) -> PlayerView:
@@ -275,11 +335,14 @@ class TableSession:
     def _finish(self) -> None:
         g = self.game
         scores = g.scores()
-        meta = {"seed": self.config.seed, "hand": self.hand_number,
-                "players": list(self.labels), "human_seat": self.seat, "source": "gongzhu serve"}
+        meta: dict[str, Any] = {"hand": self.hand_number, "players": list(self.labels),
+                                "human_seat": self.seat, "source": "gongzhu serve"}
+        if self.config.practice:
+            meta["seed"] = self.config.seed  # typed by the person: it reveals nothing new
         self.records.append(record_hand(g, leader=self.leader, meta=meta))
-        self.result = hand_result(scores, settle(scores, self.rules, teams=g.teams))
-        self.history.append(self.result)
+        self.result = hand_result(scores, settle(scores, self.rules, teams=g.teams),
+                                  self.rules, g.teams)
+        self.history.append({k: self.result[k] for k in ("scores", "settled")})
         self.totals = [t + s for t, s in zip(self.totals, scores, strict=True)]
         if not self.config.match or match_over(self.totals, self.rules):
             self.match_done = True
@@ -318,36 +381,38 @@ class TableSession:
             try:
                 result = search.search(view)
             except AgentError as e:
-                self.hint_problem = _first_line(e)
+                self.hint_problem = _search_problem(e, self.rules)
             else:
                 if isinstance(result, int):
-                    why = ("declarations are not searched" if view.phase == "declare" else
-                           "every legal card is worth the same here")
+                    why = ("the AI does not weigh exposures card by card"
+                           if view.phase == "declare" else
+                           "every card you may play is worth the same here")
                     if any(a < 0 for a in view.actions):
-                        why = "hidden exposures cannot be searched"
-                    return None, result, f"{why}; the search agent would play this"
+                        why = "a hidden exposure keeps the AI from weighing the cards"
+                    return None, result, f"{why}; this is what it would do"
                 scale = getattr(search, "scale", 400.0)
                 values = {c: v * scale for c, v in result.card_values().items()}
-                what = ("expected team points (your team's against the other's, per hand)"
-                        if self.rules.has_teams else "expected points (zero-sum, per hand)")
-                return values, result.choice, f"{what} over {result.worlds} sampled worlds"
+                what = ("points your team can expect to win from the other team this hand"
+                        if self.rules.has_teams else
+                        "points you can expect to win or lose this hand")
+                return values, result.choice, (f"{what}, averaged over {result.worlds} ways "
+                                               "the unseen cards could lie")
         if self.fallback_agent is None:
-            self.fallback_agent = make_agent("pimc", seed=self.config.seed)
+            self.fallback_agent = make_agent("pimc", seed=self.agent_seed + 1)
             self.fallback_agent.reset(self.seat, self.rules)
         choice = self.fallback_agent.act(view)
-        return None, choice, (f"the search agent cannot value cards at this table "
-                              f"({self.hint_problem}); pimc, averaging sampled worlds, would "
-                              "play this")
+        return None, choice, f"{self.hint_problem}; this suggestion comes from pimc"
 
-    def _search_agent(self) -> Agent | None:
+    def _search_agent(self) -> Any:
         """Return the hint's search agent, built once; ``None`` where it cannot be built."""
         if self.hint_agent is None and self.hint_problem is None:
             try:
-                self.hint_agent = make_agent("search", seed=self.config.seed, rules=self.rules)
+                self.hint_agent = make_agent("search", seed=self.agent_seed + 1,
+                                             rules=self.rules)
                 self.hint_agent.reset(self.seat, self.rules)
             except Exception as e:  # noqa: BLE001 - any failure: the fallback advises
                 self.hint_agent = None
-                self.hint_problem = _first_line(e)
+                self.hint_problem = _search_problem(e, self.rules)
         return None if self.hint_problem is not None else self.hint_agent
 
     def record_text(self) -> str:
@@ -356,6 +421,16 @@ class TableSession:
             raise TableError("no_records", "no hand is finished yet; a record holds every "
                              "hand's deal, so it is offered once the hand is over")
         return records_text(self.records)
+
+    def record_name(self) -> str:
+        """Return the file name a downloaded record is offered under.
+
+        A practice table's name carries its seed (the person typed it); any other table's
+        carries the time of the download, nothing drawn from the deals.
+        """
+        if self.config.practice:
+            return f"gongzhu-seed{self.config.seed}.jsonl"
+        return f"gongzhu-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
 
     def close(self) -> None:
         """Release what the agents hold (a search's helper processes)."""
@@ -373,17 +448,21 @@ def records_text(records: Sequence[Mapping[str, Any]]) -> str:
         return path.read_text(encoding="utf-8")
 
 
-def read_records(text: str) -> list[dict[str, Any]]:
-    """Read uploaded hand-record text with every check ``gongzhu replay`` makes."""
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "upload.jsonl"
-        path.write_text(text, encoding="utf-8")
-        return load_records(path)
+def _search_problem(error: Exception, rules: Rules) -> str:
+    """Say, in a player's words, why the search cannot advise at a table of ``rules``.
 
-
-def _first_line(error: Exception) -> str:
-    """Return the first line of an error's message (its type's name when it has none)."""
-    return str(error).splitlines()[0] if str(error) else type(error).__name__
+    The search needs a network trained for the table; the error that refuses one names
+    options and training commands, which mean nothing to someone playing a hand.
+    """
+    if not isinstance(error, AgentError):
+        return "the AI's search is not available on this server"
+    try:
+        from agents.policy import SHIPPED, shipped_rules
+    except ImportError:
+        return "the AI's search is not installed on this server"
+    if rules.players not in {shipped_rules(name).players for name in SHIPPED}:
+        return f"no trained network for {count_word(rules.players)} players yet"
+    return "no trained network for these rules yet"
 
 
 def _short(label: str) -> str:
@@ -394,28 +473,65 @@ def _short(label: str) -> str:
 
 
 class TableStore:
-    """The live tables: at most ``max_tables``, each freed after ``idle_s`` without activity."""
+    """The live tables, bounded in number, per client address and in time.
 
-    def __init__(self, max_tables: int, idle_s: float) -> None:
+    At most ``max_tables`` at once, and ``per_client`` opened from one address: a client that
+    opens table after table (each new window, each reconnect) frees its own oldest table that
+    no window plays rather than crowd out everyone else. A table nobody has touched for
+    ``idle_s`` seconds is freed, and so is one whose windows have all been gone for ``grace_s``
+    (a reload or a short network break rejoins it well within that).
+    """
+
+    def __init__(self, max_tables: int, idle_s: float, per_client: int = 4,
+                 grace_s: float = 120.0) -> None:
         self.max_tables = max_tables
         self.idle_s = idle_s
+        self.per_client = per_client
+        self.grace_s = grace_s
         self.tables: dict[str, TableSession] = {}
 
     def new_id(self) -> str:
         """Return a fresh table id: unguessable, as it is the key to the table."""
         return secrets.token_urlsafe(18)
 
-    def check_room(self) -> None:
-        """Refuse a new table when the store is full (after freeing idle ones)."""
+    def expires_at(self, table: TableSession) -> float:
+        """Return when (``time.monotonic``) ``table`` will be freed if nothing happens."""
+        at = table.last_active + self.idle_s
+        if table.orphaned_since is not None:
+            at = min(at, table.orphaned_since + self.grace_s)
+        return at
+
+    def retry_after(self, tables: Sequence[TableSession]) -> float:
+        """Seconds until the first of ``tables`` is freed, at least one."""
+        now = time.monotonic()
+        return max(1.0, round(min(self.expires_at(t) for t in tables) - now, 1))
+
+    def check_room(self, owner: str = "") -> None:
+        """Make room for a table of ``owner``, or raise ``TableError`` saying when to retry.
+
+        Frees expired tables first, then, at ``owner``'s own bound, the oldest table of
+        ``owner`` that no window plays.
+        """
         self.sweep()
+        mine = [t for t in self.tables.values() if t.owner == owner]
+        if len(mine) >= self.per_client:
+            orphans = [t for t in mine if t.orphaned_since is not None and t.thinking is None]
+            if not orphans:
+                wait = self.retry_after(mine)
+                raise TableError("too_many_tables", f"your address already plays "
+                                 f"{len(mine)} tables here, the most one address may; close a "
+                                 f"window's table (New table) or try again in {wait:g} s",
+                                 retry_after=wait)
+            self.remove(min(orphans, key=lambda t: t.last_active).id)
         if len(self.tables) >= self.max_tables:
-            raise TableError("full", f"the server already holds its limit of "
-                             f"{self.max_tables} tables; try again when one is freed (after "
-                             f"{self.idle_s:g} s without activity)")
+            wait = self.retry_after(list(self.tables.values()))
+            raise TableError("full", f"the server is full: it already holds its limit of "
+                             f"{self.max_tables} tables; try again in {wait:g} s, when one "
+                             f"may be freed", retry_after=wait)
 
     def add(self, table: TableSession) -> None:
         """Add a built table (``check_room`` again: others may have been added meanwhile)."""
-        self.check_room()
+        self.check_room(table.owner)
         self.tables[table.id] = table
 
     def get(self, table_id: object) -> TableSession:
@@ -423,7 +539,8 @@ class TableStore:
         if not isinstance(table_id, str) or table_id not in self.tables:
             raise TableError("unknown_table", f"there is no table {_show(table_id, 40)} on this "
                              f"server: it may have been freed after {self.idle_s:g} s without "
-                             "activity, or the server restarted; start a new table")
+                             f"activity or {self.grace_s:g} s without a window, or the server "
+                             "restarted; start a new table")
         return self.tables[table_id]
 
     def remove(self, table_id: str) -> None:
@@ -433,20 +550,137 @@ class TableStore:
             table.close()
 
     def sweep(self, now: float | None = None) -> list[str]:
-        """Free every table idle for ``idle_s`` (none whose AI is thinking); return their ids."""
+        """Free every expired table (none whose AI is thinking); return their ids."""
         now = time.monotonic() if now is None else now
         gone = [i for i, t in self.tables.items()
-                if t.thinking is None and now - t.last_active >= self.idle_s]
+                if t.thinking is None and now >= self.expires_at(t)]
         for i in gone:
             self.remove(i)
         return gone
 
 
+class RateLimit:
+    """A token bucket: ``burst`` requests at once, refilled at ``rate`` a second."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, float(burst)
+        self.tokens = float(burst)
+        self.stamp = time.monotonic()
+
+    def take(self) -> float:
+        """Spend one token; return 0, or the seconds until one is back when none is left."""
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return 0.0
+        return (1 - self.tokens) / self.rate
+
+
+@dataclass(frozen=True)
+class ReplayHand:
+    """One hand of an opened record file: what the list shows, and the record, compressed."""
+
+    summary: dict[str, Any]
+    """``{"hand", "complete", "scores", "players"}``; the scores are the engine's."""
+    line: bytes
+    """The record's line of the file, zlib-compressed (read again on demand)."""
+
+
+class ReplayIndex:
+    """A hand-record file opened for the replay view, every record checked, kept small.
+
+    Opening reads the file line by line and checks each record as ``gongzhu replay`` does
+    (UTF-8, bounded JSON, schema, digest), then replays it with the engine, so the scores
+    listed are the engine's, never the file's claim. Unlike ``gongzhu replay``, a record
+    without its digest is refused: the files this page and ``gongzhu play --save`` write carry
+    one on every record. What is kept is a summary per hand and its line compressed (a few
+    hundred bytes a hand): a replayed hand is parsed again when it is asked for, so a
+    connection holds neither the parsed file nor a second copy of it.
+    """
+
+    def __init__(self, name: str, hands: Sequence[ReplayHand]) -> None:
+        self.name = name
+        self.hands = list(hands)
+
+    @classmethod
+    def read(cls, data: bytes, name: str, max_bytes: int) -> ReplayIndex:
+        """Check the file ``data`` the person calls ``name``; raise ``RecordError`` naming it."""
+        shown = printable(name, 120) or "the file"
+        hands: list[ReplayHand] = []
+        try:
+            for n, raw, _ in read_lines(BytesIO(data), max_bytes=max_bytes):
+                record = _record_of_line(raw, n, shown)
+                if record is None:
+                    continue
+                try:
+                    game = replay_record(record)
+                except RecordError as e:
+                    raise RecordError(f"{shown}, line {n}: {e}") from None
+                meta = record.get("meta") or {}
+                summary = {"hand": len(hands) + 1, "complete": game.is_over(),
+                           "scores": game.scores() if game.is_over() else None,
+                           "players": meta.get("players")}
+                hands.append(ReplayHand(summary, zlib.compress(raw)))
+        except ReadLimitError as e:
+            where = f"{shown}, line {e.line}" if e.line is not None else shown
+            raise RecordError(f"{where} {e.problem}") from None
+        if not hands:
+            raise RecordError(f"{shown} holds no hand records (a hand-record file has one "
+                              "JSON record per line)")
+        return cls(name, hands)
+
+    def listing(self) -> list[dict[str, Any]]:
+        """Return each hand's summary, for the list the page shows."""
+        return [h.summary for h in self.hands]
+
+    def record(self, number: int) -> dict[str, Any]:
+        """Return hand ``number`` (1-based) as its record, without the checked digest."""
+        record = strict_loads(zlib.decompress(self.hands[number - 1].line).decode("utf-8"))
+        record.pop("digest", None)
+        return dict(record)
+
+    def __len__(self) -> int:
+        return len(self.hands)
+
+
+def _record_of_line(raw: bytes, n: int, shown: str) -> dict[str, Any] | None:
+    """Return line ``n``'s record, its digest checked and kept; ``None`` for a blank line."""
+    if not raw.strip():
+        return None  # blank lines are skipped, as gongzhu replay skips them
+    try:
+        record = strict_loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise RecordError(f"{shown}, line {n}: not UTF-8 text; a hand-record file is JSON "
+                          "lines") from None
+    except StrictJSONError as e:
+        raise RecordError(f"{shown}, line {n}: {e}; expected one hand record per "
+                          "line") from None
+    if not isinstance(record, dict):
+        raise RecordError(f"{shown}, line {n}: a hand record is a JSON object; got "
+                          f"{type(record).__name__}")
+    if "digest" not in record:
+        raise RecordError(f"{shown}, line {n}: the record has no digest, so nothing shows it "
+                          "is as it was written; the replay here opens files written by "
+                          "this page or gongzhu play --save (`gongzhu replay FILE` reads "
+                          "records without one)")
+    if record["digest"] != record_digest(record):
+        raise RecordError(f"{shown}, line {n}: the record does not match its digest (it was "
+                          "edited or damaged after it was written)")
+    return record
+
+
 def config_dict(config: TableConfig) -> dict[str, Any]:
-    """Return a table's settings as the browser shows them."""
+    """Return a table's settings as the browser shows them.
+
+    ``seed`` is the practice seed the person typed, or ``None`` for secret deals, whose
+    source never leaves the server (``Dealer``).
+    """
     return {"rules": config.rules.to_dict(), "seat": config.seat, "match": config.match,
-            "seed": config.seed, "opponents": list(config.opponents or [AUTO])}
+            "seed": config.seed, "practice": config.practice,
+            "opponents": list(config.opponents or [AUTO])}
 
 
-__all__ = ["AUTO", "OPPONENTS", "TableConfig", "TableError", "TableSession", "TableStore",
-           "config_dict", "read_records", "records_text"]
+__all__ = ["AUTO", "OPPONENTS", "Dealer", "RateLimit", "ReplayIndex", "TableConfig",
+           "TableError", "TableSession", "TableStore", "config_dict", "records_text"]

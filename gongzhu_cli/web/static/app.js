@@ -15,7 +15,7 @@
     trick: $("trick"), lastTrick: $("last-trick"), title: $("hand-title"), status: $("status"),
     done: $("done"), hint: $("hint"), next: $("next-hand"), download: $("download"),
     typed: $("typed"), message: $("message"), result: $("result"), standings: $("standings"),
-    navTable: $("nav-table"),
+    navTable: $("nav-table"), practice: $("practice"),
   };
 
   let ws = null;
@@ -29,6 +29,7 @@
   let reconnectDelay = 500;
   let replay = null;           // {frames, labels, ...} of the hand being replayed
   let replayStep = 0;
+  let heartbeat = null;        // the ping that keeps a quiet page's socket open
 
   // ------------------------------------------------------------------ connection
   function connect() {
@@ -37,10 +38,12 @@
     ui.conn.textContent = "connecting…";
     ws.onopen = () => { ui.conn.textContent = "connected"; ui.conn.className = "conn ok"; reconnectDelay = 500; };
     ws.onclose = (ev) => {
-      ui.conn.textContent = ev.code === 1009 ? "message too large: reconnecting…" : "disconnected: reconnecting…";
+      clearInterval(heartbeat);
+      const full = ev.code === 1013;  // the server had no room: its error said when to retry
+      ui.conn.textContent = full ? "server busy: retrying later…" : "disconnected: reconnecting…";
       ui.conn.className = "conn bad";
       setTimeout(connect, reconnectDelay);
-      reconnectDelay = Math.min(reconnectDelay * 2, 8000);
+      if (!full) reconnectDelay = Math.min(reconnectDelay * 2, 8000);
     };
     ws.onmessage = (ev) => receive(JSON.parse(ev.data));
   }
@@ -74,6 +77,11 @@
 
   function onHello(msg) {
     hello = msg;
+    // A socket that stays silent is closed by the server; a page left open pings it.
+    clearInterval(heartbeat);
+    const every = Math.max(5, hello.limits.socket_idle_s / 4) * 1000;
+    heartbeat = setInterval(() => { if (ws && ws.readyState === WebSocket.OPEN) ws.send('{"type":"ping"}'); }, every);
+    $("replay-limit").textContent = sizeText(hello.limits.max_upload);
     fillSetup();
     const saved = localStorage.getItem(STORE_KEY);
     if (saved && ui.replay.hidden) {
@@ -93,9 +101,18 @@
     if (msg.notice) say(msg.notice);
     else if (msg.rejoined) say("Back at your table.");
     else say("");
+    const cfg = msg.config;
+    ui.practice.hidden = !cfg.practice;
+    ui.practice.textContent = cfg.practice ? `Practice table: seed ${cfg.seed}. The same seed deals the same hands, so anyone who knows it knows every hand.` : "";
   }
 
   function onError(msg) {
+    if (msg.code === "busy" || msg.code === "too_many_connections") {
+      reconnectDelay = Math.max(1000, (msg.retry_after || 8) * 1000);
+      say(msg.message, true);
+      if (!ui.setup.hidden) { ui.setupError.textContent = msg.message; ui.setupError.hidden = false; }
+      return;
+    }
     if (msg.code === "unknown_table" && msg.request === "join") {
       localStorage.removeItem(STORE_KEY);
       tableInfo = null;
@@ -116,6 +133,10 @@
       return;
     }
     if (msg.request === "hint") ui.hint.disabled = false;
+    if (msg.retry_after && (msg.code === "full" || msg.code === "too_many_tables")) {
+      ui.setupError.textContent = msg.message;
+      ui.setupError.hidden = false;
+    }
     say(msg.message, true);
   }
 
@@ -291,12 +312,7 @@
   function statusOf(s) {
     if (s.phase === "over") return s.match.on && s.match.over ? "The match is over." : "The hand is over.";
     if (s.thinking !== null && s.thinking !== undefined) return `${seatName(s.thinking)} is thinking…`;
-    if (s.your_turn) {
-      if (s.phase === "declare") return "Your declaration: expose ♠Q ♦J ♣10 ♥A, or Done.";
-      if (s.part === 1) return "A pair was led: play your first card of two.";
-      if (s.part === 2) return "Play your second card.";
-      return s.trick.cards.length ? "Your turn: follow." : "Your lead.";
-    }
+    if (s.your_turn) return s.prompt;
     return `${seatName(s.current_player)} to play.`;
   }
 
@@ -476,7 +492,7 @@
       ui.hand.append(b);
     }
     if (hint && hint.note) {
-      say(`Hint: ${hint.note}${hint.values ? "" : `: ${actionLabel(hint.choice)}`}.`);
+      say(hint.values ? `Hint: ${hint.note}.` : `Hint: ${actionLabel(hint.choice)} (${hint.note}).`);
     }
   }
 
@@ -486,18 +502,29 @@
     const rows = [];
     const totals = s.match.on;
     const coins = tableInfo && tableInfo.config.rules.settlement === "yuanbao";
+    const cols = totals ? 4 : 3;
     rows.push(`<tr><th></th><th>hand</th><th>${coins ? "coins" : "settled"}</th>${totals ? "<th>match total</th>" : ""}</tr>`);
-    for (let seat = 0; seat < n; seat++) {
+    const seatRow = (seat) => {
       const cls = [s.match.winners.includes(seat) ? "winner" : "", s.match.losers.includes(seat) ? "loser" : ""].join(" ");
-      rows.push(`<tr class="${cls}"><th>${escapeHtml(seatName(seat))}</th><td>${signed(s.result.scores[seat])}</td>` +
-        `<td>${signed(s.result.settled[seat])}</td>${totals ? `<td>${signed(s.match.totals[seat])}</td>` : ""}</tr>`);
-    }
+      return `<tr class="${cls}" data-seat="${seat}"><th>${escapeHtml(seatName(seat))}</th><td>${signed(s.result.scores[seat])}</td>` +
+        `<td>${signed(s.result.settled[seat])}</td>${totals ? `<td>${signed(s.match.totals[seat])}</td>` : ""}</tr>`;
+    };
+    // Under team rules the seats are grouped by team, each team headed by its hand total.
+    const groups = s.result.teams || Array.from({ length: n }, (_, seat) => [seat]);
+    groups.forEach((team, k) => {
+      if (s.result.teams) {
+        const ours = team.includes(s.seat);
+        const sum = team.reduce((a, seat) => a + s.result.scores[seat], 0);
+        rows.push(`<tr class="team"><th colspan="${cols}">${ours ? "Your team" : `Team ${k + 1}`}: ${signed(sum)} this hand</th></tr>`);
+      }
+      for (const seat of team) rows.push(seatRow(seat));
+    });
     let head = `<h3>Hand ${s.hand_number} result</h3>`;
     if (s.match.on && s.match.over) {
       const win = s.match.winners.map(seatName).join(" & ") || "nobody";
       head = `<h3>Match over after ${s.match.history.length} hands: ${escapeHtml(win)} win${s.match.winners.length === 1 ? "s" : ""}</h3>`;
     }
-    ui.result.innerHTML = `${head}<table>${rows.join("")}</table>`;
+    ui.result.innerHTML = `${head}<table>${rows.join("")}</table><p class="explain">${escapeHtml(s.result.explain)}</p>`;
     ui.result.hidden = false;
   }
 
@@ -610,12 +637,20 @@
     if (!file) return;
     $("replay-error").hidden = true;
     if (hello && file.size > hello.limits.max_upload) {
-      $("replay-error").textContent = `The file has ${file.size} bytes; the server takes up to ${hello.limits.max_upload}.`;
+      $("replay-error").textContent = `${file.name} is ${sizeText(file.size)}; the replay opens files of up to ${sizeText(hello.limits.max_upload)}. Open a part of it, or replay it with gongzhu replay.`;
       $("replay-error").hidden = false;
       return;
     }
-    file.text().then((text) => send({ type: "replay_open", text }));
+    // The file travels as it is, one binary frame after its name and size: no escaping
+    // makes it larger than the limit says.
+    file.arrayBuffer().then((bytes) => {
+      if (send({ type: "replay_open", name: file.name, size: bytes.byteLength })) ws.send(bytes);
+    });
   });
+
+  function sizeText(bytes) {
+    return bytes >= 1048576 ? `${(bytes / 1048576).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
+  }
 
   function onReplayList(msg) {
     const list = $("replay-hands");

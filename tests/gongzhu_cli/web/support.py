@@ -27,6 +27,8 @@ from tests.training.ray_support import loopback_only_network
 
 ROOT = Path(__file__).resolve().parents[3]
 URL = re.compile(r"http://127\.0\.0\.1:(\d+)/")
+TEST_HOSTS = ("testserver", "127.0.0.1", "localhost")
+"""Host names the in-process apps answer: Starlette's test client sends ``testserver``."""
 
 
 def chromium() -> str:

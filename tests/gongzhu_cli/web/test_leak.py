@@ -30,7 +30,7 @@ import pytest
 from gongzhu_cli.web.messages import PublicTable, action_event, state_message
 from gongzhu_env import Game, IllegalActionError, Rules
 from gongzhu_env.cards import card_str, cards_of, parse_action, parse_card
-from tests.gongzhu_cli.web.support import require_web
+from tests.gongzhu_cli.web.support import TEST_HOSTS, require_web
 
 starlette_testclient = require_web("starlette.testclient")
 
@@ -219,7 +219,7 @@ def wire_check(client: Any, hands_per_rules: int, seed: int = 0) -> tuple[int, i
 def client() -> Iterator[Any]:
     from gongzhu_cli.web.app import Limits, create_app
 
-    app = create_app(Limits(rate=1e6, burst=10**6))
+    app = create_app(Limits(rate=1e6, burst=10**6), allowed_hosts=TEST_HOSTS)
     with starlette_testclient.TestClient(app) as c:
         yield c
 
