@@ -70,6 +70,7 @@ from gongzhu_env import raw_env
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
 from training.arena.reports import output_file_error
+from training.arguments import CommandParser, command_prog, seed_argument
 
 # Upper bound on the random floats one hand may consume: Gong Zhu takes at most 4 DONE + 4
 # exposures + 52 plays = 60 decisions (two decks: 4 + 8 + 104 = 116); OpenSpiel hearts takes
@@ -312,11 +313,13 @@ def _print_table(rows: list[dict[str, Any]], ratios: list[tuple[str, str, float,
 
 def main(argv: list[str] | None = None) -> int:
     """Parse the flags, run every contender, print the table and optionally write JSON."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = CommandParser(prog=command_prog("bench", alone="python -m benchmarks.bench_env"),
+                      description=__doc__.split("\n\n")[0],
+                      formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--hands", type=int, default=1000, help="hands per run (default 1000)")
     p.add_argument("--repeats", type=int, default=3, help="runs per contender; median kept")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals and of the choices")
+    p.add_argument("--seed", type=seed_argument, default=0,
+                   help="seed of the deals and of the choices")
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                    help="wall: elapsed time; cpu: this process's CPU time (steadier when the "
                         "machine is shared)")
@@ -345,9 +348,6 @@ def main(argv: list[str] | None = None) -> int:
                              ("--batch-decisions", args.batch_decisions, MAX_BATCH_DECISIONS)):
         if not 1 <= value <= top:
             p.error(f"{flag} must be an integer 1..{top:,}; got {value}")
-    if not 0 <= args.seed < 2**63:
-        p.error(f"--seed must be an integer 0..2**63-1 (numpy seeds are not negative); "
-                f"got {args.seed}")
     error = args.json and output_file_error("--json", args.json)
     if error:
         p.error(error)

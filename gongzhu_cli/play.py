@@ -10,7 +10,8 @@ end the game; end of input (Ctrl-D) and Ctrl-C offer to save the match as hand r
 Saving appends to a file that may already hold hours of play, so it never makes a readable file
 unreadable: a file is appended to only when it is missing, empty, or a readable hand-record file
 ending in a newline (``save_problem``, checked before the first hand), every line is written on a
-line of its own, and a write that fails is cut back off (``append_records``).
+line of its own, and a write that fails is cut back off (``save_records`` does both checks the
+same way for every caller: ``gongzhu_env.records.append_problem``).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from gongzhu_cli.terminal import Console, Interrupted, Style, read_line
 from gongzhu_env.engine import Game
 from gongzhu_env.integrity import printable
 from gongzhu_env.match import match_over, next_hand_leader
-from gongzhu_env.records import RecordError, load_records, save_records
+from gongzhu_env.records import RecordError, append_problem, load_records, save_records
 from gongzhu_env.rules import Rules, count_word
 
 DEFAULT_OPPONENT = "policy:pretrained"
@@ -156,60 +157,25 @@ def save_problem(path: Path) -> str | None:
         load_records(path)
     except RecordError as e:
         return f"it is not a readable hand-record file ({printable(e)})"
-    return _boundary_problem(path)
-
-
-def _boundary_problem(path: Path) -> str | None:
-    """Why a line appended to ``path`` would not start a line of its own, or None.
-
-    Cheap (one byte read), so it is repeated before every append: a file cut or edited while
-    the hand was played is left alone rather than glued onto.
-    """
-    try:
-        # Non-blocking: had the file been replaced by a FIFO, a plain open would wait for a
-        # writer; the check below then refuses it.
-        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                return "it is no longer a regular file"
-            size = f.seek(0, os.SEEK_END)
-            if size == 0:
-                return None
-            f.seek(size - 1)
-            last = f.read(1)
-    except FileNotFoundError:
-        return None
-    except OSError as e:
-        return f"it cannot be read ({printable(e.strerror or e)})"
-    if last != b"\n":
-        return ("its last line does not end with a newline (the file was cut or edited), so a "
-                "record appended now would be joined onto it")
-    return None
+    return append_problem(path)
 
 
 def append_records(path: Path, records: Sequence[Mapping]) -> str | None:
     """Append ``records`` to ``path``, each on a line of its own; return why not, or None.
 
-    The file must end at a line boundary (``_boundary_problem``). If the write fails part way
-    (a full disk, say), the file is cut back to its former length, or removed if this call
-    created it, so the records already there stay readable.
+    ``save_records`` keeps the file readable (it refuses a file that does not end with a whole
+    line and cuts back a write that fails part way); the reason is asked of the same rule
+    first (``append_problem``), so that the person reads it without the advice meant for
+    callers of the library: the hands are offered for saving elsewhere instead.
     """
-    problem = _boundary_problem(path)
+    problem = append_problem(path)
     if problem is not None:
         return problem
     try:
-        before: int | None = path.stat().st_size
-    except FileNotFoundError:
-        before = None
-    try:
         save_records(path, records, append=True)
+    except RecordError as e:  # the file changed since the question above
+        return printable(e)
     except OSError as e:
-        try:
-            if before is None:
-                path.unlink(missing_ok=True)
-            else:
-                os.truncate(path, before)
-        except OSError:
-            pass  # the reason reported is the write's; the truncation was a best effort
         return printable(e.strerror or e)
     return None
 

@@ -59,15 +59,17 @@ the engine. Text from a record that reaches a terminal is escaped first
 (``gongzhu_env.integrity.printable``).
 
 API: ``record_hand(game)`` builds a record, ``save_records(path, games_or_records)`` writes
-JSON lines, ``load_records(path)`` reads and checks them, ``replay_record(record)`` rebuilds the
-``Game`` through ``Game.replay`` and checks it against the stored tricks and scores. Problems
-raise ``RecordError`` (a ``ValueError``) naming the file and the line.
+JSON lines (``append=True`` adds to a file only where it ends with a whole line:
+``append_problem``), ``load_records(path)`` reads and checks them, ``replay_record(record)``
+rebuilds the ``Game`` through ``Game.replay`` and checks it against the stored tricks and
+scores. Problems raise ``RecordError`` (a ``ValueError``) naming the file and the line.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -89,6 +91,7 @@ __all__ = [
     "FORMAT",
     "VERSION",
     "RecordError",
+    "append_problem",
     "load_records",
     "record_digest",
     "record_hand",
@@ -347,6 +350,13 @@ def save_records(path: str | os.PathLike[str], games_or_records: Iterable[Game |
     ``append=True`` adds to an existing file (one match, hand after hand). Every record is
     checked first and written with its ``digest`` (module docstring), so nothing malformed
     reaches the file and a later edit is detected on load.
+
+    Appending never makes a readable file unreadable: a file that does not end with a whole
+    line (``append_problem``: cut by a crash, a full disk or a copy) is refused with
+    ``RecordError`` before anything is written, since the first new record would be glued
+    onto the cut line and both lost to ``load_records``; and a write that fails part way (an
+    ``OSError``, re-raised) is cut back to the file's former length. The refusal leaves the
+    repair to the person, who can see which line was cut: deleting it would lose a hand.
     """
     lines = []
     for item in games_or_records:
@@ -360,10 +370,67 @@ def save_records(path: str | os.PathLike[str], games_or_records: Iterable[Game |
         except (ValueError, TypeError) as e:
             raise RecordError(f"refusing to save a malformed record: {printable(e, 400)}") \
                 from None
-    with open(path, "a" if append else "w", encoding="utf-8") as f:
-        for line in lines:
-            f.write(line + "\n")
+    if not append:
+        with open(path, "w", encoding="utf-8") as f:
+            f.writelines(line + "\n" for line in lines)
+        return len(lines)
+    problem = append_problem(path)
+    if problem is not None:
+        raise RecordError(f"cannot append hand records to {printable(Path(path))}: {problem}. "
+                          "Nothing was written; make the file end with a whole line first "
+                          "(delete the cut last line, or end a whole last record with a "
+                          "newline), or append to another file")
+    try:
+        before: int | None = os.stat(path).st_size
+    except FileNotFoundError:
+        before = None
+    try:
+        with open(path, "a", encoding="utf-8") as f:
+            f.writelines(line + "\n" for line in lines)
+    except OSError:
+        # Cut back what part of a line reached the file (a full disk, say), so the records
+        # already there stay readable; remove the file if this call created it.
+        try:
+            if before is None:
+                Path(path).unlink(missing_ok=True)
+            else:
+                os.truncate(path, before)
+        except OSError:
+            pass  # the write's error is the one to report; this was a best effort
+        raise
     return len(lines)
+
+
+def append_problem(path: str | os.PathLike[str]) -> str | None:
+    """Say why a record appended to ``path`` would not start a line of its own (None if not).
+
+    A missing or empty file takes records; a regular file whose last byte is a newline does
+    too. Anything else does not: a file cut mid-line would have the next record glued onto its
+    last line, a FIFO or a device is no record file. Cheap (one byte is read), so a caller that
+    appends hand after hand can ask before each one. ``save_records(..., append=True)`` asks
+    it, and refuses what it names.
+    """
+    try:
+        # Non-blocking: a plain open of a FIFO would wait for a writer; the check below then
+        # refuses it (a directory too, which opens read-only).
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return "it is not a regular file"
+            size = os.lseek(fd, 0, os.SEEK_END)
+            if size == 0:
+                return None
+            last = os.pread(fd, 1, size - 1)
+        finally:
+            os.close(fd)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return f"it cannot be read ({printable(e.strerror or e)})"
+    if last != b"\n":
+        return ("its last line does not end with a newline (the file was cut or edited), so a "
+                "record appended now would be joined onto it")
+    return None
 
 
 def load_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:

@@ -22,6 +22,8 @@ from __future__ import annotations
 import importlib
 import sys
 
+from training.arguments import TRAINING_FRONT
+
 COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("training.train", "train a policy by self-play and evaluate it"),
     "eval": ("training.arena.cli", "rank agents against each other in the duplicate arena"),
@@ -48,14 +50,17 @@ def usage() -> str:
 def main(argv: list[str] | None = None) -> int:
     """Run one command; return its exit code (2 for an unknown command)."""
     args = sys.argv[1:] if argv is None else list(argv)
-    if not args or args[0] in ("-h", "--help"):
+    if args and args[0] in ("-h", "--help"):
         print(usage())
-        return 0 if args else 2
-    command, rest = args[0], args[1:]
-    if command not in COMMANDS:
-        print(f"error: unknown command {command!r}; expected one of "
-              f"{', '.join(COMMANDS)}\n\n{usage()}", file=sys.stderr)
+        return 0
+    # A wrong command is one line, as every command's own errors are (training.arguments):
+    # what was wrong, what was expected, and where the full list is.
+    if not args or args[0] not in COMMANDS:
+        what = f"unknown command {args[0]!r}" if args else "no command given"
+        print(f"{TRAINING_FRONT}: error: {what}; expected one of {', '.join(COMMANDS)}; see "
+              f"'{TRAINING_FRONT} --help'", file=sys.stderr)
         return 2
+    command, rest = args[0], args[1:]
     module = importlib.import_module(COMMANDS[command][0])
     return int(module.main(rest))
 

@@ -27,6 +27,7 @@ import csv
 import os
 import random
 import re
+import shutil
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,6 +107,31 @@ class RunDir:
         except OSError as e:
             raise TrainingError(f"cannot make the run directory {self.root}: "
                                 f"{e.strerror or e}") from None
+
+    def entries(self) -> list[Path]:
+        """Every file and folder a run writes at the top of its directory (module docstring).
+
+        ``--overwrite`` removes these and nothing else: ``--out`` may name a folder that also
+        holds a person's own files.
+        """
+        return [self.policy, self.config, self.checkpoints, self.metrics, self.evals, self.tb,
+                self.arena_json, self.arena_md, self.plot]
+
+    def clear(self) -> None:
+        """Remove the run's files (``entries``) so that a new run starts in their place.
+
+        ``TrainingError`` names the path that could not be removed; what was removed before it
+        is gone, which is what ``--overwrite`` asked for.
+        """
+        for path in self.entries():
+            try:
+                if path.is_dir() and not path.is_symlink():
+                    shutil.rmtree(path)
+                else:
+                    path.unlink(missing_ok=True)
+            except OSError as e:
+                raise TrainingError(f"--overwrite: cannot remove {path} of the old run: "
+                                    f"{e.strerror or e}") from None
 
     def periodic_policy(self, decisions: int) -> Path:
         """Where the policy saved after ``decisions`` learner decisions goes."""

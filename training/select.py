@@ -23,7 +23,6 @@ training and the selected policy becomes the run's ``policy.pt``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import sys
@@ -37,6 +36,7 @@ from agents.base import AgentError
 from agents.policy import load_policy_agent, load_policy_file, save_policy
 from gongzhu_env.rules import Rules
 from training.arena import duplicate_match
+from training.arguments import CommandParser, command_prog, seed_argument
 from training.run import PERIODIC_POLICY, SELECT_SEED, RunDir
 
 
@@ -128,14 +128,14 @@ def write_selection(run_dir: str | Path, best: Candidate, candidates: list[Candi
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``python -m training select RUN_DIR [--last N] [--opponent SPEC] ...``."""
-    p = argparse.ArgumentParser(prog="python -m training select",
-                                description="Pick the strongest of a run's last periodic "
-                                            "policies on held-out duplicate deals.")
+    p = CommandParser(prog=command_prog("select"),
+                      description="Pick the strongest of a run's last periodic policies on "
+                                  "held-out duplicate deals.")
     p.add_argument("run_dir", type=Path)
     p.add_argument("--last", type=int, default=6, help="periodic policies to compare (6)")
     p.add_argument("--opponent", default="expert", help="opponent agent spec (expert)")
     p.add_argument("--deals", type=int, default=1000, help="duplicate deals each (1000)")
-    p.add_argument("--seed", type=int, default=SELECT_SEED,
+    p.add_argument("--seed", type=seed_argument, default=SELECT_SEED,
                    help=f"deal seed ({SELECT_SEED}; keep it apart from evaluation seeds)")
     p.add_argument("--rules", default="standard", help="rules preset of the run (standard)")
     p.add_argument("--workers", type=int, default=1, help="arena worker processes (1)")

@@ -25,6 +25,7 @@ from agents.rule_features import rules_label
 from gongzhu_env.rules import PRESETS as RULE_PRESETS
 from gongzhu_env.rules import rules_value
 from training.arena import markdown_table
+from training.arguments import CommandParser, command_prog, seed_argument
 from training.cluster import (
     BackendError,
     WorkerLostError,
@@ -47,7 +48,7 @@ from training.config import (
     save_config,
 )
 from training.dmc import mixed_input, train_dmc
-from training.outdir import out_problem
+from training.outdir import out_problem, taken_problem
 from training.run import (
     FINAL_EVAL_SEED,
     RunDir,
@@ -61,8 +62,8 @@ from training.sb3 import train_sb3
 # ---------------------------------------------------------------------------- command line
 def build_parser() -> argparse.ArgumentParser:
     """Arguments of ``python -m training train`` / ``gongzhu train``."""
-    p = argparse.ArgumentParser(
-        prog="gongzhu train",
+    p = CommandParser(
+        prog=command_prog("train"),
         description="Train a Gong Zhu policy by self-play and evaluate it against the baselines.")
     p.add_argument("--preset", default="quick",
                    help=f"config preset: {', '.join(PRESETS)} (default quick)")
@@ -72,6 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="run directory (default runs/<preset>-<trainer>)")
     p.add_argument("--resume", action="store_true",
                    help="continue the run in --out from its last checkpoint")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace the run in --out: remove its files (config, policy, "
+                        "checkpoints, logs) and start a new one there; without it (or "
+                        "--resume) an --out that holds a run is refused")
     p.add_argument("--rules", default=None, metavar="NAME|JSON",
                    help=f"rules to train for: a preset ({', '.join(RULE_PRESETS)}) or a JSON "
                         "object of options, e.g. '{\"team_play\": true}' (default standard; "
@@ -79,11 +84,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rules-mix", default=None, metavar="NAME,NAME,...",
                    help="train one network for several rule sets (preset names, comma "
                         "separated; DMC only): each table draws its rules from them and the "
-                        "network reads the rules; --rules defaults to the first")
+                        "network reads the rules; the periodic evaluations play the first "
+                        "(so it takes the place of --rules)")
     p.add_argument("--episode", default=None, choices=("hand", "match"),
                    help="what one episode is: a single hand (default) or a whole match, whose "
                         "observation adds the match scores")
-    p.add_argument("--seed", type=int, default=None, help="override the config's seed")
+    p.add_argument("--seed", type=seed_argument, default=None,
+                   help="override the config's seed")
     p.add_argument("--time-budget", type=float, default=None,
                    help="override the training budget in seconds")
     p.add_argument("--final-eval-deals", type=int, default=None,
@@ -173,12 +180,17 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
         given_by[field] = source
         out[field] = value
 
-    if args.rules is not None:
-        put("rules", parse_rules(args.rules), f"--rules {args.rules}")
     if args.rules_mix is not None:
-        mix = [name.strip() for name in args.rules_mix.split(",") if name.strip()]
-        put("rules_mix", tuple(mix), f"--rules-mix {args.rules_mix}")
-        out.setdefault("rules", mix[0] if mix else "standard")
+        if args.rules is not None:
+            raise ConfigError(f"--rules {args.rules} and --rules-mix {args.rules_mix}: give one "
+                              "of them. With --rules-mix the network trains for every rule set "
+                              "of the mix and its periodic evaluations play the first, so "
+                              "list the rule set to evaluate first instead of giving --rules")
+        mix = parse_rules_mix(args.rules_mix)
+        put("rules_mix", mix, f"--rules-mix {args.rules_mix}")
+        put("rules", mix[0], f"--rules-mix {args.rules_mix} (its first rule set)")
+    elif args.rules is not None:
+        put("rules", parse_rules(args.rules), f"--rules {args.rules}")
     for field, value, flag in (("episode", args.episode, "--episode"),
                                ("seed", args.seed, "--seed"),
                                ("time_budget_s", args.time_budget, "--time-budget"),
@@ -201,6 +213,21 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
             raise ConfigError(f"--set {key}: choose it with --{key}, not --set")
         put(key, _json_or_text(value), f"--set {item}")
     return out
+
+
+def parse_rules_mix(text: str) -> tuple[str, ...]:
+    """Read ``--rules-mix``: preset names separated by commas, none of them empty.
+
+    An empty name (``--rules-mix ''``, ``standard,,huapai``) is refused rather than skipped:
+    skipping it would train for one rule set fewer than the person listed, or, for an empty
+    text, for no mix at all, without a word.
+    """
+    names = tuple(name.strip() for name in text.split(","))
+    if not all(names):
+        raise ConfigError(f"--rules-mix {text!r}: expected rule set names separated by commas, "
+                          f"e.g. standard,huapai ({', '.join(RULE_PRESETS)}), and no empty "
+                          "name")
+    return names
 
 
 def _json_or_text(value: str) -> Any:
@@ -270,6 +297,24 @@ def check_run_backend(cfg: Config, backend: str, address: str | None) -> None:
                            "--actors N")
 
 
+def check_out(out: str, *, resume: bool, overwrite: bool) -> None:
+    """Refuse an ``--out`` the run cannot use, before anything is read or written.
+
+    ``TrainingError`` when ``out`` cannot be a directory, when ``--resume`` finds no run
+    there, or when a new run would replace one the person did not say to replace
+    (``training.outdir.taken_problem``).
+    """
+    if resume and overwrite:
+        raise TrainingError("--resume continues the run in --out and --overwrite replaces it; "
+                            "give one of them")
+    run = RunDir(out)
+    why = out_problem(out, resume=resume, marker=run.config.name, what="training run")
+    if why is None and not resume and not overwrite:
+        why = taken_problem(out, [path.name for path in run.entries()], what="training run")
+    if why is not None:
+        raise TrainingError(why)
+
+
 def _raise_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -282,10 +327,7 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         out = args.out or f"runs/{args.preset}-{args.trainer}"
-        why = out_problem(out, resume=args.resume, marker=RunDir(out).config.name,
-                          what="training run")
-        if why is not None:
-            raise TrainingError(why)
+        check_out(out, resume=args.resume, overwrite=args.overwrite)
         if args.resume:
             extra = _overrides(args)
             cfg = load_config(str(RunDir(out).config), device=extra.get("device"))
@@ -304,6 +346,8 @@ def main(argv: list[str] | None = None) -> int:
                                        num_cpus=max(cfg.num_actors, os.cpu_count() or 1))
                 if started:
                     stack.callback(ray.shutdown)
+            if args.overwrite:  # the last moment: every check before it has passed
+                RunDir(out).clear()
             run_training(cfg, out, resume=args.resume, quiet=args.quiet,
                          backend=args.backend, address=args.address)
     except (ConfigError, TrainingError, BackendError) as e:  # e.g. a damaged label chunk

@@ -9,8 +9,10 @@ import sys
 import pytest
 
 import gongzhu_cli.main as cli
+import gongzhu_env
 from tests.gongzhu_cli.session import ENV, ROOT
 from tests.helpers import HANG_S
+from training.arguments import MAX_SEED
 
 
 def test_forward_passes_arguments_unchanged(tmp_path, monkeypatch):
@@ -57,7 +59,6 @@ def test_demo_still_works():
     (["demo", "--rules", "nope"], "--rules: unknown rules preset 'nope'"),
     (["demo", "--rules", '{"dekcs": 2}'], "unknown rule option(s) ['dekcs']"),
     (["demo", "--agent", "wizard"], "--agent: unknown agent 'wizard'"),
-    (["demo", "--seed", "-1"], "--seed must be a non-negative integer; got -1"),
     (["demo", "--agent", "policy:/no/such/policy.pt"], "policy file not found"),
     (["play", "--rules", "nope"], "--rules: unknown rules preset 'nope'"),
     # A flag and the --rules object setting the same rule differently: before, the flag won
@@ -93,7 +94,7 @@ def test_demo_table_size_from_either_place_when_they_agree(argv, seats, capsys):
 
 @pytest.mark.parametrize("argv, said", [
     # Before: numpy's "expected non-negative integer" traceback after the kernels compiled.
-    (["--seed", "-1"], "--seed must be an integer 0..2**63-1"),
+    (["--seed", "-1"], "argument --seed: expected a whole number 0..4294967295; got -1"),
     (["--hands", "1000000000000"], "--hands must be an integer 1..100,000"),
     (["--repeats", "0"], "--repeats must be an integer 1..100"),
     # Before: the whole benchmark ran, then open() failed on the missing directory.
@@ -115,3 +116,53 @@ def test_bench_writes_json_where_asked(tmp_path):
                      "--only", "engine", "--json", str(out)]) == 0
     doc = json.loads(out.read_text())
     assert doc["hands"] == 2 and [r["name"] for r in doc["rows"]] == ["engine"]
+
+
+def test_version_prints_the_package_version(capsys):
+    # Before: "unrecognized arguments: --version" after the whole usage.
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out == f"gongzhu {gongzhu_env.__version__}\n"
+
+
+@pytest.mark.parametrize("argv, command", [
+    (["--bogus"], "gongzhu"),
+    ([], "gongzhu"),
+    (["nope"], "gongzhu"),
+    (["play", "--seat", "x"], "gongzhu play"),
+    (["replay"], "gongzhu replay"),
+    (["serve", "--port", "x"], "gongzhu serve"),
+    (["demo", "--sede", "3"], "gongzhu demo"),
+    (["eval", "--candidate", "random", "--deals", "x"], "gongzhu eval"),
+    (["train", "--trainer"], "gongzhu train"),
+    (["bench", "--clock", "sundial"], "gongzhu bench"),
+])
+def test_a_wrong_argument_is_one_line_that_names_the_help(argv, command, capsys):
+    # Before: argparse's usage (up to 34 lines for train) above the line that matters.
+    with pytest.raises(SystemExit) as stop:
+        cli.main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"{command}: error: "), err
+    assert err.endswith(f"; see '{command} --help'\n"), err
+
+
+@pytest.mark.parametrize("argv", [
+    ["play"], ["demo"], ["eval", "--candidate", "random"], ["train"], ["bench", "--no-batch"],
+])
+@pytest.mark.parametrize("seed", ["-1", str(MAX_SEED + 1), str(2**80), "1e3"])
+def test_every_seed_has_the_one_range(argv, seed, capsys):
+    # Before: demo took 2**80, eval refused -1 after parsing, train refused 2**32 in the
+    # config, bench took anything below 2**63: four ranges and three kinds of message.
+    with pytest.raises(SystemExit) as stop:
+        cli.main([*argv, "--seed", seed])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument --seed: expected a whole number 0..{MAX_SEED}; got " in err, err
+
+
+def test_the_largest_seed_plays(capsys):
+    assert cli.main(["demo", "--seed", str(MAX_SEED)]) == 0
+    assert "raw scores:" in capsys.readouterr().out
+    assert cli.build_parser().parse_args(["play", "--seed", f" {MAX_SEED} "]).seed == MAX_SEED

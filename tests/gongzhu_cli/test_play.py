@@ -291,6 +291,21 @@ def test_save_refuses_a_file_that_appending_would_leave_unreadable(tmp_path):
     assert "expected one hand record" in _play_refused("--save", str(cut)).stderr
 
 
+def test_save_asks_the_records_own_rule_before_play(tmp_path):
+    # One rule for "may a record be appended here", in gongzhu_env.records: gongzhu play
+    # --save refuses exactly what save_records(append=True) would.
+    from gongzhu_cli.play import save_problem
+    from gongzhu_env.records import RecordError, append_problem, save_records
+
+    path = tmp_path / "match.jsonl"
+    whole = _record_file(path, 1)
+    path.write_bytes(whole[:-1])  # readable, the newline after the last record missing
+    problem = append_problem(path)
+    assert problem is not None and save_problem(path) == problem
+    with pytest.raises(RecordError, match=problem.split(" (")[0]):
+        save_records(path, [], append=True)
+
+
 def test_save_appends_to_a_record_file_and_to_an_empty_one(tmp_path):
     from gongzhu_cli.play import run_play
     from gongzhu_env.rules import Rules

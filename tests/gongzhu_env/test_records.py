@@ -7,6 +7,7 @@ from gongzhu_env.cards import C2, SQ, parse_cards
 from gongzhu_env.engine import Game
 from gongzhu_env.records import (
     RecordError,
+    append_problem,
     load_records,
     record_hand,
     replay_record,
@@ -103,6 +104,37 @@ def test_append_adds_hands(tmp_path):
     save_records(path, games[1:], append=True)
     assert [r["actions"] for r in load_records(path)] == [record_hand(g)["actions"]
                                                           for g in games]
+
+
+@pytest.mark.parametrize("cut", [1, 200])
+def test_append_refuses_a_file_whose_last_line_is_cut_and_leaves_it(tmp_path, cut):
+    # Before: the new record was glued onto the cut line, and the file no longer loaded.
+    games = _random_hands(3, seed=5)
+    path = tmp_path / "match.jsonl"
+    save_records(path, games[:2])
+    damaged = path.read_bytes()[:-cut]  # 1: a whole record without its newline
+    path.write_bytes(damaged)
+    with pytest.raises(RecordError) as refused:
+        save_records(path, games[2:], append=True)
+    message = str(refused.value)
+    assert f"cannot append hand records to {path}: its last line does not end with a " \
+           "newline" in message
+    assert "Nothing was written" in message and "delete the cut last line" in message
+    assert path.read_bytes() == damaged
+    # Repaired as the message says, the file takes the record and reads back whole.
+    path.write_bytes(damaged[:damaged.rindex(b"\n") + 1] if cut > 1 else damaged + b"\n")
+    assert append_problem(path) is None
+    save_records(path, games[2:], append=True)
+    assert len(load_records(path)) == (2 if cut > 1 else 3)
+
+
+def test_append_problem_names_what_is_in_the_way(tmp_path):
+    assert append_problem(tmp_path / "new.jsonl") is None  # created on the first append
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    assert append_problem(tmp_path / "empty.jsonl") is None
+    assert append_problem(tmp_path) == "it is not a regular file"
+    with pytest.raises(RecordError, match="it is not a regular file"):
+        save_records(tmp_path, _random_hands(1, seed=6), append=True)
 
 
 def test_sq_taker_agrees_between_game_and_record():

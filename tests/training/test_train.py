@@ -307,6 +307,6 @@ def test_one_network_trains_for_a_rules_mix_and_plays_at_each_of_its_tables(tmp_
     assert train.main(["--preset", "tiny", "--rules-mix", "standard,scrofazero",
                        "--out", str(tmp_path / "never")]) == 2
     assert "team and individual" in capsys.readouterr().err
-    assert train.main(["--preset", "tiny", "--rules-mix", "standard,huapai", "--rules",
-                       "online", "--out", str(tmp_path / "never")]) == 2
+    assert train.main(["--preset", "tiny", "--set", 'rules_mix=["standard", "huapai"]',
+                       "--set", "rules=online", "--out", str(tmp_path / "never")]) == 2
     assert "must be one of the mix" in capsys.readouterr().err

@@ -79,6 +79,7 @@ from training.arena.journal import JournalError
 from training.arena.plots import plot_matches, plot_ratings
 from training.arena.reports import match_table, output_file_error, rating_table, write_json
 from training.arena.round_robin import round_robin
+from training.arguments import CommandParser, command_prog, seed_argument
 from training.cluster import (
     BackendError,
     RayExecutor,
@@ -116,8 +117,8 @@ def split_specs(values: Iterable[str] | None) -> list[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the arena's argument parser (also used by ``gongzhu eval``)."""
-    p = argparse.ArgumentParser(
-        prog="python -m training eval",
+    p = CommandParser(
+        prog=command_prog("eval"),
         description="Duplicate-deal evaluation arena: a candidate against opponents, or a round "
                     "robin with Bradley-Terry ratings.")
     what = p.add_mutually_exclusive_group(required=True)
@@ -135,7 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deal-file", help="load the deals from this .npz/.json file instead")
     p.add_argument("--save-deals", help="save the deal set used to this .npz/.json file (its "
                                         "directory must exist)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals, agents, bootstrap")
+    p.add_argument("--seed", type=seed_argument, default=0,
+                   help="seed of the deals, agents, bootstrap")
     p.add_argument("--mode", choices=MODES, default=None,
                    help="duplicate format (default 1v3: the candidate in every seat against "
                         "opponent copies in the others, at any table size); 2v2 is the team "
@@ -205,8 +207,6 @@ def check_sizes(args: argparse.Namespace) -> None:
                              ("--resamples", args.resamples, MAX_RESAMPLES)):
         if value is not None and not 1 <= value <= top:
             raise ValueError(f"{flag} must be an integer 1..{top:,}; got {value}")
-    if args.seed < 0:
-        raise ValueError(f"--seed must be a non-negative integer; got {args.seed}")
 
 
 def check_output_files(args: argparse.Namespace) -> None:

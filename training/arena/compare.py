@@ -14,7 +14,6 @@ sets, rules or duplicate formats cannot be paired and are refused with what diff
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from training.arena.deals import generate_deals
 from training.arena.formats import SCORINGS, paired_differences
 from training.arena.journal import MAX_FILE_BYTES, ArenaJournal, JournalError
 from training.arena.stats import Stats, summarize
+from training.arguments import CommandParser, command_prog
 
 PAIRED_KEYS = ("mode", "rules", "seed")
 """Header fields two journals must share to be paired: the same deals played the same way."""
@@ -121,8 +121,7 @@ def report(c: Comparison) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Print both matches' results on their shared deals and the paired difference."""
-    p = argparse.ArgumentParser(prog="python -m training compare", description=__doc__
-                                .split("\n\n")[0])
+    p = CommandParser(prog=command_prog("compare"), description=__doc__.split("\n\n")[0])
     p.add_argument("first", help="journal A (a .jsonl under an eval run's journal/)")
     p.add_argument("second", help="journal B, of the same deal seed, rules and format")
     p.add_argument("--deals", type=int, default=None,

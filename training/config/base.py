@@ -20,6 +20,7 @@ import textwrap
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
+from training.arguments import seed_argument
 from training.config.checks import ConfigError
 
 C = TypeVar("C", bound="ConfigBase")
@@ -140,6 +141,8 @@ def add_field_options(parser: argparse.ArgumentParser | Any, cls: type,
         if kind == "bool":
             action = argparse.BooleanOptionalAction if default else "store_true"
             parser.add_argument(flag, action=action, default=default, help=doc)
+        elif name == "seed" and kind == "int":  # every command's --seed reads the same range
+            parser.add_argument(flag, type=seed_argument, default=default, help=doc)
         elif kind in _OPTION_TYPES:
             parser.add_argument(flag, type=_OPTION_TYPES[kind], default=default, help=doc)
         else:

@@ -9,9 +9,10 @@ name for every config of the package, the recipes' settings included.
 
 from __future__ import annotations
 
-MAX_SEED = 2**32 - 1
-"""Largest seed: numpy's global generator (``training.run.seed_everything``) and
-stable-baselines3 take seeds below 2**32."""
+from training.arguments import MAX_SEED
+
+# MAX_SEED (below 2**32: numpy's global generator and stable-baselines3) is the bound of every
+# command's --seed as well, so it is defined with the command lines' shared arguments.
 MAX_THREADS = 256
 """Most torch threads. torch starts one operating-system thread per count the first time it
 runs a parallel product; past the machine's cores they only spin against each other (see

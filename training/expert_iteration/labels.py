@@ -51,7 +51,6 @@ played from the same position).
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import math
@@ -75,6 +74,7 @@ from gongzhu_env.players import play_turns, start_hand
 from gongzhu_env.rules import Rules
 from gongzhu_env.state import Phase
 from gongzhu_env.view import PlayerView, obs_size
+from training.arguments import CommandParser, command_prog
 from training.config.base import ConfigBase, add_field_options
 from training.config.checks import ConfigError, nonneg_int, one_of, positive_int, text
 from training.label_sets import (
@@ -530,8 +530,7 @@ def _run_chunks(label_spec: LabelSpec, todo: list[int], workers: int, start: flo
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: make or extend a label set; exit 2 with the reason on bad input."""
-    p = argparse.ArgumentParser(prog="python -m training labels",
-                                description=__doc__.split("\n")[0])
+    p = CommandParser(prog=command_prog("labels"), description=__doc__.split("\n")[0])
     p.add_argument("--out", required=True, help="directory of the label set")
     # The spec's fields but the rules (a Rules there, a preset name here).
     add_field_options(p, LabelSpec, ["spec", "seed", "chunk_hands", "others", "player", "values",

@@ -26,7 +26,6 @@ procedure and seeds but does not give the same weights bit for bit.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import os
@@ -37,6 +36,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from training.arguments import CommandParser, command_prog
 from training.config.base import ConfigBase, add_field_options
 from training.config.checks import (
     ConfigError,
@@ -234,8 +234,7 @@ def first_beat(evals_csv: Path, opponent: str = "expert") -> dict[str, float] | 
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: run or resume the recipe; exit 2 with the reason on bad input."""
-    p = argparse.ArgumentParser(prog="python -m training recipe",
-                                description=__doc__.split("\n")[0])
+    p = CommandParser(prog=command_prog("recipe"), description=__doc__.split("\n")[0])
     p.add_argument("--out", required=True)
     add_field_options(p, Settings, ["legs"])
     p.add_argument("--workers", type=int, default=2, help="processes (2 for both cores)")

@@ -33,7 +33,6 @@ first unfinished step; ``state.json`` records every finished step. The run's bes
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -45,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from gongzhu_env.rules import Rules
+from training.arguments import CommandParser, command_prog
 from training.config.base import ConfigBase, add_field_options
 from training.config.bounds import MAX_SEED
 from training.config.checks import (
@@ -369,8 +369,7 @@ class ExpertIteration:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: run or resume an expert-iteration run; exit 2 with the reason on bad input."""
-    p = argparse.ArgumentParser(prog="python -m training expert-iteration",
-                                description=__doc__.split("\n")[0])
+    p = CommandParser(prog=command_prog("expert-iteration"), description=__doc__.split("\n")[0])
     p.add_argument("--out", required=True, help="the run's directory")
     add_field_options(p, Recipe)  # --rounds ... --extra-labels: the recipe's fields
     p.add_argument("--workers", type=int, default=1, help="processes (2 for both cores)")
