@@ -20,9 +20,11 @@ from pathlib import Path
 
 from agents import make_agent
 from agents.base import AgentError
+from gongzhu_env import __version__
 from gongzhu_env.engine import Game
 from gongzhu_env.players import play_turns, start_hand
 from gongzhu_env.rules import Rules, rules_value
+from training.arguments import CommandParser, invoked_as, seed_argument
 
 # command -> (module, what it is, extra that provides its dependencies)
 FRONTS: dict[str, tuple[str, str, str]] = {
@@ -67,10 +69,6 @@ def cmd_demo(args: argparse.Namespace) -> int:
     """Play one seeded hand between agents at every seat; print the table and the scores."""
     rules = _table_rules("demo", args.rules, args.players)
     if rules is None:
-        return 2
-    if args.seed < 0:
-        print(f"gongzhu demo: --seed must be a non-negative integer; got {args.seed}",
-              file=sys.stderr)
         return 2
     try:
         n = rules.players
@@ -159,7 +157,8 @@ def _run_main(command: str, main_fn: Callable[[list[str]], int | None] | None,
     if main_fn is None:
         print(f"gongzhu {command}: the module has no main(argv) function", file=sys.stderr)
         return 2
-    result = main_fn(argv)
+    with invoked_as("gongzhu"):  # its messages say "gongzhu COMMAND", as the person typed it
+        result = main_fn(argv)
     return int(result or 0)
 
 
@@ -197,10 +196,12 @@ def _add_front(sub: argparse._SubParsersAction, name: str, help_text: str) -> No
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser of every subcommand."""
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="gongzhu", description="Gong Zhu (拱猪, Chase the Pig): play, replay, evaluate, "
         "train and benchmark.",
         epilog="Run 'gongzhu COMMAND --help' for the options of a command.")
+    parser.add_argument("--version", action="version", version=f"gongzhu {__version__}",
+                        help="print the version of the installed package and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     play = sub.add_parser(
@@ -221,7 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--players", type=int, default=None, metavar="N",
                       help="seats at the table, 3 to 8 (default: the rules', four); low cards "
                       "leave the deck until it divides evenly")
-    play.add_argument("--seed", type=int, default=None,
+    play.add_argument("--seed", type=seed_argument, default=None,
                       help="seed of the deals and the agents (default: a fresh one, printed)")
     play.add_argument("--match", action="store_true",
                       help="play hands until a cumulative score reaches -THRESHOLD")
@@ -292,8 +293,26 @@ def main(argv: list[str] | None = None) -> int:
         return forward(argv[0], argv[1:])
     if argv and argv[0] == "bench":
         return bench(argv[1:])
-    args = build_parser().parse_args(argv)
+    args = parse_command_line(build_parser(), argv)
     return args.func(args)
+
+
+def parse_command_line(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """Parse ``argv``; an option no parser knows is reported by the command it was given to.
+
+    argparse leaves unknown options to the top-level parser, whose error would point at
+    ``gongzhu --help``; ``gongzhu demo --sede 3`` should point at ``gongzhu demo --help``,
+    where the options of ``demo`` are listed.
+    """
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        owner = parser
+        for action in parser._actions:
+            name = getattr(args, action.dest, None)
+            if isinstance(action, argparse._SubParsersAction) and isinstance(name, str):
+                owner = action.choices.get(name, parser)
+        owner.error(f"unrecognized arguments: {' '.join(unknown)}")
+    return args
 
 
 if __name__ == "__main__":
