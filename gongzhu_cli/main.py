@@ -271,7 +271,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(func=cmd_serve)
 
     demo = sub.add_parser("demo", help="play one seeded hand between agents and print it")
-    demo.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents")
+    demo.add_argument("--seed", type=seed_argument, default=0,
+                      help="seed of the deal and the agents")
     demo.add_argument("--agent", default="random", help="agent spec for every seat")
     demo.add_argument("--players", type=int, default=None, metavar="N",
                       help="seats at the table, 3 to 8 (default: the rules', four)")
