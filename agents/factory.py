@@ -101,6 +101,13 @@ def _build_search(seed: int | None = None, rules: Rules | None = None,
     return module.SearchAgent(seed=seed, rules=rules, **options)
 
 
+def _build_ismcts(seed: int | None = None, **options: object) -> Agent:
+    """Build OpenSpiel's IS-MCTS player (``agents.ismcts``), which needs the [openspiel] extra."""
+    from agents.ismcts import IsmctsAgent
+
+    return IsmctsAgent(seed=seed, **options)  # type: ignore[arg-type]
+
+
 Builder = Callable[..., Agent]
 
 BUILDERS: dict[str, Builder | dict[int, Builder]] = {
@@ -110,6 +117,7 @@ BUILDERS: dict[str, Builder | dict[int, Builder]] = {
     "pimc": {1: PimcAgent, 2: TwoDeckPimcAgent},
     "policy": _build_policy,
     "search": {1: _build_search, 2: _build_search},
+    "ismcts": _build_ismcts,
 }
 """Each agent name's builder; a strategy that differs by table maps ``rules.decks`` to its
 builder for those tables."""
