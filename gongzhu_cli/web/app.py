@@ -228,7 +228,9 @@ class Server:
                     break
                 if message["type"] == "websocket.disconnect":
                     break
-                await self.handle(conn, message.get("text"), message.get("bytes"))
+                # Popped, not read: the message stays bound while the next one is awaited,
+                # and must not keep a replay file's text alive with it.
+                await self.handle(conn, message.pop("text", None), message.pop("bytes", None))
         except WebSocketDisconnect:
             pass
         finally:

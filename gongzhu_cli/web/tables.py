@@ -585,7 +585,7 @@ class ReplayHand:
     summary: dict[str, Any]
     """``{"hand", "complete", "scores", "players"}``; the scores are the engine's."""
     line: bytes
-    """The record's line of the file, zlib-compressed (read again on demand)."""
+    """The record's line of the file, zlib-compressed against the file's first line."""
 
 
 class ReplayIndex:
@@ -595,20 +595,24 @@ class ReplayIndex:
     (UTF-8, bounded JSON, schema, digest), then replays it with the engine, so the scores
     listed are the engine's, never the file's claim. Unlike ``gongzhu replay``, a record
     without its digest is refused: the files this page and ``gongzhu play --save`` write carry
-    one on every record. What is kept is a summary per hand and its line compressed (a few
-    hundred bytes a hand): a replayed hand is parsed again when it is asked for, so a
-    connection holds neither the parsed file nor a second copy of it.
+    one on every record. What is kept is a summary per hand and its line compressed with the
+    file's first line as the dictionary (a few hundred bytes a hand, records being much
+    alike): a replayed hand is parsed again when it is asked for, so a connection holds
+    neither the parsed file nor a second copy of it.
     """
 
-    def __init__(self, name: str, hands: Sequence[ReplayHand]) -> None:
+    def __init__(self, name: str, hands: Sequence[ReplayHand], zdict: bytes) -> None:
         self.name = name
         self.hands = list(hands)
+        self.zdict = zdict
 
     @classmethod
     def read(cls, data: bytes, name: str, max_bytes: int) -> ReplayIndex:
         """Check the file ``data`` the person calls ``name``; raise ``RecordError`` naming it."""
         shown = printable(name, 120) or "the file"
         hands: list[ReplayHand] = []
+        zdict = b""
+        names: dict[tuple[str, ...], list[str]] = {}  # one list for a match's repeated names
         try:
             for n, raw, _ in read_lines(BytesIO(data), max_bytes=max_bytes):
                 record = _record_of_line(raw, n, shown)
@@ -618,18 +622,21 @@ class ReplayIndex:
                     game = replay_record(record)
                 except RecordError as e:
                     raise RecordError(f"{shown}, line {n}: {e}") from None
-                meta = record.get("meta") or {}
+                players = (record.get("meta") or {}).get("players")
+                if players is not None:
+                    players = names.setdefault(tuple(players), players)
                 summary = {"hand": len(hands) + 1, "complete": game.is_over(),
                            "scores": game.scores() if game.is_over() else None,
-                           "players": meta.get("players")}
-                hands.append(ReplayHand(summary, zlib.compress(raw)))
+                           "players": players}
+                zdict = zdict or raw
+                hands.append(ReplayHand(summary, _squeeze(raw, zdict)))
         except ReadLimitError as e:
             where = f"{shown}, line {e.line}" if e.line is not None else shown
             raise RecordError(f"{where} {e.problem}") from None
         if not hands:
             raise RecordError(f"{shown} holds no hand records (a hand-record file has one "
                               "JSON record per line)")
-        return cls(name, hands)
+        return cls(name, hands, zdict)
 
     def listing(self) -> list[dict[str, Any]]:
         """Return each hand's summary, for the list the page shows."""
@@ -637,12 +644,19 @@ class ReplayIndex:
 
     def record(self, number: int) -> dict[str, Any]:
         """Return hand ``number`` (1-based) as its record, without the checked digest."""
-        record = strict_loads(zlib.decompress(self.hands[number - 1].line).decode("utf-8"))
+        raw = zlib.decompressobj(zdict=self.zdict).decompress(self.hands[number - 1].line)
+        record = strict_loads(raw.decode("utf-8"))
         record.pop("digest", None)
         return dict(record)
 
     def __len__(self) -> int:
         return len(self.hands)
+
+
+def _squeeze(raw: bytes, zdict: bytes) -> bytes:
+    """Compress one record's line against ``zdict`` (another record: most of it recurs)."""
+    packer = zlib.compressobj(6, zdict=zdict)
+    return packer.compress(raw) + packer.flush()
 
 
 def _record_of_line(raw: bytes, n: int, shown: str) -> dict[str, Any] | None:

@@ -111,3 +111,39 @@ def isolated() -> Iterator[str | None]:
     """The loopback-only namespace where it can be entered (``None``), else why not."""
     with loopback_only_network() as why:
         yield why
+
+
+def record_file(size: int | None, hands: int = 8, seed: int = 0) -> bytes:
+    """A readable hand-record file of exactly ``size`` bytes: ``hands`` random hands, padded.
+
+    Each record's ``meta`` carries a padding string (free-form meta is part of the format) so
+    that the file, digests included, is exactly as large as a test needs: one byte under or
+    over a limit. ``size=None``: no padding, the hands as they are.
+    """
+    import tempfile
+
+    import numpy as np
+
+    from gongzhu_env.engine import Game
+    from gongzhu_env.records import record_hand, save_records
+    from tests.helpers import random_playout
+
+    rng = np.random.default_rng(seed)
+    records = [record_hand(random_playout(Game(seed=seed * 1000 + k), rng)) for k in range(hands)]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "hands.jsonl"
+
+        def write(pad: int) -> int:
+            per, extra = divmod(pad, hands)
+            for k, rec in enumerate(records):
+                rec["meta"] = {"pad": "x" * (per + (k < extra))}
+            save_records(path, records)
+            return path.stat().st_size
+
+        bare = write(0)
+        if size is None:
+            return path.read_bytes()
+        if size < bare:
+            raise ValueError(f"{hands} hands take {bare} bytes already; asked for {size}")
+        assert write(size - bare) == size
+        return path.read_bytes()

@@ -9,9 +9,12 @@ neither its own connection nor another table.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import threading
 import time
+import tracemalloc
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,8 +24,9 @@ import pytest
 from agents import factory
 from agents.base import Agent
 from gongzhu_cli.serve import is_loopback
-from gongzhu_env.records import replay_record
-from tests.gongzhu_cli.web.support import require_web
+from gongzhu_env.cards import card_symbol, parse_card
+from gongzhu_env.records import record_digest, replay_record
+from tests.gongzhu_cli.web.support import record_file, require_web
 from tests.helpers import HANG_S
 
 testclient = require_web("starlette.testclient")
@@ -439,3 +443,247 @@ def test_where_a_network_is_shipped_the_search_values_the_cards(config):
 def test_loopback_addresses():
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("127.3.4.5")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.2")
+
+
+# --------------------------------------------------------------------------- bounds
+def _wait_for(condition: Any, what: str) -> None:
+    """Wait until ``condition()`` holds (the server acts on a disconnect in its own time)."""
+    deadline = time.monotonic() + HANG_S
+    while not condition():
+        assert time.monotonic() < deadline, f"never happened: {what}"
+        time.sleep(0.01)
+
+
+def test_a_table_whose_window_is_gone_is_freed_after_the_grace_unless_rejoined():
+    with client(grace_s=60, idle_s=600) as c:
+        store = c.app.state.server.store
+        with c.websocket_connect("/ws") as ws:
+            table, state = open_table(ws, opponents="random")
+            until_turn(ws, state)
+        held = store.tables[table["table"]]
+        _wait_for(lambda: held.orphaned_since is not None, "the table noticed its window left")
+        assert store.sweep(now=held.orphaned_since + 59) == []
+        # A window that comes back within the grace keeps the table, for as long as it plays.
+        with c.websocket_connect("/ws") as ws:
+            ws.receive_json()
+            rejoin(ws, table["table"])
+            assert held.orphaned_since is None
+            assert store.sweep(now=time.monotonic() + 61) == []
+        _wait_for(lambda: held.orphaned_since is not None, "the table noticed its window left")
+        assert store.sweep(now=held.orphaned_since + 60) == [table["table"]]
+
+
+def test_one_address_holds_its_share_of_tables_and_a_full_server_says_when_to_retry():
+    with client(tables_per_client=2, idle_s=600) as c, contextlib.ExitStack() as stack:
+        store = c.app.state.server.store
+        windows = [stack.enter_context(c.websocket_connect("/ws")) for _ in range(3)]
+        first, _ = open_table(windows[0], opponents="random")
+        open_table(windows[1], opponents="random")
+        windows[2].receive_json()
+        windows[2].send_json({"type": "new_table", "config": {"opponents": "random"}})
+        refused = expect_error(windows[2], "too_many_tables")
+        assert refused["retry_after"] > 0 and "try again in" in refused["message"]
+        # The first window goes: its table is the one this address gives up for a new one.
+        windows[0].close()
+        held = store.tables[first["table"]]
+        _wait_for(lambda: held.orphaned_since is not None, "the table noticed its window left")
+        windows[2].send_json({"type": "new_table", "config": {"opponents": "random"}})
+        assert windows[2].receive_json()["type"] == "table"
+        assert first["table"] not in store.tables and len(store.tables) == 2
+    with client(max_tables=1) as c, c.websocket_connect("/ws") as ws, \
+            c.websocket_connect("/ws") as other:
+        open_table(ws, opponents="random")
+        other.receive_json()
+        other.send_json({"type": "new_table", "config": {"opponents": "random"}})
+        full = expect_error(other, "full")
+        assert 0 < full["retry_after"] <= 1800 and "try again in" in full["message"]
+
+
+def test_connections_are_bounded_per_address_and_a_silent_socket_is_closed():
+    with client(connections_per_client=2, socket_idle_s=600) as c, \
+            c.websocket_connect("/ws") as a, c.websocket_connect("/ws") as b:
+        assert a.receive_json()["type"] == b.receive_json()["type"] == "hello"
+        with c.websocket_connect("/ws") as third:
+            refused = third.receive_json()
+            assert refused["code"] == "too_many_connections" and refused["retry_after"] > 0
+            assert third.receive()["code"] == 1013  # "try again later"
+    with client(socket_idle_s=0.5) as c, c.websocket_connect("/ws") as ws:
+        assert ws.receive_json()["type"] == "hello"
+        assert "nothing was received" in expect_error(ws, "idle")["message"]
+        assert ws.receive()["type"] == "websocket.close"
+
+
+def test_a_request_naming_another_host_is_refused():
+    # DNS rebinding: a page of attacker.test whose name now points at this machine sends
+    # Host: attacker.test, and a matching Origin.
+    with client() as c:
+        assert c.get("/", headers={"host": "attacker.test"}).status_code == 400
+        with pytest.raises(Exception), c.websocket_connect(  # noqa: B017 - refused
+                "/ws", headers={"host": "attacker.test",
+                                "origin": "http://attacker.test"}) as ws:
+            ws.receive_json()
+        assert c.get("/").status_code == 200
+
+
+# --------------------------------------------------------------------------- hints, shared
+def test_a_hint_being_computed_holds_up_no_other_tables_moves(monkeypatch):
+    from gongzhu_cli.web.tables import TableSession
+
+    started, release = threading.Event(), threading.Event()
+
+    def slow_hint(self: TableSession, view: Any) -> tuple[None, int, str]:
+        started.set()
+        released = release.wait(HANG_S)
+        return None, view.legal_actions[0], "released" if released else "waited out"
+
+    monkeypatch.setattr(TableSession, "hint", slow_hint)
+    rng = np.random.default_rng(3)
+    # One thread for the moves of every table: a hint that took it would stop them all.
+    with client(ai_threads=1, hint_threads=1) as c, c.websocket_connect("/ws") as ws, \
+            c.websocket_connect("/ws") as other:
+        _, state = open_table(ws, opponents="random", seed=1)
+        until_turn(ws, state)
+        ws.send_json({"type": "hint"})
+        assert started.wait(HANG_S)
+        _, theirs = open_table(other, opponents="random", seed=2)
+        assert play_out(other, theirs, rng)["phase"] == "over"
+        release.set()
+        hint = ws.receive_json()
+        assert hint["type"] == "hint" and hint["note"] == "released", hint
+
+
+def test_hints_are_rate_limited_per_table(monkeypatch):
+    from gongzhu_cli.web.tables import TableSession
+
+    monkeypatch.setattr(TableSession, "hint",
+                        lambda self, view: (None, view.legal_actions[0], "a quick answer"))
+    with client(hint_rate=0.001, hint_burst=2) as c, c.websocket_connect("/ws") as ws, \
+            c.websocket_connect("/ws") as other:
+        _, state = open_table(ws, opponents="random", seed=1)
+        until_turn(ws, state)
+        for _ in range(2):
+            ws.send_json({"type": "hint"})
+            assert ws.receive_json()["type"] == "hint"
+        ws.send_json({"type": "hint"})
+        refused = expect_error(ws, "hint_rate")
+        assert refused["retry_after"] > 0 and "try again in" in refused["message"]
+        # Another table has a budget of its own.
+        _, theirs = open_table(other, opponents="random", seed=2)
+        until_turn(other, theirs)
+        other.send_json({"type": "hint"})
+        assert other.receive_json()["type"] == "hint"
+
+
+# --------------------------------------------------------------------------- replay files
+MIB4 = 4 * 1024 * 1024
+
+
+def _open_file(ws: Any, name: str, data: bytes) -> dict:
+    """Open a replay file as the page does: its name and size, then the bytes."""
+    ws.send_json({"type": "replay_open", "name": name, "size": len(data)})
+    ws.send_bytes(data)
+    return ws.receive_json()
+
+
+def test_a_replay_file_of_the_stated_limit_opens_and_a_larger_one_is_refused_by_name():
+    data = record_file(MIB4)
+    with client() as c, c.websocket_connect("/ws") as ws:
+        assert ws.receive_json()["limits"]["max_upload"] == MIB4
+        listing = _open_file(ws, "big.jsonl", data)
+        assert listing["type"] == "replay" and len(listing["hands"]) == 8, listing
+        ws.send_json({"type": "replay_open", "name": "bigger.jsonl", "size": MIB4 + 1})
+        message = expect_error(ws, "too_large")["message"]
+        assert "bigger.jsonl" in message and "4 MiB" in message
+        ws.send_json({"type": "replay_hand", "hand": 8})
+        assert ws.receive_json()["type"] == "replay_hand"
+
+
+def test_an_opened_replay_is_held_as_a_small_index():
+    data = record_file(None, hands=600)
+    assert len(data) > 800_000
+    with client() as c, c.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        gc.collect()
+        tracemalloc.start()
+        try:
+            ws.send_json({"type": "replay_open", "name": "hands.jsonl",
+                          "text": data.decode("utf-8")})
+            listing = ws.receive_json()
+            assert listing["type"] == "replay" and len(listing["hands"]) == 600
+            del listing
+            gc.collect()
+            held = tracemalloc.get_traced_memory()[0]
+        finally:
+            tracemalloc.stop()
+        # The compressed lines and the summaries: well under the file itself (the parsed
+        # records took ten times the file).
+        assert held < len(data) / 2, (held, len(data))
+        ws.send_json({"type": "replay_hand", "hand": 600})
+        assert ws.receive_json()["hand"] == 600
+
+
+def test_a_record_without_digest_or_with_forged_scores_is_refused_before_any_score():
+    lines = record_file(None, hands=3).decode("utf-8").splitlines()
+    bare = json.loads(lines[1])
+    del bare["digest"]
+    forged = json.loads(lines[2])
+    forged["scores"] = [s + 100 if k == 0 else s for k, s in enumerate(forged["scores"])]
+    forged["scores"][1] -= 100
+    forged["digest"] = record_digest(forged)
+    with client() as c, c.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        for bad, words in [(json.dumps(bare), "line 2: the record has no digest"),
+                           (json.dumps(forged), "line 3: stored scores")]:
+            text = "\n".join([lines[0], *( [bad] if "line 2" in words else [lines[1], bad])])
+            ws.send_json({"type": "replay_open", "name": "mine.jsonl", "text": text + "\n"})
+            message = expect_error(ws, "bad_record")["message"]
+            assert f"mine.jsonl, {words}" in message, message
+
+
+def test_replay_errors_name_the_persons_file_not_a_server_path():
+    with client() as c, c.websocket_connect("/ws") as ws:
+        ws.receive_json()
+        for text in ("not json\n", "", "{\"format\": 1}\n"):
+            ws.send_json({"type": "replay_open", "name": "my-hands.jsonl", "text": text})
+            message = expect_error(ws, "bad_record")["message"]
+            assert "my-hands.jsonl" in message and "/tmp" not in message \
+                and "upload" not in message, message
+
+
+# --------------------------------------------------------------------------- words
+def test_the_declaration_prompt_names_only_the_cards_one_may_expose():
+    seen = set()
+    with client() as c:
+        for seed in range(40):
+            with c.websocket_connect("/ws") as ws:
+                _, state = open_table(ws, opponents="random", seed=seed)
+                state = until_turn(ws, state)
+            if state["phase"] != "declare":
+                continue
+            may = [card_symbol(parse_card(a)) for a in state["legal"] if a != "DONE"]
+            prompt = state["prompt"]
+            for card in ("♠Q", "♦J", "♣10", "♥A"):
+                assert (card in prompt) == (card in may), (prompt, state["legal"])
+            if not may:
+                assert "no card you may expose" in prompt
+            seen.add(bool(may))
+            if seen == {True, False}:
+                break
+    assert seen == {True, False}, "both a hand with exposable cards and one without"
+
+
+@pytest.mark.parametrize(("config", "words"), [
+    ({}, "minus the average of the other seats' scores"),
+    ({"options": {"team_play": True}}, "each team's hand score against the other team's"),
+    ({"options": {"settlement": "yuanbao"}}, "pays the top scorer the difference"),
+], ids=["zero_sum", "teams", "coins"])
+def test_the_result_explains_the_settlement_and_groups_teams(config, words):
+    rng = np.random.default_rng(2)
+    with client() as c, c.websocket_connect("/ws") as ws:
+        _, state = open_table(ws, opponents="random", seed=6, **config)
+        result = play_out(ws, state, rng)["result"]
+    assert words in result["explain"]
+    if "team_play" in str(config):
+        assert sorted(map(sorted, result["teams"])) == [[0, 2], [1, 3]]
+    else:
+        assert result["teams"] is None

@@ -19,6 +19,7 @@ and six players: at least 300 seeded hands each.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -245,3 +246,206 @@ def test_the_wire_check_catches_a_planted_leak(client, monkeypatch):
     monkeypatch.setattr(TableSession, "state", leaking_state)
     hands, messages, leaks = wire_check(client, hands_per_rules=1)
     assert hands == len(RULE_SETS) and leaks > messages // 2, (hands, messages, leaks)
+
+
+# --------------------------------------------------------------------------- the deal's source
+# A cheater who keeps everything the server sends (every frame, every downloaded record and
+# its file name) and tries every number in it as the seed of every way this project deals.
+NUMBER = re.compile(r"\d+")
+HEX = re.compile(r"(?:0[xX])?([0-9a-fA-F]{6,})")
+TOKEN = re.compile(r"[A-Za-z0-9_-]{8,}")
+
+
+def numbers_in(obj: Any) -> set[int]:
+    """Every number a cheater could read in ``obj``: ints, digit runs, hex, base64 tokens."""
+    found: set[int] = set()
+    if isinstance(obj, bool) or obj is None:
+        return found
+    if isinstance(obj, int):
+        found.add(abs(obj))
+    elif isinstance(obj, float) and obj.is_integer():
+        found.add(abs(int(obj)))
+    elif isinstance(obj, str):
+        found.update(int(m) for m in NUMBER.findall(obj))
+        found.update(int(m, 16) for m in HEX.findall(obj))
+        for token in TOKEN.findall(obj):
+            try:
+                raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+            except ValueError:
+                continue
+            found.update({int.from_bytes(raw, "big"), int.from_bytes(raw, "little")})
+        if obj[:1] in "{[":
+            try:
+                found |= numbers_in(json.loads(obj))
+            except ValueError:
+                pass
+        for line in obj.splitlines()[1:] if "\n" in obj else ():
+            try:
+                found |= numbers_in(json.loads(line))
+            except ValueError:
+                pass
+        if "\n" in obj:
+            try:
+                found |= numbers_in(json.loads(obj.splitlines()[0]))
+            except ValueError:
+                pass
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            found |= numbers_in(k) | numbers_in(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            found |= numbers_in(v)
+    return found
+
+
+def deals_from(n: int, rules: Rules, hands: int) -> Iterator[list[tuple[int, ...]]]:
+    """Every deal the engine and the server would make from the seed ``n``, hand after hand."""
+    from gongzhu_cli.web.tables import Dealer
+
+    if n >= 2**128:
+        return  # numpy takes any size, but no deal path of the project draws a seed that big
+    yield [tuple(h) for h in Game(rules, seed=n).deal]
+    shared = np.random.default_rng(n)
+    dealer = Dealer(n)  # the table's own dealing code, as a practice seed drives it
+    for _ in range(hands):
+        yield [tuple(h) for h in Game(rules, rng=shared).deal]
+        yield [tuple(h) for h in Game(rules, rng=dealer.generator()).deal]
+
+
+def cheat(frames: list[Any], rules: Rules, seat: int, hands_seen: list[tuple[int, ...]],
+          ahead: int = 2) -> list[int]:
+    """Return the numbers in ``frames`` that rebuild a hand the person was dealt."""
+    mine = set(hands_seen)
+    found = []
+    for n in sorted(set().union(*(numbers_in(f) for f in frames))):
+        if any(deal[seat] in mine for deal in deals_from(n, rules, len(hands_seen) + ahead)):
+            found.append(n)
+    return found
+
+
+def play_match_as_a_cheater(client: Any, config: dict[str, Any],
+                            rng: np.random.Generator) -> tuple[list[Any], list[tuple[int, ...]]]:
+    """Play a match through the app; keep every frame, download and file name received.
+
+    Returns the frames and the person's hand as dealt in each hand. The record is downloaded
+    after every hand, while the match goes on, as a cheater would.
+    """
+    frames: list[Any] = []
+    dealt: list[tuple[int, ...]] = []
+    with client.websocket_connect("/ws") as ws:
+        def get() -> dict[str, Any]:
+            msg = ws.receive_json()
+            frames.append(msg)
+            return msg
+
+        assert get()["type"] == "hello"
+        ws.send_json({"type": "new_table", "config": config})
+        ws.send_json({"type": "join", "table": "nonsense"})  # an error message, kept too
+        state = get()
+        while True:
+            if state.get("type") == "state" and state["phase"] != "over":
+                if len(dealt) < state["hand_number"]:
+                    assert state["tricks_played"] == 0
+                    view_hand = [parse_card(c) for c in state["hand"]]
+                    exposed_by_me = [parse_card(c) for c in state["exposed"][state["seat"]]]
+                    dealt.append(tuple(sorted(view_hand + [c for c in exposed_by_me
+                                                           if c not in view_hand])))
+                if state["your_turn"]:
+                    legal = state["legal"]
+                    ws.send_json({"type": "move",
+                                  "action": legal[int(rng.integers(len(legal)))]})
+            if state.get("type") == "state" and state["phase"] == "over":
+                ws.send_json({"type": "record"})
+                record = get()
+                while record["type"] != "record":
+                    record = get()
+                if state["match"]["over"]:
+                    break
+                ws.send_json({"type": "next_hand"})
+            state = get()
+    return frames, dealt
+
+
+@pytest.fixture
+def cheat_client() -> Iterator[Any]:
+    from gongzhu_cli.web.app import Limits, create_app
+
+    app = create_app(Limits(rate=1e6, burst=10**6), allowed_hosts=TEST_HOSTS)
+    with starlette_testclient.TestClient(app) as c:
+        yield c
+
+
+MATCH = {"preset": "standard", "opponents": "random", "match": True, "threshold": -1000,
+         "seat": 1}
+
+
+def test_a_cheater_keeping_every_frame_of_a_match_rebuilds_no_hand(cheat_client):
+    frames, dealt = play_match_as_a_cheater(cheat_client, MATCH, np.random.default_rng(5))
+    table = next(f for f in frames if f["type"] == "table")
+    assert table["config"]["seed"] is None and table["config"]["practice"] is False
+    assert len(dealt) >= 2, "the match should last several hands"
+    tried = set().union(*(numbers_in(f) for f in frames))
+    assert len(tried) > 100  # scores, sequence numbers, digests, ids, dates...
+    assert cheat(frames, Rules(), 1, dealt) == []
+    # The records downloaded during the match carry no seed either.
+    records = [json.loads(line) for f in frames if f["type"] == "record"
+               for line in f["text"].splitlines()]
+    assert records and all("seed" not in r["meta"] for r in records)
+
+
+def test_a_practice_table_says_so_and_its_seed_rebuilds_its_hands(cheat_client):
+    # The same cheater does find a typed seed: it is no secret, and the table says so.
+    frames, dealt = play_match_as_a_cheater(cheat_client, {**MATCH, "seed": 4242},
+                                            np.random.default_rng(6))
+    table = next(f for f in frames if f["type"] == "table")
+    assert table["config"]["practice"] is True and table["config"]["seed"] == 4242
+    assert 4242 in cheat(frames, Rules(), 1, dealt)
+
+
+def test_the_cheater_models_the_tables_own_dealing():
+    # Guard: the deal paths tried above are the ones a table deals by (a practice seed's
+    # table deals exactly what Dealer(seed) does, hand after hand).
+    from gongzhu_cli.web.tables import TableConfig, TableSession
+
+    config = TableConfig(Rules(), 0, ("random",) * 3, True, 77)
+    table = TableSession("t", config)
+    first = [tuple(h) for h in table.game.deal]
+    assert first in list(deals_from(77, Rules(), 1))
+    table.close()
+
+
+@pytest.mark.parametrize("where", ["state_int", "state_hex", "file_name"])
+def test_the_cheater_finds_a_planted_seed(cheat_client, monkeypatch, where):
+    # Plant the secret of each hand's deal in what the server sends: a number in the state,
+    # hex inside a string, digits in the record's file name. The cheater must find it.
+    from gongzhu_cli.web import tables
+
+    secrets_drawn: list[int] = []
+    honest_randbits = tables.secrets.randbits
+
+    def remembered(k: int) -> int:
+        value = honest_randbits(k)
+        if k == tables.DEAL_BITS:
+            secrets_drawn.append(value)
+        return value
+
+    monkeypatch.setattr(tables.secrets, "randbits", remembered)
+    honest_state, honest_name = tables.TableSession.state, tables.TableSession.record_name
+
+    def state(self: Any, event: dict | None = None) -> dict:
+        msg = honest_state(self, event)
+        if where == "state_int":
+            msg["debug"] = secrets_drawn[-1]
+        elif where == "state_hex":
+            msg["trick"]["note"] = f"dealt by {secrets_drawn[-1]:#x}"
+        return msg
+
+    def record_name(self: Any) -> str:
+        name = honest_name(self)
+        return f"gongzhu-{secrets_drawn[-1]}.jsonl" if where == "file_name" else name
+
+    monkeypatch.setattr(tables.TableSession, "state", state)
+    monkeypatch.setattr(tables.TableSession, "record_name", record_name)
+    frames, dealt = play_match_as_a_cheater(cheat_client, MATCH, np.random.default_rng(5))
+    found = cheat(frames, Rules(), 1, dealt)
+    assert found and set(found) <= set(secrets_drawn), (found, secrets_drawn)
