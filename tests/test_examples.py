@@ -42,7 +42,7 @@ def arena_rows(out: str) -> dict[str, float]:
 
 
 TESTED = {"custom_agent_arena", "train_maskable_ppo", "cleanrl_vector_loop", "play_pretrained",
-          "evaluate_against_search", "rllib_ppo"}
+          "evaluate_against_search", "rllib_ppo", "openspiel_dqn"}
 
 
 def test_every_example_has_a_test():
@@ -58,6 +58,15 @@ def test_custom_agent_is_ranked_and_the_same_seed_gives_the_same_numbers(tmp_pat
     # Lowest card, pig dropped at once, no exposure: weaker than greedy, on any 40 deals.
     assert float(ratings["greedy"]) > float(ratings["pig_dumper"])
     assert run_example("custom_agent_arena", "--deals", "40", "--seed", "3", cwd=tmp_path) == out
+
+
+def test_openspiel_dqn_learns_on_python_gongzhu_and_is_ranked_the_same_for_a_seed(tmp_path):
+    args = ("--episodes", "60", "--deals", "4", "--seed", "1")
+    out = run_example("openspiel_dqn", *args, cwd=tmp_path)
+    assert "trained 60 self-play hands" in out and "last loss" in out  # it did learn
+    assert set(arena_rows(out)) == {"random", "expert"}
+    again = run_example("openspiel_dqn", *args, cwd=tmp_path)
+    assert arena_rows(again) == arena_rows(out)
 
 
 def test_maskable_ppo_trains_saves_and_plays_in_the_arena(tmp_path):
