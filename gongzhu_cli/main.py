@@ -283,6 +283,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_front(sub, "eval", "the evaluation arena (arguments go to training.arena.cli)")
     _add_front(sub, "train", "self-play training (arguments go to training.train)")
     _add_front(sub, "bench", "environment throughput benchmark (benchmarks/bench_env.py)")
+    for command in sub.choices.values():  # whose options an unknown one was meant for
+        command.set_defaults(command_parser=command)
     return parser
 
 
@@ -307,11 +309,7 @@ def parse_command_line(parser: argparse.ArgumentParser, argv: list[str]) -> argp
     """
     args, unknown = parser.parse_known_args(argv)
     if unknown:
-        owner = parser
-        for action in parser._actions:
-            name = getattr(args, action.dest, None)
-            if isinstance(action, argparse._SubParsersAction) and isinstance(name, str):
-                owner = action.choices.get(name, parser)
+        owner: argparse.ArgumentParser = getattr(args, "command_parser", parser)
         owner.error(f"unrecognized arguments: {' '.join(unknown)}")
     return args
 
