@@ -4,7 +4,8 @@
 ``"random"``, ``"greedy"``, ``"expert"``, ``"pimc"`` (options: ``"pimc:worlds=32,rollout=expert"``);
 ``"policy:PATH"`` loads a trained network (``agents.policy``, needs the training extra), and
 ``"search"`` searches sampled worlds with one (``agents.search``, options such as
-``"search:worlds=32,depth=0"``).
+``"search:worlds=32,depth=0"``); ``"ismcts:sims=24"`` is OpenSpiel's IS-MCTS on the game
+``gongzhu_env.openspiel`` (``agents.ismcts``, needs the openspiel extra).
 """
 
 from agents.base import Agent, AgentError
