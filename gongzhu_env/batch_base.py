@@ -10,11 +10,12 @@ class attributes. This module imports neither engine, so both may import it with
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import operator
 from collections.abc import Callable
 from types import ModuleType
-from typing import Generic, NamedTuple, SupportsIndex, TypeVar, cast
+from typing import TYPE_CHECKING, Generic, NamedTuple, SupportsIndex, TypeVar, cast
 
 import numpy as np
 
@@ -52,6 +53,53 @@ def _load_numba(engine: str) -> ModuleType:
     except ImportError as e:
         raise ImportError(f"{engine} needs numba: pip install numba; the rest of gongzhu_env "
                           f"works without it") from e
+
+
+# numba before the kernels: mypy reads its own annotations; a run without it is told who needs it.
+if TYPE_CHECKING:
+    import numba
+else:
+    numba = _load_numba("the batched engine (gongzhu_env.vector)")
+
+# SplitMix64: the deals' generator and the snapshots' digest both scramble with it.
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31, _S32 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32)
+
+
+@numba.njit(cache=True)
+def _mix(z: np.uint64) -> np.uint64:
+    """SplitMix64's output function: a bijective scramble of 64 bits."""
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    return z ^ (z >> _S31)
+
+
+@numba.njit(cache=True)
+def _digest_rows(rows: np.ndarray, key: np.uint64, out: np.ndarray) -> None:
+    """Write into ``out[i]`` a 64-bit digest of ``rows[i]`` under ``key`` (as int64).
+
+    Each column goes through the scramble with its position, so any change to a row (a flipped
+    bit, a swapped pair of columns, a value moved between rows) changes its digest except with
+    a chance of about 2**-64. The digest is no secret: it is there to catch damage, not forgery
+    (``_check_snapshot`` still checks every column, so even a forged row cannot break a kernel).
+    """
+    for i in range(rows.shape[0]):
+        h = _mix(key + np.uint64(i + 1) * _GOLDEN)
+        for c in range(rows.shape[1]):
+            h = _mix(h ^ np.uint64(rows[i, c]) ^ (np.uint64(c + 1) * _GOLDEN))
+        out[i] = np.int64(h)
+
+
+def _rules_key(engine: str, rules: Rules, columns: int) -> np.uint64:
+    """Hash a batch's engine, rules and row width into the key of its snapshots' digests.
+
+    A snapshot is then refused by a batch of other rules or of the other engine even where its
+    columns would happen to pass that batch's checks.
+    """
+    text = f"{engine}|{columns}|{rules!r}".encode()
+    return np.uint64(int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little"))
 
 
 def _describe(value: object) -> str:
@@ -136,6 +184,8 @@ class BatchBase(Generic[StepT]):
     _state: np.ndarray
     _result: StepT
     _seed: int | None = None
+    _key: np.uint64 | None = None
+    """The snapshots' digest key (``_rules_key``), made at the first snapshot."""
 
     def __init__(self, num_tables: int, num_seats: int, obs_size: int,
                  num_actions: int) -> None:
@@ -257,18 +307,39 @@ class BatchBase(Generic[StepT]):
         elif not isinstance(out, np.ndarray) or out.dtype != np.int64 or out.shape != (n,):
             came = f"; got {_describe(out)}" if self._say_what_came else ""
             raise ValueError(f"out must be an int64 array of shape ({n},){came}")
+        # A NaN, an infinity or a value outside [0, 1) would index outside the legal set (or
+        # land on an arbitrary action): refuse it rather than play something no rule chose.
+        bad = ~((uniforms >= 0.0) & (uniforms < 1.0))
+        if bad.any():
+            table = int(np.argmax(bad))
+            raise ValueError(f"uniforms must lie in [0, 1), one float per table; table {table} "
+                             f"has {float(uniforms[table])!r} ({int(bad.sum())} of {n} outside "
+                             f"[0, 1), NaN and infinities included)")
         self._sample(uniforms, out)
         return out
 
     # ------------------------------------------------------------------ saving positions
+    def _digests(self, rows: np.ndarray) -> np.ndarray:
+        """Return the digest of each state row of ``rows`` under this batch's key (int64)."""
+        if self._key is None:
+            self._key = _rules_key(type(self).__name__, self.rules, self._state.shape[1])
+        out = np.empty(rows.shape[0], dtype=np.int64)
+        _digest_rows(np.ascontiguousarray(rows), self._key, out)
+        return out
+
     def snapshot(self) -> np.ndarray:
         """Return a copy of every table's position (for ``restore``): one small int64 array.
 
         The deal streams are part of it (each table's next hand follows from the seed and its
         count of hands), so a restored batch plays on exactly as the saved one would have.
+        Each row is a table's state followed by one column more: a digest of the rest under
+        the batch's engine and rules, by which ``restore`` knows a row was not changed.
         """
         self._table(0)  # reset first
-        return self._state.copy()
+        snap = np.empty((self.num_tables, self._state.shape[1] + 1), dtype=np.int64)
+        snap[:, :-1] = self._state
+        snap[:, -1] = self._digests(self._state)
+        return snap
 
     def restore(self, snapshot: np.ndarray) -> StepT:
         """Put every table back where ``snapshot`` (from this batch's ``snapshot``) saw it.
@@ -281,14 +352,30 @@ class BatchBase(Generic[StepT]):
         them read or write outside their arrays. Every table of ``snapshot`` is therefore
         checked first (``_check_snapshot``): a damaged or foreign one raises ``ValueError``
         naming the table and the column, and the batch is left exactly as it was.
+
+        Those checks cannot tell every change from a real position (a stale card of the last
+        trick, a different count of hands dealt, a void flag that play would also have set are
+        all positions some play reaches). The digest ``snapshot`` adds to each row can: a row
+        whose digest is not that of its columns under this batch's rules is refused too, so a
+        snapshot is restored exactly as it was taken or not at all.
         """
         self._table(0)
-        if not isinstance(snapshot, np.ndarray) or snapshot.shape != self._state.shape \
+        shape = (self.num_tables, self._state.shape[1] + 1)
+        if not isinstance(snapshot, np.ndarray) or snapshot.shape != shape \
                 or snapshot.dtype != self._state.dtype:
-            raise ValueError(f"snapshot must be an int64 array of shape {self._state.shape}, "
-                             f"from snapshot() of this batch; got {_describe(snapshot)}")
-        self._check_snapshot(snapshot)
-        self._state[:] = snapshot
+            raise ValueError(f"snapshot must be an int64 array of shape {shape}, from "
+                             f"snapshot() of this batch; got {_describe(snapshot)}")
+        rows = snapshot[:, :-1]
+        self._check_snapshot(rows)
+        wrong = snapshot[:, -1] != self._digests(rows)
+        if wrong.any():
+            table = int(np.argmax(wrong))
+            raise ValueError(
+                f"snapshot refused: table {table}, column {shape[1] - 1} (digest) does not match "
+                f"the table's other columns: the snapshot was changed after snapshot() made "
+                f"it, or comes from a batch of other rules. restore() takes what snapshot() of "
+                f"a {type(self).__name__} with these rules returned; the batch was not changed")
+        self._state[:] = rows
         self.terminated[:] = False
         self.rewards[:] = 0.0
         self.scores[:] = 0

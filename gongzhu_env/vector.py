@@ -35,9 +35,9 @@ and ``i + players / 2``) and ``pig_sheep_team`` (four seats only, as ``Rules`` s
 that only change settlement or matches (``settlement``, ``settlement_multiplier``,
 ``match_threshold``, ``double_pig``, ``match_end``, ``next_leader``) do not change a hand and
 are accepted. Refused, with an error naming the option (``check_covered``): ``decks=2`` (pair
-leads, two-card follows and per-copy exposure are a game of their own; a one-deck kernel
-has no room for a second copy of a card), and any option added to ``Rules`` later and not
-yet written here.
+leads, two-card follows and per-copy exposure are played by their own batch,
+``gongzhu_env.vector_pairs.PairGameBatch``, which the error names), and any option added to
+``Rules`` later and not yet written here.
 
 Two sets of kernels play these rules. The *four-seat kernels* play four seats under the
 presets' options (``standard``, ``huapai``, ``online``, ``scrofazero``, ``all_but_sheep`` and
@@ -84,7 +84,9 @@ at the others) steps the tables each player is to move at. ``snapshot()`` copies
 position (one small int64 array) and ``restore(snapshot)`` puts them back, outputs included,
 so a caller can undo a series of steps that went wrong halfway. ``restore`` checks every table
 of the snapshot first (ranges and the bookkeeping between columns) and refuses, with nothing
-changed, one that no play could have produced: the kernels index with those numbers.
+changed, one that no play could have produced: the kernels index with those numbers. Each
+snapshot row ends with a digest of the rest under the batch's rules, so a change that still
+looks like a position of play (a count of hands dealt, a stale card) is refused too.
 
 A batch holds at most ``MAX_TABLES`` (2**20) tables, about 3 GB of arrays at four seats (an
 eight-seat observation is about twice as long).
@@ -125,7 +127,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gongzhu_env.batch_base import BatchBase, StepOutputs, _bit_counts, _refuser, _unsigned, _within
+from gongzhu_env.batch_base import (
+    _GOLDEN,
+    _S32,
+    BatchBase,
+    StepOutputs,
+    _bit_counts,
+    _mix,
+    _refuser,
+    _unsigned,
+    _within,
+)
 
 # numba before the rest: mypy reads its own annotations; a run without it is told who needs it.
 if TYPE_CHECKING:
@@ -298,6 +310,11 @@ def check_covered(rules: Rules | str | None) -> Rules:
         else:
             ok = value == getattr(default, f.name)
             allowed = repr(getattr(default, f.name))
+        if not ok and f.name == "decks":
+            raise ValueError(
+                f"GameBatch plays one deck, and these rules have decks={value!r}: two-deck "
+                f"tables are played by their own batch, gongzhu_env.vector_pairs.PairGameBatch "
+                f"(gongzhu_env.batch_engines.new_batch picks the batch for any rules)")
         if not ok:
             raise ValueError(
                 f"the batched engine (gongzhu_env.vector) does not cover rule option "
@@ -308,20 +325,9 @@ def check_covered(rules: Rules | str | None) -> Rules:
 
 # ---------------------------------------------------------------------------------------------
 # Deals: SplitMix64 and an unbiased Fisher-Yates shuffle.
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX2 = np.uint64(0x94D049BB133111EB)
-_S30, _S27, _S31, _S32 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(32)
+# (``_mix``, ``_GOLDEN``, ``_S32``: from ``batch_base``, as the snapshots' digest uses them too.)
 _LOW32 = np.uint64(0xFFFFFFFF)
 _TWO32 = np.uint64(1 << 32)
-
-
-@numba.njit(cache=True)
-def _mix(z: np.uint64) -> np.uint64:
-    """SplitMix64's output function: a bijective scramble of 64 bits."""
-    z = (z ^ (z >> _S30)) * _MIX1
-    z = (z ^ (z >> _S27)) * _MIX2
-    return z ^ (z >> _S31)
 
 
 @numba.njit(cache=True, inline="always")

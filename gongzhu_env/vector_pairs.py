@@ -43,7 +43,7 @@ Deals
 As in ``GameBatch``, each table has its own counter-based stream: hand ``j`` of table ``i``
 under ``reset(seed)`` is ``deal(seed, i, j)``, independent of the other tables. With
 SplitMix64's increment ``G = 0x9E3779B97F4A7C15`` and its output scramble ``mix``
-(``gongzhu_env.vector._mix``), all arithmetic modulo 2**64:
+(``gongzhu_env.batch_base._mix``), all arithmetic modulo 2**64:
 
 1. ``x = mix(mix(mix(seed + G) + i) + j)`` (the one-deck key);
 2. ``deck = [0, 1, ..., 51, 0, 1, ..., 51]`` (104 cards, each card twice, in the order of

@@ -211,7 +211,7 @@ def test_every_reachable_position_restores() -> None:
     b, snaps = _played_batch(260)
     pending = 0
     for snap in snaps:
-        b._check_snapshot(snap)  # what restore checks; raises if it refused a real position
+        b._check_snapshot(snap[:, :-1])  # the columns restore checks (the last is the digest)
         pending += int((snap[:, vp._PEND] >= 0).sum())  # a two-card follow half played
     assert pending > 0  # the checks saw positions between the two cards of a follow
 
