@@ -1,13 +1,13 @@
 """Gong Zhu as an OpenSpiel game: ``import gongzhu_env.openspiel`` registers ``python_gongzhu``.
 
-OpenSpiel (``pip install gongzhu-rl[openspiel]``) runs its algorithms — IS-MCTS, CFR on small
-tables, DQN and NFSP through ``rl_environment`` — on any game registered with
+OpenSpiel (``pip install gongzhu-rl[openspiel]``) runs its algorithms — IS-MCTS, its consistency
+checks, DQN and NFSP through ``rl_environment`` — on any game registered with
 ``pyspiel.register_game``. This module is that registration: an adapter over ``Game`` that
 writes no rule of its own. Legality, turn order, tricks and scores are the engine's; what a
 seat sees is its ``PlayerView``; hidden hands are resampled by ``gongzhu_env.worlds``.
 
 Parameters (``pyspiel.load_game("python_gongzhu", {...})`` or the game string
-``python_gongzhu(preset=two_decks,players=6)``):
+``python_gongzhu(preset=scrofazero,players=6)``):
 
 =============  =========  ==================================================================
 name           default    meaning
