@@ -99,3 +99,13 @@ def test_hidden_exposure_tables_are_refused_with_the_reason():
     with pytest.raises(AgentError, match="hidden_exposure"):
         while not game.is_over():
             game.step(agent.act(game.view(game.current_player)))
+
+
+def test_the_arena_plays_it_by_its_spec_with_the_same_numbers_for_a_seed():
+    from training.arena import against
+
+    first = against("ismcts:sims=4", ["random"], 2, seed=3, workers=1)
+    again = against("ismcts:sims=4", ["random"], 2, seed=3, workers=1)
+    assert first[0].candidate == "ismcts:sims=4" and len(first[0].diffs) == 2
+    assert first[0].hands_played == 8  # two deals, the candidate in each of four seats
+    assert list(first[0].diffs) == list(again[0].diffs)

@@ -54,6 +54,15 @@ def _random_play(state: gs.GongZhuState, rng: np.random.Generator) -> None:
         _random_step(state, rng)
 
 
+def test_importing_the_module_registers_the_game_with_its_parameters():
+    assert gs.GAME_NAME in pyspiel.registered_names()
+    game = pyspiel.load_game("python_gongzhu")
+    assert isinstance(game, gs.GongZhuGame) and game.rules == Rules()
+    assert set(game.get_type().parameter_specification) == {
+        "preset", "players", "decks", "rules", "returns", "return_scale"}
+    assert game.num_distinct_actions() == 53 and gs.load(decks=2).num_distinct_actions() == 105
+
+
 @pytest.mark.parametrize("name", IDS)
 def test_openspiel_random_simulation_passes(name):
     params, rules = TABLES[name]
