@@ -101,10 +101,11 @@ def first_request_timeout(base: type) -> type:
 
 def run_serve(*, host: str, port: int, max_tables: int, idle_timeout: float,
               agents: Sequence[str] = (), allow_origins: Sequence[str] = (),
-              allow_hosts: Sequence[str] = (),
+              allow_hosts: Sequence[str] = (), hint_rate: float = 0.5,
               out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Serve the web table until Ctrl-C; return the exit status.
 
+    ``hint_rate`` is how many hints a table may ask for a second, on average.
     ``allow_hosts`` names a reverse proxy's public host names; given any, the client address
     of a connection from the proxy (on loopback) is read from its ``X-Forwarded-For``, so that
     the per-address bounds count visitors rather than the proxy.
@@ -131,6 +132,10 @@ def run_serve(*, host: str, port: int, max_tables: int, idle_timeout: float,
     if not idle_timeout > 0:
         print(f"gongzhu serve: --idle-timeout must be a positive number of seconds; got "
               f"{idle_timeout}", file=err)
+        return 2
+    if not (hint_rate > 0 and hint_rate != float("inf")):
+        print(f"gongzhu serve: --hint-rate must be a positive number of hints a second per "
+              f"table (e.g. 0.5: one every two seconds); got {hint_rate}", file=err)
         return 2
     for name in allow_hosts:
         if not name or any(c in name for c in "/ \t@") or name.count(":") == 1:
@@ -161,7 +166,7 @@ def run_serve(*, host: str, port: int, max_tables: int, idle_timeout: float,
                   + " are answered; name the host others use with --allow-host NAME",
                   file=err)
     limits = Limits(max_tables=max_tables, idle_s=float(idle_timeout),
-                    max_connections=max(256, 4 * max_tables),
+                    max_connections=max(256, 4 * max_tables), hint_rate=float(hint_rate),
                     sweep_s=min(30.0, max(0.5, idle_timeout / 4)))
     app = create_app(limits, opponents=(*OPPONENTS, *[a for a in agents if a not in OPPONENTS]),
                      allowed_origins=allow_origins,

@@ -46,11 +46,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
+import multiprocessing
 import operator
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -77,13 +81,16 @@ from gongzhu_cli.web.messages import (
 from gongzhu_cli.web.tables import (
     AUTO,
     OPPONENTS,
+    Hint,
     RateLimit,
     ReplayIndex,
     TableConfig,
     TableError,
     TableSession,
     TableStore,
+    advise,
     config_dict,
+    hint_process_start,
 )
 from gongzhu_env.cards import parse_card
 from gongzhu_env.engine import Game
@@ -127,8 +134,10 @@ class Limits:
     """...and at once."""
     ai_threads: int = 4
     """Worker threads for the agents' moves, shared by every table."""
+    hint_processes: int = 1
+    """Processes that compute hints, apart from the server's (0: threads of its own)."""
     hint_threads: int = 1
-    """Worker threads for hints, apart from the moves' threads."""
+    """With ``hint_processes=0``, threads for hints, apart from the moves' threads."""
     hint_rate: float = 0.5
     """Hints a table may ask for a second on average..."""
     hint_burst: int = 4
@@ -175,6 +184,7 @@ class Server:
                                 limits.grace_s)
         self.limiter = anyio.CapacityLimiter(limits.ai_threads)
         self.hint_limiter = anyio.CapacityLimiter(limits.hint_threads)
+        self.hint_pool: ProcessPoolExecutor | None = None
         self.hints_waiting = 0
         self.sockets: Counter[str] = Counter()
         """Open WebSockets per client address."""
@@ -201,6 +211,30 @@ class Server:
                        if k in ("max_tables", "idle_s", "grace_s", "socket_idle_s",
                                 "max_message", "max_upload", "rate", "burst", "hint_rate")},
         })
+
+    async def advise(self, table: TableSession, view: PlayerView) -> Hint:
+        """Compute a hint for ``view`` away from the moves: in a hint process, or thread."""
+        if self.limits.hint_processes <= 0:
+            return await anyio.to_thread.run_sync(table.hint, view, limiter=self.hint_limiter)
+        if self.hint_pool is None:
+            # Spawned, not forked: the server runs threads, which a fork would copy midway.
+            self.hint_pool = ProcessPoolExecutor(self.limits.hint_processes,
+                                                 mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=hint_process_start)
+        job = functools.partial(advise, table.id, table.rules, table.seat,
+                                table.adviser.seed, view)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.hint_pool, job)
+        except BrokenProcessPool:
+            self.hint_pool = None  # a hint process died; the next hint starts a fresh pool
+            raise
+
+    def close(self) -> None:
+        """Free every table and stop the hint processes (the app is stopping)."""
+        for table_id in list(self.store.tables):
+            self.store.remove(table_id)
+        if self.hint_pool is not None:
+            self.hint_pool.shutdown(wait=False, cancel_futures=True)
 
     # ------------------------------------------------------------------ one connection
     async def serve(self, websocket: WebSocket) -> None:
@@ -467,22 +501,14 @@ async def on_hint(server: Server, conn: Connection, msg: dict[str, Any]) -> None
     table.hinting = True
     server.hints_waiting += 1
     try:
-        values, choice, note = await anyio.to_thread.run_sync(_hint, table, view,
-                                                              limiter=server.hint_limiter)
+        values, choice, note = await server.advise(table, view)
+    except Exception as e:  # noqa: BLE001 - e.g. no network for the table
+        raise TableError("hint_unavailable", f"the AI cannot advise here: "
+                         f"{printable(e, 200)}") from None
     finally:
         table.hinting = False
         server.hints_waiting -= 1
     await conn.send(hint_message(seq, values, choice, table.rules.decks, note))
-
-
-def _hint(table: TableSession, view: PlayerView) -> tuple[dict[int, float] | None, int, str]:
-    try:
-        return table.hint(view)
-    except TableError:
-        raise
-    except Exception as e:  # noqa: BLE001 - e.g. no network for the table
-        raise TableError("hint_unavailable", f"the AI cannot advise here: "
-                         f"{printable(e, 200)}") from None
 
 
 async def on_next_hand(server: Server, conn: Connection, msg: dict[str, Any]) -> None:
@@ -676,8 +702,7 @@ def create_app(limits: Limits | None = None, opponents: Sequence[str] = OPPONENT
             yield
         finally:
             sweeper.cancel()
-            for table_id in list(server.store.tables):
-                server.store.remove(table_id)
+            server.close()
 
     app = Starlette(routes=[
         Route("/", index),

@@ -24,10 +24,12 @@ changed only on the loop, so it needs no lock.
 
 from __future__ import annotations
 
+import os
 import secrets
 import tempfile
 import time
 import zlib
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from io import BytesIO
@@ -234,11 +236,8 @@ class TableSession:
         self.last_active = time.monotonic()
         self.orphaned_since: float | None = None
         """When the last window playing the table went away (``None`` while one plays it)."""
-        self.hint_agent: Agent | None = None
-        self.hint_problem: str | None = None
-        """Why the search cannot advise here, in a player's words (``None``: it can)."""
-        self.fallback_agent: Agent | None = None
-        """``pimc``, which suggests a card where the search cannot play."""
+        self.adviser = Adviser(self.rules, self.seat, self.agent_seed + 1)
+        """The hint's agents, when hints are computed in this process (``advise``)."""
         self.hinting = False
         """A hint is being computed (one at a time: the search agent is not shared)."""
         self.hint_budget: RateLimit | None = None
@@ -367,53 +366,8 @@ class TableSession:
 
     # ---------------------------------------------------------------- hint and records
     def hint(self, view: PlayerView) -> tuple[dict[int, float] | None, int, str]:
-        """Value the person's legal cards with the search agent, from their view only.
-
-        Runs in a worker thread, on ``view`` taken on the event loop (the game may move on
-        meanwhile). Returns (values in points or None, the suggested action, a note). Where
-        the search cannot play (tables without a shipped network: six to eight seats, rule
-        sets nothing was trained for), ``pimc``, which
-        plays every table, suggests its card instead, and the note says why there are no
-        values.
-        """
-        search = self._search_agent()
-        if search is not None:
-            try:
-                result = search.search(view)
-            except AgentError as e:
-                self.hint_problem = _search_problem(e, self.rules)
-            else:
-                if isinstance(result, int):
-                    why = ("the AI does not weigh exposures card by card"
-                           if view.phase == "declare" else
-                           "every card you may play is worth the same here")
-                    if any(a < 0 for a in view.actions):
-                        why = "a hidden exposure keeps the AI from weighing the cards"
-                    return None, result, f"{why}; this is what it would do"
-                scale = getattr(search, "scale", 400.0)
-                values = {c: v * scale for c, v in result.card_values().items()}
-                what = ("points your team can expect to win from the other team this hand"
-                        if self.rules.has_teams else
-                        "points you can expect to win or lose this hand")
-                return values, result.choice, (f"{what}, averaged over {result.worlds} ways "
-                                               "the unseen cards could lie")
-        if self.fallback_agent is None:
-            self.fallback_agent = make_agent("pimc", seed=self.agent_seed + 1)
-            self.fallback_agent.reset(self.seat, self.rules)
-        choice = self.fallback_agent.act(view)
-        return None, choice, f"{self.hint_problem}; this suggestion comes from pimc"
-
-    def _search_agent(self) -> Any:
-        """Return the hint's search agent, built once; ``None`` where it cannot be built."""
-        if self.hint_agent is None and self.hint_problem is None:
-            try:
-                self.hint_agent = make_agent("search", seed=self.agent_seed + 1,
-                                             rules=self.rules)
-                self.hint_agent.reset(self.seat, self.rules)
-            except Exception as e:  # noqa: BLE001 - any failure: the fallback advises
-                self.hint_agent = None
-                self.hint_problem = _search_problem(e, self.rules)
-        return None if self.hint_problem is not None else self.hint_agent
+        """Advise the person on ``view`` in this process (``Adviser.hint``)."""
+        return self.adviser.hint(view)
 
     def record_text(self) -> str:
         """Return the finished hands as hand-record JSON lines (``gongzhu play --save``'s)."""
@@ -434,10 +388,117 @@ class TableSession:
 
     def close(self) -> None:
         """Release what the agents hold (a search's helper processes)."""
-        for agent in [*self.players, self.hint_agent, self.fallback_agent]:
-            close = getattr(agent, "close", None)
-            if callable(close):
-                close()
+        _close_agents(self.players)
+        self.adviser.close()
+
+
+def _close_agents(agents: Sequence[Agent | None]) -> None:
+    for agent in agents:
+        close = getattr(agent, "close", None)
+        if callable(close):
+            close()
+
+
+Hint = tuple[dict[int, float] | None, int, str]
+"""A hint: each legal action's value in points (or ``None``), the suggested action, a note."""
+
+
+class Adviser:
+    """The agents that advise one seat of one table: ``search``, else ``pimc``.
+
+    Built lazily, on the first hint, in whichever process computes hints (``advise``).
+    """
+
+    def __init__(self, rules: Rules, seat: int, seed: int) -> None:
+        self.rules, self.seat, self.seed = rules, seat, seed
+        self.search: Any = None
+        self.problem: str | None = None
+        """Why the search cannot advise here, in a player's words (``None``: it can)."""
+        self.fallback: Agent | None = None
+        """``pimc``, which suggests a card where the search cannot play."""
+
+    def hint(self, view: PlayerView) -> Hint:
+        """Value the person's legal cards with the search agent, from their view only.
+
+        Runs away from the event loop, on ``view`` taken on the loop (the game may move on
+        meanwhile). Where the search cannot play (tables without a shipped network: six to
+        eight seats, rule sets nothing was trained for), ``pimc``, which plays every table,
+        suggests its card instead, and the note says why there are no values.
+        """
+        search = self._search_agent()
+        if search is not None:
+            try:
+                result = search.search(view)
+            except AgentError as e:
+                self.problem = _search_problem(e, self.rules)
+            else:
+                if isinstance(result, int):
+                    why = ("the AI does not weigh exposures card by card"
+                           if view.phase == "declare" else
+                           "every card you may play is worth the same here")
+                    if any(a < 0 for a in view.actions):
+                        why = "a hidden exposure keeps the AI from weighing the cards"
+                    return None, result, f"{why}; this is what it would do"
+                scale = getattr(search, "scale", 400.0)
+                values = {c: v * scale for c, v in result.card_values().items()}
+                what = ("points your team can expect to win from the other team this hand"
+                        if self.rules.has_teams else
+                        "points you can expect to win or lose this hand")
+                return values, result.choice, (f"{what}, averaged over {result.worlds} ways "
+                                               "the unseen cards could lie")
+        if self.fallback is None:
+            self.fallback = make_agent("pimc", seed=self.seed)
+            self.fallback.reset(self.seat, self.rules)
+        choice = self.fallback.act(view)
+        return None, choice, f"{self.problem}; this suggestion comes from pimc"
+
+    def _search_agent(self) -> Any:
+        """Return the search agent, built once; ``None`` where it cannot be built."""
+        if self.search is None and self.problem is None:
+            try:
+                self.search = make_agent("search", seed=self.seed, rules=self.rules)
+                self.search.reset(self.seat, self.rules)
+            except Exception as e:  # noqa: BLE001 - any failure: the fallback advises
+                self.search = None
+                self.problem = _search_problem(e, self.rules)
+        return None if self.problem is not None else self.search
+
+    def close(self) -> None:
+        """Release what the agents hold."""
+        _close_agents([self.search, self.fallback])
+
+
+ADVISERS_KEPT = 32
+"""Tables whose hint agents a hint process keeps (the most recently advised)."""
+_advisers: OrderedDict[str, Adviser] = OrderedDict()
+
+
+def hint_process_start() -> None:
+    """Start a hint process: below the server in the scheduler's eyes, one thread for torch.
+
+    A hint may wait; a move should not. Niced, a hint process gives way to the server's
+    process on a busy machine, and one torch thread keeps a search from taking every core.
+    """
+    os.nice(10)
+    try:
+        import torch
+    except ImportError:
+        return
+    torch.set_num_threads(1)
+
+
+def advise(table_id: str, rules: Rules, seat: int, seed: int, view: PlayerView) -> Hint:
+    """Compute a hint in a hint process, keeping each table's agents for its next hints.
+
+    The hint processes hold the search agents (a network each) and do the searching, so
+    neither the import of torch, the loading of a network, nor a search's Python ever takes
+    the server's interpreter from the tables' moves.
+    """
+    adviser = _advisers.pop(table_id, None) or Adviser(rules, seat, seed)
+    _advisers[table_id] = adviser
+    while len(_advisers) > ADVISERS_KEPT:
+        _advisers.popitem(last=False)[1].close()
+    return adviser.hint(view)
 
 
 def records_text(records: Sequence[Mapping[str, Any]]) -> str:

@@ -21,7 +21,13 @@ from typing import Any
 import pytest
 
 from gongzhu_env.records import load_records, replay_record
-from tests.gongzhu_cli.web.support import chromium, isolated, playwright_module, served
+from tests.gongzhu_cli.web.support import (
+    chromium,
+    isolated,
+    playwright_module,
+    record_file,
+    served,
+)
 from tests.helpers import HANG_S
 
 pytestmark = pytest.mark.xdist_group("web_browser")
@@ -112,6 +118,12 @@ def _play_hand(page: Any, shots: Path, name: str, *, hint: bool, reload_at: int 
             assert "Back at your table" in page.inner_text("#message")
             seen["reloaded"] = True
             continue
+        if page.is_visible("#done"):
+            # The prompt names exactly the cards this person may expose.
+            status = page.inner_text("#status")
+            exposable = [b.get_attribute("aria-label") for b in legal]
+            assert all(card in status for card in exposable), (status, exposable)
+            assert exposable or "no card you may expose" in status, status
         if page.is_visible("#done") and expose and legal:
             # Declaration: expose a card by clicking it (the turn goes on).
             seen["exposed"].append(legal[0].get_attribute("data-card"))
@@ -131,7 +143,8 @@ def _play_hand(page: Any, shots: Path, name: str, *, hint: bool, reload_at: int 
             page.click("#hint")
             page.wait_for_function(
                 "() => document.querySelector('#hand .value') || "
-                "/cannot advise|would play/.test(document.querySelector('#message').textContent)",
+                "/cannot advise|would do|comes from/.test("
+                "document.querySelector('#message').textContent)",
                 timeout=WAIT_MS)
             values = page.query_selector_all("#hand .value")
             page.screenshot(path=str(shots / f"web_{name}_hint.png"), full_page=True)
@@ -174,9 +187,12 @@ def _download_and_replay(page: Any, tmp_path: Path, shots: Path, name: str,
     records = load_records(path)
     assert len(records) == 1 and records[0]["complete"]
     replay_record(records[0])  # the engine replays it
-    shown = [int(x.inner_text()) for x in
-             page.query_selector_all("#result tr td:nth-child(2)")]
-    assert shown == records[0]["scores"], "the result shown is the record's"
+    shown = page.eval_on_selector_all(
+        "#result tr[data-seat]",
+        "rows => rows.map(r => [Number(r.dataset.seat), Number(r.cells[1].textContent)])")
+    assert [score for _, score in sorted(shown)] == records[0]["scores"], \
+        "the result shown is the record's"
+    assert "Settled:" in page.inner_text("#result .explain")
     page.click("#nav-replay")
     page.set_input_files("#replay-file", str(path))
     page.wait_for_selector("#replay-view:not([hidden])", timeout=WAIT_MS)
@@ -235,6 +251,13 @@ def test_two_deck_hand_by_clicking_pairs_and_two_card_follows(browser, tmp_path,
     # The person led a pair (by its button) and followed pair leads with two cards.
     assert seen["pairs"] == 1 and seen["two_card"] >= 2, seen
     assert any(len(t["cards"]) == 8 and t["leader"] == 0 for t in rec["tricks"])
+    # Team results are grouped by team, each headed by its total; the partners sit together.
+    heads = page.eval_on_selector_all("#result tr.team", "rows => rows.map(r => r.textContent)")
+    assert len(heads) == 2 and heads[0].startswith("Your team"), heads
+    order = page.eval_on_selector_all("#result tr[data-seat]",
+                                      "rows => rows.map(r => Number(r.dataset.seat))")
+    assert order == [0, 2, 1, 3], order
+    assert "each team's hand score" in page.inner_text("#result .explain")
     assert not errors, errors
     context.close()
 
@@ -283,5 +306,29 @@ def test_a_three_player_match_to_its_end_with_the_standings(browser, tmp_path, s
     for hand, card in exposed:
         assert [0, card] in records[hand - 1]["declarations"]
     page.screenshot(path=str(shots / "web_match_result.png"), full_page=True)
+    assert not errors, errors
+    context.close()
+
+
+def test_replay_files_up_to_the_stated_limit_open_and_a_larger_one_is_explained(browser,
+                                                                                 tmp_path):
+    url, context, page, errors = _open_page(browser)
+    page.goto(url)
+    page.wait_for_selector("#setup:not([hidden])", timeout=WAIT_MS)
+    limit = 4 * 1024 * 1024
+    at_limit, over = tmp_path / "at-limit.jsonl", tmp_path / "too-big.jsonl"
+    at_limit.write_bytes(record_file(limit))
+    over.write_bytes(record_file(limit + 1))
+    page.click("#nav-replay")
+    assert "4.0 MiB" in page.inner_text("#replay")
+    page.set_input_files("#replay-file", str(over))
+    page.wait_for_selector("#replay-error:not([hidden])", timeout=WAIT_MS)
+    assert "too-big.jsonl" in page.inner_text("#replay-error")
+    assert "up to 4.0 MiB" in page.inner_text("#replay-error")
+    page.set_input_files("#replay-file", str(at_limit))
+    page.wait_for_function("() => document.querySelectorAll('#replay-hands li').length === 8",
+                           timeout=WAIT_MS)
+    assert page.is_hidden("#replay-error")
+    assert page.inner_text("#conn") == "connected", "the connection was never dropped"
     assert not errors, errors
     context.close()
