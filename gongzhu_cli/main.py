@@ -132,7 +132,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     return run_serve(host=args.host, port=args.port, max_tables=args.max_tables,
                      idle_timeout=args.idle_timeout, agents=args.agent,
-                     allow_origins=args.allow_origin)
+                     allow_origins=args.allow_origin, allow_hosts=args.allow_host,
+                     hint_rate=args.hint_rate)
 
 
 def forward(command: str, argv: list[str]) -> int:
@@ -268,6 +269,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--allow-origin", action="append", default=[], metavar="URL",
                        help="a page origin allowed to connect besides the server's own (e.g. "
                        "https://cards.example.org behind a proxy that rewrites Host)")
+    serve.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                       help="a host name the server answers besides loopback and --host (a "
+                       "reverse proxy's, e.g. cards.example.org); repeatable")
+    serve.add_argument("--hint-rate", type=float, default=0.5, metavar="PER_SECOND",
+                       help="hints a table may ask for a second, on average (default 0.5)")
     serve.set_defaults(func=cmd_serve)
 
     demo = sub.add_parser("demo", help="play one seeded hand between agents and print it")
