@@ -70,6 +70,12 @@ def _game(rules: Rules, returns: str) -> Any:
                           return_scale=SCALE)
 
 
+def _check_rules(rules: Rules) -> None:
+    if rules.hidden_exposure:
+        raise AgentError("ismcts does not play hidden_exposure tables: the world sampler "
+                         "needs the exposures the view hides")
+
+
 class IsmctsAgent(Agent):
     """OpenSpiel's IS-MCTS on the adapter game; see the module docstring."""
 
@@ -101,14 +107,16 @@ class IsmctsAgent(Agent):
             if getattr(self, key) != default:
                 self.name += f",{key}={getattr(self, key)}"
 
+    def reset(self, seat: int, rules: Rules) -> None:
+        """Refuse a ``hidden_exposure`` table at the start of its hand, not mid-way."""
+        _check_rules(rules)
+
     def act(self, view: PlayerView) -> int:
         """Search from a state consistent with ``view``; return the most visited action."""
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
-        if view.rules.hidden_exposure:
-            raise AgentError("ismcts does not play hidden_exposure tables: the world sampler "
-                             "needs the exposures the view hides")
+        _check_rules(view.rules)
         openspiel, ismcts, mcts = _modules()
         game = _game(view.rules, self.returns)
         rng = self.rng

@@ -86,7 +86,8 @@ from gongzhu_env.view import HIDDEN_ACTION, PlayerView, layout, obs_size
 from gongzhu_env.worlds import sample_hands
 
 __all__ = ["GAME_NAME", "RETURNS", "GongZhuGame", "GongZhuState", "GongZhuObserver",
-           "load", "rules_of", "rules_parameter", "deal_actions", "score_bound"]
+           "load", "rules_of", "rules_parameter", "deal_actions", "state_from_view",
+           "score_bound"]
 
 GAME_NAME = "python_gongzhu"
 RETURNS = (*REWARD_MODES, "settled")

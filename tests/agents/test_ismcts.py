@@ -97,6 +97,8 @@ def test_hidden_exposure_tables_are_refused_with_the_reason():
     while game.phase == "declare":
         game.step(game.legal_actions()[0])
     with pytest.raises(AgentError, match="hidden_exposure"):
+        agent.reset(0, rules)
+    with pytest.raises(AgentError, match="hidden_exposure"):
         while not game.is_over():
             game.step(agent.act(game.view(game.current_player)))
 
