@@ -58,6 +58,7 @@ from gongzhu_env.records import RecordError, record_digest, record_hand, replay_
 from gongzhu_env.rules import PRESETS, Rules, count_word
 from gongzhu_env.scoring import settle
 from gongzhu_env.view import PlayerView
+from training.arguments import MAX_SEED
 
 OPPONENTS = ("search", "policy:pretrained", "pimc", "expert", "greedy", "random")
 """Agent specs a browser may seat. A spec that names a file (``policy:PATH``) or starts
@@ -66,7 +67,6 @@ never for whoever reaches the page."""
 AUTO = "auto"
 """The opponent choice "the best available": the shipped policy for the table, else the
 first of ``expert``, ``greedy``, ``random`` that can play it (``build_opponents``)."""
-MAX_SEED = 2**63 - 1
 DEAL_BITS = 128
 """Bits of operating-system entropy behind each hand of a table with no typed seed."""
 CONFIG_KEYS = ("preset", "options", "players", "seat", "opponents", "match", "threshold", "seed")

@@ -338,6 +338,8 @@ def test_bad_table_settings_are_refused_by_name():
             ({"opponents": "policy:/etc/passwd"}, "unknown opponent"),
             ({"opponents": ["expert", "greedy"]}, "one per seat"),
             ({"seed": -1}, "seed"),
+            # The same range as every --seed of the command line (2**32 - 1 at most).
+            ({"seed": 2**32}, "0..4294967295"),
             ({"threshold": 100}, "negative"),
             ({"colour": "red"}, "unknown table setting"),
             ({"preset": "two_decks", "opponents": "pimc", "players": 5}, "players"),
