@@ -5,7 +5,7 @@ Run from the repository root::
     python -m benchmarks.bench_vector_env --envs 256 --steps 300 --repeats 5
 
 Each contender is one ``SingleSeatVectorEnv(--envs, ["random"], rules=...)`` (``--rules``,
-default ``standard`` and ``two_decks``): ``GameBatch`` at one deck, ``PairGameBatch`` at two.
+default ``standard`` and ``two_decks``): ``GameBatch``, one deck or two.
 A timed repeat makes ``--steps`` calls of ``step`` after a reset; each call is one decision of
 the learner at every table, with a uniformly random legal action drawn by the batch's compiled
 ``sample_legal`` (the same cheap draw at both decks, so that the env is what is timed), and

@@ -1,86 +1,29 @@
-"""Differential check of the two-deck batched engine (``vector_pairs``) against ``Game``.
+"""Differential check of the batched engine at two decks against ``Game``, and its speed.
 
 Run: ``python -m benchmarks.check_vector_pairs --hands 20000 --seed 0``. The hands are spread
-over every covered two-deck rule set (``targets``: the ``"two_decks"`` preset first, then each
-valid combination of the covered options), each with its own reward mode and scale. Each
-target plays a ``PairGameBatch`` of ``--tables`` tables and, beside each table, a
-``Game.from_hands`` of the same deal; both get the same seeded random legal actions. Before
-every decision the seat to move, the legal actions, the observation (exactly
-``PlayerView.encode()``) and the action mask are compared; at every hand's end the raw scores,
-the rewards and the next deal (``vector_pairs.deal``). It prints hands played and hands that
-disagreed per rule set; the exit status is 1 if any hand disagreed.
+over every covered two-deck rule set (``gongzhu_env.batch.differential.two_deck_rule_sets``:
+the ``"two_decks"`` preset first, with half the hands, then each valid combination of the
+covered options), each with its own reward mode and scale; ``gongzhu_env.batch.differential``
+says what is compared. It prints hands played and hands that disagreed per rule set; the exit
+status is 1 if any hand disagreed.
 
 ``--speed`` instead measures decisions per second of a batch (``--tables``, 1,024 by default
 there, random legal actions from ``sample_legal``) and of the scalar engine (``Game`` with
 random legal actions, bare and with the observation of every decision) in the same run.
-
-``differential`` is also what ``tests/gongzhu_env/test_vector_pairs.py`` runs on fewer hands.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import sys
 import time
 
 import numpy as np
 
-from benchmarks.differential import Report, compare_result, finish, play_side_by_side
 from gongzhu_env import Game, Rules
-from gongzhu_env.vector_pairs import PairGameBatch, deal
-
-
-def targets() -> list[tuple[str, Rules]]:
-    """The covered two-deck rule sets: the preset, then every other valid combination."""
-    preset = Rules.preset("two_decks")
-    out = [("two_decks", preset)]
-    for team, may_lead, first, decl in itertools.product(
-            (True, False), (False, True), ("club2", "any"), ("free", "none")):
-        try:
-            rules = Rules(decks=2, team_play=team, exposed_may_lead=may_lead, first_lead=first,
-                          declaration=decl)
-        except ValueError:
-            continue  # contradictory (an exposed card to lead, with no exposure)
-        if rules != preset:
-            name = ",".join(f"{k}={v}" for k, v in (("team_play", team),
-                                                    ("exposed_may_lead", may_lead),
-                                                    ("first_lead", first),
-                                                    ("declaration", decl)))
-            out.append((name, rules))
-    return out
-
-
-def _compare_end(batch: PairGameBatch, i: int, game: Game, seed: int) -> str | None:
-    """Describe how the end of table ``i``'s hand differs from ``game``'s, or return ``None``."""
-    if why := compare_result(batch, i, game):
-        return why
-    j = batch.hands_started(i) - 1
-    if batch.deal_of(i) != deal(seed, i, j):
-        return f"the next deal is not deal({seed}, {i}, {j})"
-    return None
-
-
-def differential(rules: Rules, tables: int, hands: int, seed: int, *, reward_mode: str = "raw",
-                 reward_scale: float = 1.0, batch: PairGameBatch | None = None,
-                 reference_rules: Rules | None = None) -> Report:
-    """Play at least ``hands`` hands on a batch and on reference games side by side; compare.
-
-    ``seed`` seeds the deals and the actions, which are drawn from the reference's legal
-    set. A table that disagrees is counted once for its hand and then played on alone
-    (actions legal in the batch) until its hand ends; comparison resumes from its next deal.
-    ``batch`` (set up by the caller) and ``reference_rules`` exist to prove the check can fail.
-    """
-    if batch is None:
-        batch = PairGameBatch(tables, rules, reward_mode=reward_mode, reward_scale=reward_scale)
-        batch.reset(seed)
-    rng = np.random.default_rng([seed, 11])
-    ref_rules = batch.rules if reference_rules is None else reference_rules
-
-    def reference(i: int) -> Game:
-        return Game.from_hands(batch.deal_of(i), ref_rules)
-
-    return play_side_by_side(batch, hands, seed, rng, reference, _compare_end)
+from gongzhu_env.batch import GameBatch
+from gongzhu_env.batch.differential import Report, differential, finish
+from gongzhu_env.batch.differential import two_deck_rule_sets as targets
 
 
 def speed(tables: int = 1024, seconds: float = 5.0, seed: int = 0,
@@ -93,7 +36,7 @@ def speed(tables: int = 1024, seconds: float = 5.0, seed: int = 0,
     decision (``scalar_obs``, what an env step costs). Each runs for about ``seconds``.
     """
     rules = Rules.coerce(rules)
-    batch = PairGameBatch(tables, rules)
+    batch = GameBatch(tables, rules)
     batch.reset(seed)
     rng = np.random.default_rng(seed)
     out = np.empty(tables, dtype=np.int64)

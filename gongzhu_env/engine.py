@@ -118,6 +118,25 @@ class IllegalActionError(ValueError):
     """An action that is malformed or not legal in the current state. The state is unchanged."""
 
 
+def winning_play4(c0: int, c1: int, c2: int, c3: int, top: int) -> int:
+    """Return which of a four-card trick's plays wins it: 0 (the lead) to 3, in play order.
+
+    The highest card of the led suit wins. Indices order ranks within a suit and the led
+    suit's cards are the block of 13 indices below ``top`` (``led suit * 13 + 13``) that holds
+    ``c0``, so a later card beats the best so far if it lies above it and still inside that
+    block. Plain integers only: the batched engine compiles this same function into its
+    four-seat kernels (``gongzhu_env.batch.one_deck``), so the rule is written once.
+    """
+    best, w = c0, 0
+    if best < c1 < top:
+        best, w = c1, 1
+    if best < c2 < top:
+        best, w = c2, 2
+    if best < c3 < top:
+        w = 3
+    return w
+
+
 def _legal_text(mask: int, decks: int) -> str:
     return "[" + ", ".join(action_str(a, decks) for a in actions_of(mask, decks)) + "]"
 
@@ -819,14 +838,7 @@ class Game:
         if n == 4:
             # Four seats, unrolled: this runs once per trick of every rollout.
             c0, c1, c2, c3 = trick
-            best, w = c0, 0
-            if best < c1 < top:
-                best, w = c1, 1
-            if best < c2 < top:
-                best, w = c2, 2
-            if best < c3 < top:
-                w = 3
-            winner = (leader + w) & 3
+            winner = (leader + winning_play4(c0, c1, c2, c3, top)) & 3
             taken = sb[c0] | sb[c1] | sb[c2] | sb[c3]
             cards: tuple[int, ...] = (c0, c1, c2, c3)
         else:

@@ -1,6 +1,6 @@
 """The batched engine against the scalar reference, and its bad-input errors.
 
-The differential runs (``benchmarks.check_vector.differential``) play the same deals and the
+The differential runs (``gongzhu_env.batch.differential``) play the same deals and the
 same random legal actions on a ``GameBatch`` and on ``Game.from_hands`` of each table's deal, and
 compare at every step the seat to move, the legal set, ``PlayerView.encode()`` and the action
 mask, and at every hand's end the raw scores, the rewards and the next deal. The long run (at
@@ -15,16 +15,16 @@ import sys
 import numpy as np
 import pytest
 
-from benchmarks.check_vector import (
+from gongzhu_env import Game, IllegalActionError, Rules
+from gongzhu_env.batch import COVERED, MAX_TABLES, GameBatch, check_covered, deal
+from gongzhu_env.batch.differential import (
     OPTION_RULES,
     PRESET_NAMES,
     covered_combinations,
     differential,
     random_covered_rules,
 )
-from gongzhu_env import Game, IllegalActionError, Rules
 from gongzhu_env.cards import card_str
-from gongzhu_env.vector import COVERED, MAX_TABLES, GameBatch, check_covered, deal
 
 
 def _assert_clean(report) -> None:
@@ -60,7 +60,7 @@ def test_every_covered_option_combination_agrees_with_the_reference() -> None:
 def test_the_general_kernels_agree_on_the_four_seat_rule_sets_too(monkeypatch) -> None:
     # Four-seat batches of the presets' options step in the four-seat kernels; the general
     # kernels play those rule sets as well, and are held to the reference on them here.
-    import gongzhu_env.vector as vector
+    import gongzhu_env.batch.one_deck as vector
 
     monkeypatch.setattr(vector, "_four_seat", lambda rules: False)
     for k, rules in enumerate(covered_combinations()):
@@ -151,11 +151,11 @@ def test_the_differential_run_sees_a_wrong_observation() -> None:
 def test_the_scoring_kernel_agrees_with_score_masks_on_rare_hands() -> None:
     # Random play almost never takes all hearts or every scoring card; the kernel's scoring is
     # checked on those hands (and on random ones) under every set of exposed cards.
+    from gongzhu_env.batch.one_deck import _R_ALL_HEARTS as ALL_HEARTS
+    from gongzhu_env.batch.one_deck import _R_SWAP as SWAP
+    from gongzhu_env.batch.one_deck import _heart_sums_of, _rule_params, _score, _score4
     from gongzhu_env.cards import C10, DJ, EXPOSABLE, HEARTS_MASK, SCORING_MASK, SQ
     from gongzhu_env.scoring import score_masks
-    from gongzhu_env.vector import _R_ALL_HEARTS as ALL_HEARTS
-    from gongzhu_env.vector import _R_SWAP as SWAP
-    from gongzhu_env.vector import _heart_sums_of, _rule_params, _score, _score4
 
     special = [HEARTS_MASK | extra for extra in
                (0, 1 << SQ, 1 << DJ, 1 << C10, (1 << SQ) | (1 << DJ), SCORING_MASK)]
@@ -375,11 +375,14 @@ def test_unsigned_actions_out_of_range_are_not_wrapped() -> None:
 
 
 @pytest.mark.parametrize("rules", [Rules.preset("two_decks"), Rules(decks=2, team_play=False)])
-def test_two_decks_are_sent_to_the_batch_that_plays_them_not_to_the_scalar_engine(
-        rules: Rules) -> None:
-    with pytest.raises(ValueError, match="decks=2") as refused:
-        GameBatch(4, rules)
-    assert "PairGameBatch" in str(refused.value) and "engine.Game" not in str(refused.value)
+def test_one_class_plays_two_decks_too(rules: Rules) -> None:
+    batch = GameBatch(4, rules)
+    assert isinstance(batch, GameBatch) and repr(batch).startswith("GameBatch(")
+    assert batch.action_masks.shape == (4, 105) and batch.num_seats == 4
+    batch.reset(2)
+    for _ in range(120):  # past the end of the first hand of every table
+        batch.step(batch.sample_legal(np.full(4, 0.5)))
+    assert min(batch.hands_started(t) for t in range(4)) >= 2
 
 
 def test_every_covered_value_is_accepted() -> None:

@@ -1,7 +1,7 @@
-"""The vector envs at two-deck tables (``PairGameBatch`` under ``SingleSeatVectorEnv``).
+"""The vector envs at two-deck tables (``GameBatch`` under ``SingleSeatVectorEnv``).
 
 As at one deck (``test_vector_env.py``), every hand is played again on the scalar reference
-(``Game.from_hands`` of ``vector_pairs.deal``) with the same actions, and what the learner saw
+(``Game.from_hands`` of ``gongzhu_env.batch.deal``) with the same actions, and what the learner saw
 and got is compared step by step: the two-deck engine is held to ``Game``, not to itself.
 """
 
@@ -14,9 +14,9 @@ from gymnasium.utils.env_checker import data_equivalence
 from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
 from gongzhu_env import IllegalActionError, Rules
+from gongzhu_env.batch import GameBatch, deal
 from gongzhu_env.players import IllegalPlayerActionError
 from gongzhu_env.vector_env import SelfPlayBatch, SingleSeatVectorEnv
-from gongzhu_env.vector_pairs import PairGameBatch, deal
 from tests.gongzhu_env import vector_support as support
 from tests.gongzhu_env.vector_support import highest, lowest
 
@@ -26,7 +26,7 @@ TWO = Rules.coerce("two_decks")
 # ------------------------------------------------------------------ spaces
 def test_two_deck_spaces_take_their_size_from_the_rules() -> None:
     env = SingleSeatVectorEnv(3, rules="two_decks")
-    assert isinstance(env.batch, PairGameBatch)
+    assert isinstance(env.batch, GameBatch)
     assert env.num_actions == TWO.num_actions == 105
     assert env.single_action_space == spaces.Discrete(105)
     assert env.action_space == spaces.MultiDiscrete([105] * 3)
@@ -37,7 +37,7 @@ def test_two_deck_spaces_take_their_size_from_the_rules() -> None:
     assert env.observation_space.contains(obs)
     assert env.action_masks().shape == info["action_mask"].shape == (3, 105)
     sp = SelfPlayBatch(2, "two_decks")
-    assert sp.num_actions == 105 and sp.num_seats == 4 and isinstance(sp.batch, PairGameBatch)
+    assert sp.num_actions == 105 and sp.num_seats == 4 and isinstance(sp.batch, GameBatch)
 
 
 # ------------------------------------------------------------------ against the reference
@@ -53,7 +53,7 @@ def test_the_two_deck_learner_sees_and_gets_what_the_reference_gives(rules, mode
                               reward_scale=scale, seat=seat)
     obs, info = env.reset(seed=5)
     rules = Rules.coerce(rules)
-    replay = support.LearnerReplay(env, rules, lambda i, h: deal(env.deal_seed, i, h), seat)
+    replay = support.LearnerReplay(env, rules, lambda i, h: deal(env.deal_seed, i, h, TWO), seat)
     for i in range(n):
         replay.start(i, info)
         replay.check_view(i, obs)
@@ -194,8 +194,8 @@ def test_two_deck_self_play_returns_each_decision_once_with_its_reference_result
     for out in outs:
         assert out.action_masks.shape[1] == 105 and out.observations.shape[1] == 1153
         assert out.hand_scores.shape[1] == 4
-        for rows in support.replay_self_play(out, lambda t, h: deal(seed, t, h), TWO, "team", 50.0,
-                                     [0, 1, 0, 1]):
+        for rows in support.replay_self_play(out, lambda t, h: deal(seed, t, h, TWO), TWO,
+                                             "team", 50.0, [0, 1, 0, 1]):
             seats = out.seats[rows]
             pair_follows += int((seats[1:] == seats[:-1]).sum())
     total = sum(len(o.actions) for o in outs)

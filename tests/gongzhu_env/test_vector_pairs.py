@@ -1,4 +1,4 @@
-"""The two-deck batched engine (``gongzhu_env.vector_pairs``) against the reference ``Game``.
+"""The batched engine at two decks (``gongzhu_env.batch.pairs``) against the reference ``Game``.
 
 The differential test is what allows a second implementation of the two-deck rules at all:
 it plays the same deals and actions on both and compares every output at every step. The
@@ -14,21 +14,22 @@ import sys
 import numpy as np
 import pytest
 
-from benchmarks.check_vector_pairs import differential, targets
 from gongzhu_env import Game, Rules
-from gongzhu_env import vector_pairs as vp
+from gongzhu_env.batch import GameBatch, check_covered, deal
+from gongzhu_env.batch import pairs as vp
+from gongzhu_env.batch.differential import differential
+from gongzhu_env.batch.differential import two_deck_rule_sets as targets
 from gongzhu_env.cards import action_str
 from gongzhu_env.engine import IllegalActionError
-from gongzhu_env.vector_pairs import PairGameBatch, check_covered, deal
 from gongzhu_env.view import obs_size
 
 TWO = Rules.preset("two_decks")
 
 
 @pytest.fixture
-def batch() -> PairGameBatch:
+def batch() -> GameBatch:
     """A small two-deck batch, reset."""
-    b = PairGameBatch(4, "two_decks")
+    b = GameBatch(4, "two_decks")
     b.reset(3)
     return b
 
@@ -63,10 +64,10 @@ def test_the_check_can_fail() -> None:
     assert "legal" in report.messages[0]
 
 
-def test_outputs_match_the_layout(batch: PairGameBatch) -> None:
+def test_outputs_match_the_layout(batch: GameBatch) -> None:
     assert batch.observations.shape == (4, obs_size(TWO)) == (4, 1153)
     assert batch.action_masks.shape == (4, TWO.num_actions) == (4, 105)
-    no_team = PairGameBatch(2, Rules(decks=2))
+    no_team = GameBatch(2, Rules(decks=2))
     assert no_team.obs_size == obs_size(Rules(decks=2)) == 1149
 
 
@@ -75,18 +76,18 @@ def test_outputs_match_the_layout(batch: PairGameBatch) -> None:
 ])
 def test_uncovered_rules_are_refused_by_name(rules: object, option: str) -> None:
     with pytest.raises(ValueError, match=option) as e:
-        PairGameBatch(2, rules)  # type: ignore[arg-type]
+        vp.check_covered(rules)  # type: ignore[arg-type]
     assert "it plays" in str(e.value)
 
 
 def test_team_reward_needs_teams() -> None:
     with pytest.raises(ValueError, match="team"):
-        PairGameBatch(2, Rules(decks=2), reward_mode="team")
+        GameBatch(2, Rules(decks=2), reward_mode="team")
 
 
 def test_step_before_reset() -> None:
     with pytest.raises(RuntimeError, match="reset"):
-        PairGameBatch(2).step(np.zeros(2, dtype=np.int64))
+        GameBatch(2, TWO).step(np.zeros(2, dtype=np.int64))
 
 
 @pytest.mark.parametrize("actions, error, text", [
@@ -95,19 +96,19 @@ def test_step_before_reset() -> None:
     (np.zeros(5, dtype=np.int64), ValueError, r"shape \(4,\)"),
     (np.zeros((4, 1), dtype=np.int64), ValueError, r"shape \(4,\)"),
 ])
-def test_bad_action_arrays(batch: PairGameBatch, actions: object, error: type,
+def test_bad_action_arrays(batch: GameBatch, actions: object, error: type,
                            text: str) -> None:
     with pytest.raises(error, match=text):
         batch.step(actions)  # type: ignore[arg-type]
 
 
-def test_bad_active(batch: PairGameBatch) -> None:
+def test_bad_active(batch: GameBatch) -> None:
     with pytest.raises(ValueError, match="bool array of shape"):
         batch.step(np.zeros(4, dtype=np.int64), active=np.ones(4, dtype=np.int64))
 
 
 @pytest.mark.parametrize("bad", [105, -1, 1000])
-def test_out_of_range_action(batch: PairGameBatch, bad: int) -> None:
+def test_out_of_range_action(batch: GameBatch, bad: int) -> None:
     actions = np.array([batch.legal_actions(i)[0] for i in range(4)], dtype=np.int64)
     actions[2] = bad
     before = batch.observations.copy()
@@ -116,14 +117,14 @@ def test_out_of_range_action(batch: PairGameBatch, bad: int) -> None:
     assert np.array_equal(batch.observations, before)
 
 
-def test_unsigned_out_of_range_does_not_wrap(batch: PairGameBatch) -> None:
+def test_unsigned_out_of_range_does_not_wrap(batch: GameBatch) -> None:
     actions = np.array([batch.legal_actions(i)[0] for i in range(4)], dtype=np.uint64)
     actions[1] = 2 ** 64 - 1
     with pytest.raises(IllegalActionError, match="table 1"):
         batch.step(actions)
 
 
-def test_illegal_action_names_the_legal_set_and_changes_nothing(batch: PairGameBatch) -> None:
+def test_illegal_action_names_the_legal_set_and_changes_nothing(batch: GameBatch) -> None:
     actions = np.array([batch.legal_actions(i)[0] for i in range(4)], dtype=np.int64)
     legal = batch.legal_actions(3)
     actions[3] = next(a for a in range(105) if a not in legal)
@@ -140,7 +141,7 @@ def test_illegal_action_names_the_legal_set_and_changes_nothing(batch: PairGameB
 
 
 def test_pair_lead_needs_two_copies() -> None:
-    b = PairGameBatch(1, Rules(decks=2, declaration="none", first_lead="any"))
+    b = GameBatch(1, Rules(decks=2, declaration="none", first_lead="any"))
     b.reset(0)
     hand = b.deal_of(0)[int(b.current_player[0])]
     single = next(c for c in hand if hand.count(c) == 1)
@@ -150,7 +151,7 @@ def test_pair_lead_needs_two_copies() -> None:
         b.step(np.array([52 + single], dtype=np.int64))
 
 
-def test_inactive_tables_keep_their_position(batch: PairGameBatch) -> None:
+def test_inactive_tables_keep_their_position(batch: GameBatch) -> None:
     active = np.array([True, False, True, False])
     before = batch.observations.copy()
     actions = np.array([batch.legal_actions(i)[0] for i in range(4)], dtype=np.int64)
@@ -161,7 +162,7 @@ def test_inactive_tables_keep_their_position(batch: PairGameBatch) -> None:
     assert not batch.terminated.any()
 
 
-def test_sample_legal_picks_by_position(batch: PairGameBatch) -> None:
+def test_sample_legal_picks_by_position(batch: GameBatch) -> None:
     rng = np.random.default_rng(0)
     for _ in range(60):
         u = rng.random(4)
@@ -176,16 +177,16 @@ def test_sample_legal_picks_by_position(batch: PairGameBatch) -> None:
 
 
 def test_deals_are_streams_of_valid_two_deck_deals() -> None:
-    small, big = PairGameBatch(3), PairGameBatch(6)
+    small, big = GameBatch(3, TWO), GameBatch(6, TWO)
     small.reset(42)
     big.reset(42)
     for t in range(3):
-        assert small.deal_of(t) == big.deal_of(t) == deal(42, t, 0)
-    hands = deal(42, 1, 7)
+        assert small.deal_of(t) == big.deal_of(t) == deal(42, t, 0, TWO)
+    hands = deal(42, 1, 7, TWO)
     assert sorted(c for h in hands for c in h) == sorted(list(range(52)) * 2)
     assert all(len(h) == 26 for h in hands)
     Game.from_hands(hands, TWO)  # the reference accepts it
-    assert deal(42, 1, 7) != deal(42, 1, 8) != deal(43, 1, 7)
+    assert deal(42, 1, 7, TWO) != deal(42, 1, 8, TWO) != deal(43, 1, 7, TWO)
 
 
 def test_importing_the_package_does_not_load_numba() -> None:
@@ -195,9 +196,9 @@ def test_importing_the_package_does_not_load_numba() -> None:
     assert out.stdout.strip() == "False"
 
 
-def _played_batch(steps: int, seed: int = 9) -> tuple[PairGameBatch, list[np.ndarray]]:
+def _played_batch(steps: int, seed: int = 9) -> tuple[GameBatch, list[np.ndarray]]:
     """Return a batch after ``steps`` random steps, with a snapshot taken before each."""
-    b = PairGameBatch(16, "two_decks")
+    b = GameBatch(16, "two_decks")
     b.reset(seed)
     rng = np.random.default_rng(seed)
     snaps = []

@@ -20,11 +20,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.check_vector import PRESET_NAMES, covered_combinations
 from gongzhu_env import Rules
-from gongzhu_env.batch_engines import new_batch
-from gongzhu_env.batch_fuzz import RULE_SETS, corrupt, outputs, refused
-from gongzhu_env.vector import _COLUMN_NAMES, GameBatch
+from gongzhu_env.batch import GameBatch
+from gongzhu_env.batch.differential import PRESET_NAMES, covered_combinations
+from gongzhu_env.batch.fuzz import RULE_SETS, corrupt, outputs, refused
+from gongzhu_env.batch.one_deck import _COLUMN_NAMES
 
 GENERAL_RULES = (
     Rules(players=6, discard_colour=True, team_play=True),
@@ -176,14 +176,14 @@ def test_a_position_of_other_rules_is_refused() -> None:
 def test_every_randomly_damaged_snapshot_is_refused(rules: Rules) -> None:
     # Bits, bytes, whole values and small steps in every column, and several at once, at
     # positions from the deal to later hands: none is restored (the full run of 9,000 is
-    # ``python -m gongzhu_env.batch_fuzz``).
+    # ``python -m gongzhu_env.batch.fuzz``).
     counts = corrupt(rules, 160, seed=5)
     assert counts == {"refused": 160, "accepted": 0}
 
 
 @pytest.mark.parametrize("rules", ["standard", Rules(players=6), "two_decks"], ids=str)
 def test_a_change_that_looks_like_play_is_refused_by_the_digest(rules) -> None:
-    batch = new_batch(2, rules)
+    batch = GameBatch(2, rules)
     batch.reset(4)
     snap = batch.snapshot()
     dealt = batch._dealt_column  # the count of hands dealt: any count is a position of play
@@ -206,7 +206,7 @@ def test_a_snapshot_of_other_rules_that_passes_the_columns_is_refused_by_the_dig
 @pytest.mark.parametrize("rules", ["standard", Rules(players=5), "two_decks"], ids=str)
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf"), 1.0, -1e-9, 7.5])
 def test_sample_legal_refuses_uniforms_outside_zero_to_one(rules, value: float) -> None:
-    batch = new_batch(3, rules)
+    batch = GameBatch(3, rules)
     batch.reset(1)
     uniforms = np.array([0.0, value, 0.999], dtype=np.float64)
     with pytest.raises(ValueError, match=r"\[0, 1\).*table 1 has"):

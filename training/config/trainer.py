@@ -283,11 +283,11 @@ class TrainerConfig(ConfigBase):
     def batch_engine_obstacle(self) -> str | None:
         """Say why the batched engine cannot play this run, or return ``None`` if it can.
 
-        It plays single hands of the rules ``gongzhu_env.batch_engines.check_batched``
+        It plays single hands of the rules ``gongzhu_env.batch.check_covered``
         accepts (one deck or two); each trainer adds what its own side of the batched engine
         cannot do.
         """
-        from gongzhu_env.batch_engines import check_batched
+        from gongzhu_env.batch import check_covered as check_batched
 
         try:
             check_batched(self.game_rules)

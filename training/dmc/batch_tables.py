@@ -3,12 +3,11 @@
 ``BatchTableSimulator`` does what ``scalar_tables.TableSimulator`` does -- tables in lockstep,
 one batched forward pass for the learner seats, one per snapshot in use, each learner seat
 learning from its own trajectory and its own result -- but the tables live in one batch of the
-batched engine (``gongzhu_env.batch_engines.new_batch``: ``gongzhu_env.vector.GameBatch`` at one
-deck, ``gongzhu_env.vector_pairs.PairGameBatch`` at two): the compiled kernels apply the moves
-and write every table's observation and mask into one preallocated array, which torch reads
-without a copy (``torch.from_numpy`` once, at construction). Python then touches a table only
-when one of its hands ends (to label the learner seats' decisions and draw the next hand's
-seats).
+batched engine (``gongzhu_env.batch.GameBatch``, one deck or two): the compiled kernels
+apply the moves and write every table's observation and mask into one preallocated array,
+which torch reads without a copy (``torch.from_numpy`` once, at construction). Python then
+touches a table only when one of its hands ends (to label the learner seats' decisions and
+draw the next hand's seats).
 
 Why it is a second simulator and not a faster engine behind the first: the scalar simulator
 spends most of its time building a ``PlayerView`` and encoding it for every decision, one
@@ -25,8 +24,8 @@ which only the reference engine makes: a table with such a seat keeps a *shadow*
 that follows every move, and the agent acts on the shadow's view. The differential test of the
 batched engine is what makes the shadow and the batch the same game.
 
-What it does not cover (refused by ``DMCConfig.validate`` with the reason): rule sets neither
-batched engine covers (``gongzhu_env.batch_engines.check_batched``), match episodes, mixed
+What it does not cover (refused by ``DMCConfig.validate`` with the reason): rule sets the
+batched engine does not cover (``gongzhu_env.batch.check_covered``), match episodes, mixed
 rules, rollout labels.
 """
 
@@ -41,7 +40,7 @@ from torch import nn
 
 from agents.base import Agent
 from agents.policy import QNetwork
-from gongzhu_env.batch_engines import new_batch
+from gongzhu_env.batch import GameBatch
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
 from training.config import DMCConfig
@@ -75,7 +74,7 @@ class BatchTableSimulator(ActingSide):
         super().__init__(cfg, net, seed, sink)
         n = cfg.num_tables
         seats = self.rules.players  # 3 to 8: every size the batched engine covers
-        self.batch = new_batch(n, self.rules, reward_mode=cfg.reward_mode,
+        self.batch = GameBatch(n, self.rules, reward_mode=cfg.reward_mode,
                                reward_scale=cfg.reward_scale)
         self._max_decisions = max_decisions(self.rules)
         self._obs_t = torch.from_numpy(self.batch.observations)  # shares the batch's memory

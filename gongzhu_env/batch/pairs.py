@@ -1,29 +1,28 @@
-"""A batched engine for two-deck tables (拱双猪): many hands stepped in lockstep by kernels.
+"""The batched engine's two-deck tables (拱双猪): the layout ``GameBatch`` plays two decks with.
 
-``PairGameBatch(n, rules)`` is the two-deck sibling of ``gongzhu_env.vector.GameBatch``: it
-holds ``n`` four-seat, two-deck tables as one int64 array and steps all of them with one call.
-``step(actions)`` takes one action per table (for that table's seat to move) and writes, into
-arrays allocated once, the observation and legal-action mask of the seat to move at every
-table, the rewards and raw scores of the hands that just ended, which tables ended a hand, and
-the seat to move. The scalar two-deck engine plays a few thousand decisions a second; this one
-exists because it plays an order of magnitude more. Numba compiles its kernels; like
-``gongzhu_env.vector``, this module is the only one that imports it here, and
-``import gongzhu_env`` loads neither.
+``GameBatch(n, rules)`` with two-deck rules holds ``n`` four-seat, two-deck tables as one int64
+array and steps all of them with one call. ``step(actions)`` takes one action per table (for
+that table's seat to move) and writes, into arrays allocated once, the observation and legal-
+action mask of the seat to move at every table, the rewards and raw scores of the hands that
+just ended, which tables ended a hand, and the seat to move. The scalar two-deck engine plays a
+few thousand decisions a second; this one exists because it plays an order of magnitude more.
+Numba compiles its kernels; only the ``gongzhu_env.batch`` package imports it, and ``import
+gongzhu_env`` loads neither.
 
 A second statement of the two-deck rules, held to the first
 ------------------------------------------------------------
 ``gongzhu_env.engine.Game`` with ``gongzhu_env.pair_tricks`` is the reference. The kernels
-below restate, as loops over integer masks, what those say about two decks: the declaration
-per copy, pair leads, the two-action pair follow, the first-round restriction on exposed
-copies, which copy leaves the hand, voids, trick winners, ``scoring.score_two_decks`` and
-the 1,153-value observation of ``PlayerView.encode``. ``benchmarks/check_vector_pairs.py``
-(and, on fewer hands, ``tests/gongzhu_env/test_vector_pairs.py``) plays the same deals and
-actions on both engines and compares the seat to move, legal sets, observations, masks,
-rewards and scores at every step; a rule change goes into ``Game`` first and the check then
-shows what to change here. The values the kernels need (heart sums, the transformer factors,
-the squashed-score curve, the observation layout) are built from the reference modules when
-a batch is made, and the constants frozen into the kernels are checked against them at
-import, so a stale numba cache cannot play old values.
+below restate, as loops over integer masks, what those say about two decks: the declaration per
+copy, pair leads, the two-action pair follow, the first-round restriction on exposed copies,
+which copy leaves the hand, voids, trick winners, ``scoring.score_two_decks`` and the
+1,153-value observation of ``PlayerView.encode``. ``gongzhu_env.batch.differential``
+(``benchmarks/check_vector.py``, and on fewer hands ``tests/gongzhu_env/test_vector_pairs.py``)
+plays the same deals and actions on both engines and compares the seat to move, legal sets,
+observations, masks, rewards and scores at every step; a rule change goes into ``Game`` first
+and the check then shows what to change here. The values the kernels need (heart sums, the
+transformer factors, the squashed-score curve, the observation layout) are built from the
+reference modules when a batch is made, and the constants frozen into the kernels are checked
+against them at import, so a stale numba cache cannot play old values.
 
 What it covers
 --------------
@@ -43,7 +42,7 @@ Deals
 As in ``GameBatch``, each table has its own counter-based stream: hand ``j`` of table ``i``
 under ``reset(seed)`` is ``deal(seed, i, j)``, independent of the other tables. With
 SplitMix64's increment ``G = 0x9E3779B97F4A7C15`` and its output scramble ``mix``
-(``gongzhu_env.batch_base._mix``), all arithmetic modulo 2**64:
+(``gongzhu_env.batch.base._mix``), all arithmetic modulo 2**64:
 
 1. ``x = mix(mix(mix(seed + G) + i) + j)`` (the one-deck key);
 2. ``deck = [0, 1, ..., 51, 0, 1, ..., 51]`` (104 cards, each card twice, in the order of
@@ -84,22 +83,39 @@ DONE at bit 52, plus a second mask of the pair leads.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gongzhu_env.batch_base import BatchBase, StepOutputs, _bit_counts, _refuser, _unsigned, _within
+from gongzhu_env.batch.base import (
+    REWARD_CODES,
+    GameBatch,
+    _bit_counts,
+    _outside_unit,
+    _refuser,
+    _unsigned,
+    _within,
+    check_options,
+)
 
 # numba before the rest: mypy reads its own annotations; a run without it is told who needs it.
 if TYPE_CHECKING:
     import numba
 else:
-    from gongzhu_env.batch_base import _load_numba
+    from gongzhu_env.batch.base import _load_numba
 
-    numba = _load_numba("gongzhu_env.vector_pairs (the two-deck batched engine)")
+    numba = _load_numba("gongzhu_env.batch (the batched engine, two decks)")
 
+from gongzhu_env.batch.one_deck import (
+    _clear,
+    _exposable_bits,
+    _popcount,
+    _put_bits,
+    _results4,
+    _scoring_bits,
+    _shuffle,
+)
 from gongzhu_env.cards import C2, C10, DJ, EXPOSABLE, HA, SCORING_MASK, SQ, action_str
 from gongzhu_env.engine import IllegalActionError
 from gongzhu_env.rules import Rules
@@ -110,22 +126,11 @@ from gongzhu_env.scoring import (
     TWO_DECK_ALL_HEARTS,
     TWO_DECK_C10_ALONE,
     TWO_DECK_C10_FACTORS,
-    check_reward_mode,
-    check_reward_scale,
-)
-from gongzhu_env.vector import (
-    _clear,
-    _exposable_bits,
-    _popcount,
-    _put_bits,
-    _results4,
-    _scoring_bits,
-    _shuffle,
 )
 from gongzhu_env.view import _SCORE_DIVISORS, _SCORE_SCALE, layout
 from gongzhu_env.view import EXPOSABLE as VIEW_EXPOSABLE
 
-__all__ = ["PairGameBatch", "PairBatchStep", "COVERED", "MAX_TABLES", "check_covered", "deal"]
+__all__ = ["PairTables", "COVERED", "MAX_TABLES", "check_covered", "deal"]
 
 # ---------------------------------------------------------------------------------------------
 # Constants frozen into the kernels, checked against the reference modules just below.
@@ -152,7 +157,7 @@ _EXPECTED = {
 }
 for _name, (_reference, _here) in _EXPECTED.items():
     if _reference != _here:  # a real check, not an assert: it must also run under python -O
-        raise RuntimeError(f"gongzhu_env.vector_pairs is out of date with the reference "
+        raise RuntimeError(f"gongzhu_env.batch.pairs is out of date with the reference "
                            f"modules: {_name} is {_reference!r} there and {_here!r} here")
 
 # Columns of a table's state row: scalars, the trick in progress (up to 8 cards, in play
@@ -168,7 +173,6 @@ _DECLARE, _PLAY = 0, 1
 
 # Rule parameters (an int64 array every kernel reads).
 _R_MAY_LEAD, _R_FREE_FIRST, _R_DECLARE, _R_TEAM, _R_REWARD, _R_OFFSET = range(6)
-_REWARD_CODES = {"raw": 0, "zero_sum": 1, "team": 2}
 
 # Observation blocks the kernels write, in the order of their offsets array.
 _OBS_BLOCKS = ("phase", "hand", "to_move", "trick_leader", "trick_cards", "played", "exposed",
@@ -181,7 +185,7 @@ _OBS_BLOCKS = ("phase", "hand", "to_move", "trick_leader", "trick_cards", "playe
  _OB_PARTNERS) = range(20)
 
 MAX_TABLES = 1 << 18
-"""Most tables one ``PairGameBatch`` holds: a table's arrays take about 5 KB, so this is
+"""Most two-deck tables one ``GameBatch`` holds: a table's arrays take about 5 KB, so this is
 about 1.3 GB; training and the benchmarks run a few thousand at most."""
 
 COVERED: dict[str, tuple[object, ...]] = {
@@ -192,38 +196,17 @@ COVERED: dict[str, tuple[object, ...]] = {
     "first_lead": ("club2", "any"),
     "declaration": ("free", "none"),
 }
-"""Rule option -> the values ``PairGameBatch`` plays; other hand options stay at their
+"""Rule option -> the values ``GameBatch`` plays at two decks; other hand options stay at their
 two-deck default (most of them are refused by ``Rules`` itself at two decks)."""
-_SETTLEMENT_ONLY = ("settlement", "settlement_multiplier", "match_threshold", "double_pig",
-                    "match_end", "next_leader")
 
 
 def check_covered(rules: Rules | str | None) -> Rules:
-    """Return ``rules`` as a ``Rules`` if ``PairGameBatch`` plays them, else raise ``ValueError``.
+    """Return ``rules`` as a ``Rules`` if the two-deck tables play them, else raise ``ValueError``.
 
-    The error names the first option whose value is not covered and the values that are. An
-    option this module does not know (added to ``Rules`` later) is refused unless it is at its
-    two-deck default, so a new rule cannot be silently ignored here.
+    ``base.check_options`` over ``COVERED``, other options at their two-deck defaults (most of
+    them are refused by ``Rules`` itself at two decks).
     """
-    rules = Rules.coerce(rules)
-    default = Rules(decks=2)
-    fields = sorted(dataclasses.fields(rules), key=lambda f: f.name not in ("decks", "players"))
-    for f in fields:
-        value = getattr(rules, f.name)
-        if f.name in _SETTLEMENT_ONLY:
-            continue
-        if f.name in COVERED:
-            ok = value in COVERED[f.name] and type(value) is type(COVERED[f.name][0])
-            allowed = ", ".join(repr(v) for v in COVERED[f.name])
-        else:
-            ok = value == getattr(default, f.name)
-            allowed = repr(getattr(default, f.name))
-        if not ok:
-            hint = ("one-deck tables are gongzhu_env.vector.GameBatch's" if f.name == "decks"
-                    else "play these rules with gongzhu_env.engine.Game")
-            raise ValueError(f"the two-deck batched engine (gongzhu_env.vector_pairs) does not "
-                             f"cover rule option {f.name}={value!r} (it plays {allowed}); {hint}")
-    return rules
+    return check_options(Rules.coerce(rules), COVERED, Rules(decks=2), "at two decks")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -730,8 +713,15 @@ def _step_kernel(state: np.ndarray, actions: np.ndarray, active: np.ndarray, see
 
 
 @numba.njit(cache=True)
-def _sample_kernel(state: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> None:
-    """For each table, the legal action at position ``int(u * count)`` of its sorted legal set."""
+def _sample_kernel(state: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> int:
+    """For each table, the legal action at position ``int(u * count)`` of its sorted legal set.
+
+    Returns the first table whose uniform is not in [0, 1) (``_outside_unit``), before
+    sampling any, or -1.
+    """
+    bad = _outside_unit(uniforms)
+    if bad >= 0:
+        return bad
     for i in range(state.shape[0]):
         cards = state[i, _LEGAL] & _FULL
         pairs = state[i, _LEGALP]
@@ -751,12 +741,13 @@ def _sample_kernel(state: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> 
         for _ in range(k):
             legal &= legal - 1  # drop the lowest legal action
         out[i] = base + _popcount((legal & -legal) - 1)
+    return -1
 
 
 @numba.njit(cache=True)
 def _refresh_kernel(state: np.ndarray, squash: np.ndarray, oo: np.ndarray, rp: np.ndarray,
                     obs: np.ndarray, mask: np.ndarray, current: np.ndarray) -> None:
-    """Write every table's outputs from its state (after ``PairGameBatch.restore``)."""
+    """Write every table's outputs from its state (after ``GameBatch.restore``)."""
     for i in range(state.shape[0]):
         _write_outputs(state[i], obs[i], mask[i], squash, oo, rp)
         current[i] = state[i, _CUR]
@@ -794,7 +785,7 @@ def _derived_kernel(state: np.ndarray, rp: np.ndarray, heart_sums: np.ndarray,
 
 
 def _column_names() -> tuple[str, ...]:
-    """Name each column of a state row, for the errors of ``PairGameBatch.restore``."""
+    """Name each column of a state row, for the errors of ``GameBatch.restore``."""
     scalars = ["phase", "seat to move", "first leader", "declaration turns taken",
                "cards in the trick", "trick leader", "suit led", "suits led so far",
                "plays made to the trick", "the trick was led with a pair",
@@ -810,16 +801,6 @@ def _column_names() -> tuple[str, ...]:
 
 
 # ---------------------------------------------------------------------------------------------
-class PairBatchStep(StepOutputs):
-    """The arrays a ``PairGameBatch`` writes (the same objects at every call, overwritten).
-
-    Its fields, those of ``batch_base.StepOutputs``: ``observations``, ``action_masks``,
-    ``current_player``, ``terminated``, ``rewards`` and ``scores``.
-    """
-
-    __slots__ = ()
-
-
 def _score_bound() -> int:
     """Return an offset beyond every two-deck hand score: a slam, every factor largest."""
     top = (TWO_DECK_ALL_HEARTS * 4 + 2 * (abs(PIG_VALUE) + SHEEP_VALUE) * 4)
@@ -854,43 +835,43 @@ def _obs_offsets(rules: Rules) -> tuple[np.ndarray, int]:
     unknown = set(starts) - set(_OBS_BLOCKS)
     missing = set(_OBS_BLOCKS) - set(starts) - {"partners"}
     if unknown or missing:
-        raise RuntimeError(f"gongzhu_env.vector_pairs does not write the observation of {rules}: "
+        raise RuntimeError(f"gongzhu_env.batch.pairs does not write the observation of {rules}: "
                            f"blocks {sorted(unknown)} are new, {sorted(missing)} are gone")
     return np.array([starts.get(name, -1) for name in _OBS_BLOCKS], dtype=np.int64), at
 
 
-class PairGameBatch(BatchBase[PairBatchStep]):
-    """``num_tables`` two-deck hands of Gong Zhu played side by side (see the module docstring).
+class PairTables(GameBatch, decks=2):
+    """The two-deck table layout of ``GameBatch`` (see the module docstring).
 
-    ``rules`` defaults to the ``"two_decks"`` preset. ``reward_mode`` and ``reward_scale``
-    mean what they mean for ``gongzhu_env.env``.
+    Made by ``GameBatch(n, rules)`` for rules with two decks; ``reward_mode`` and
+    ``reward_scale`` are those of ``GameBatch``. It keeps no views of finished hands yet, so
+    ``final_observations=True`` is refused.
     """
 
+    _layout_name = "pairs"
+    _max_tables = MAX_TABLES
+    _table_bytes = 5000
+    _keeps_final_views = False
     _dealt_column = _DEALT
     _max_action = _DONE_ACTION
     _action_hint = "one action 0..104 per table"
     _say_what_came = True
 
-    def __init__(self, num_tables: int, rules: Rules | str = "two_decks", *,
-                 reward_mode: str = "raw", reward_scale: float = 1.0) -> None:
-        n = _unsigned(num_tables, "num_tables")
-        if not 1 <= n <= MAX_TABLES:
-            raise ValueError(f"num_tables must be in 1..{MAX_TABLES:,} (gongzhu_env."
-                             f"vector_pairs.MAX_TABLES, about 5 KB of arrays a table); got {n:,}")
-        self.rules = check_covered(rules)
-        check_reward_mode(reward_mode, self.rules)
-        self.reward_mode = reward_mode
-        self.reward_scale = check_reward_scale(reward_scale)
-        self.num_actions = self.rules.num_actions
-        r = self.rules
-        self._oo, size = _obs_offsets(r)
-        super().__init__(n, 4, size, self.num_actions)
+    def _covered(self, rules: Rules | str | None) -> Rules:
+        return check_covered("two_decks" if rules is None else rules)
+
+    def _obs_size(self) -> int:
+        return _obs_offsets(self.rules)[1]
+
+    def _build(self, num_tables: int) -> None:
+        n, r = num_tables, self.rules
+        self._oo = _obs_offsets(r)[0]
         rp = self._rp = np.zeros(6, dtype=np.int64)
         rp[_R_MAY_LEAD] = r.exposed_may_lead
         rp[_R_FREE_FIRST] = r.first_lead == "any"
         rp[_R_DECLARE] = r.declaration == "free"
         rp[_R_TEAM] = r.team_play
-        rp[_R_REWARD] = _REWARD_CODES[reward_mode]
+        rp[_R_REWARD] = REWARD_CODES[self.reward_mode]
         rp[_R_OFFSET] = _score_bound()
         self._heart_sums = np.array(HEART_SUMS, dtype=np.int64)
         self._c10 = np.zeros((3, 3), dtype=np.int64)
@@ -900,11 +881,6 @@ class PairGameBatch(BatchBase[PairBatchStep]):
         self._state = np.zeros((n, _NCOL), dtype=np.int64)
         self._deck = np.zeros(104, dtype=np.int64)
         self._stream = np.uint64(0)
-        # ``GameBatch`` can keep every seat's view of a finished hand; this batch does not
-        # (yet), and says so the way ``GameBatch(final_observations=False)`` does.
-        self.final_observations: np.ndarray | None = None
-        self._result = PairBatchStep(self.observations, self.action_masks, self.current_player,
-                                     self.terminated, self.rewards, self.scores)
 
     def _deal_first(self, seed: np.uint64) -> None:
         """Run the reset kernel, keeping ``seed`` for the step kernel's next deals."""
@@ -920,9 +896,9 @@ class PairGameBatch(BatchBase[PairBatchStep]):
                                 self.action_masks, self.current_player, self.terminated,
                                 self.rewards, self.scores))
 
-    def _sample(self, uniforms: np.ndarray, out: np.ndarray) -> None:
+    def _sample(self, uniforms: np.ndarray, out: np.ndarray) -> int:
         """Run the two-deck sampling kernel (single cards, then pair leads, then DONE)."""
-        _sample_kernel(self._state, uniforms, out)
+        return int(_sample_kernel(self._state, uniforms, out))
 
     def _refresh(self) -> None:
         """Rewrite the outputs from the state rows with the two-deck refresh kernel."""

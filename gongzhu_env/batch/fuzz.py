@@ -8,7 +8,7 @@ value replaced, a small step up or down, or several columns at once), restores e
 checks that each is refused with nothing changed. ``tests/gongzhu_env/test_vector_snapshots.py``
 runs a few hundred; the full run is::
 
-    python -m gongzhu_env.batch_fuzz --count 9000 --seed 0
+    python -m gongzhu_env.batch.fuzz --count 9000 --seed 0
 
 which prints the counts of each batch and exits with status 1 if any damaged snapshot was
 accepted or a refusal changed the batch.
@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gongzhu_env.batch_engines import Batch, new_batch
+from gongzhu_env.batch import GameBatch
 from gongzhu_env.rules import Rules
 
 RULE_SETS: tuple[Rules, ...] = (
@@ -39,14 +39,14 @@ KINDS = ("bit", "byte", "value", "step", "several")
 """The kinds of damage, taken in turn."""
 
 
-def outputs(batch: Batch) -> list[np.ndarray]:
+def outputs(batch: GameBatch) -> list[np.ndarray]:
     """Everything ``restore`` may change, copied (to prove a refusal changed nothing)."""
     return [batch.snapshot(), batch.observations.copy(), batch.action_masks.copy(),
             batch.current_player.copy(), batch.terminated.copy(), batch.rewards.copy(),
             batch.scores.copy()]
 
 
-def _positions(batch: Batch, rng: np.random.Generator, count: int) -> list[np.ndarray]:
+def _positions(batch: GameBatch, rng: np.random.Generator, count: int) -> list[np.ndarray]:
     """Snapshots of ``batch`` after random play: declaring, mid-trick, late and next hands."""
     out = []
     for _ in range(count):
@@ -89,7 +89,7 @@ def corrupt(rules: Rules, count: int, seed: int, tables: int = 4) -> dict[str, i
     batch; an accepted snapshot is counted (``accepted``) and the batch put back.
     """
     rng = np.random.default_rng(seed)
-    batch = new_batch(tables, rules)
+    batch = GameBatch(tables, rules)
     batch.reset(seed)
     positions = _positions(batch, rng, 6)
     columns = positions[0].shape[1]
@@ -102,7 +102,7 @@ def corrupt(rules: Rules, count: int, seed: int, tables: int = 4) -> dict[str, i
     return counts
 
 
-def refused(batch: Batch, snap: np.ndarray) -> bool:
+def refused(batch: GameBatch, snap: np.ndarray) -> bool:
     """Restore ``snap``; return True if it was refused, False if ``batch`` now holds it.
 
     Raises ``AssertionError`` if a refusal changed anything ``restore`` may change.
@@ -118,10 +118,18 @@ def refused(batch: Batch, snap: np.ndarray) -> bool:
     return False
 
 
+def _name(rules: Rules) -> str:
+    """Name a rule set by its deck and seat counts and the options it changes."""
+    default = Rules()
+    changed = [f"{k}={v!r}" for k, v in rules.to_dict().items()
+               if k not in ("decks", "players") and v != getattr(default, k)]
+    return ", ".join([f"decks={rules.decks}", f"players={rules.players}", *changed])
+
+
 def run(count: int, seed: int, rule_sets: Sequence[Rules] = RULE_SETS) -> dict[str, dict[str, int]]:
     """Damage ``count`` snapshots spread evenly over ``rule_sets``; counts by rule set."""
     per = -(-count // len(rule_sets))
-    return {str(r): corrupt(r, per, seed + i) for i, r in enumerate(rule_sets)}
+    return {_name(r): corrupt(r, per, seed + i) for i, r in enumerate(rule_sets)}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,33 +1,37 @@
-"""What the two batched engines share on the Python side: ``BatchBase`` and a few helpers.
+"""The batched engine's one public class, ``GameBatch``, and what every table layout shares.
 
-``vector.GameBatch`` (one deck) and ``vector_pairs.PairGameBatch`` (two decks) run different
-numba kernels over differently laid out state rows, but check their arguments, hold their
-output arrays, save and restore positions and read tables the same way. That part is written
-once here, so a fix to an argument check or to the restore protocol reaches both engines; each
-engine supplies the hooks (its kernels, its state layout, its actions) as small methods and
-class attributes. This module imports neither engine, so both may import it without a circle.
+``GameBatch(n, rules)`` plays ``n`` tables of any rule set the batch covers: one deck at three
+to eight seats and two decks at four. The class checks its arguments, holds the output arrays,
+saves and restores positions and reads tables once for every table; the kernels and the state
+rows they run over are supplied by a table layout, a private subclass chosen from the rules
+when the batch is made (``GameBatch.__new__``): ``one_deck.OneDeckTables`` (bit masks of the
+52 cards) or ``pairs.PairTables`` (two decks: multisets as once/twice masks, pair leads and
+two-card follows). A caller only ever names ``GameBatch``; ``isinstance(b, GameBatch)`` holds
+for every batch. This module imports neither layout at import time, so both may import it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib
 import operator
 from collections.abc import Callable
 from types import ModuleType
-from typing import TYPE_CHECKING, Generic, NamedTuple, SupportsIndex, TypeVar, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, SupportsIndex, cast
 
 import numpy as np
 
 from gongzhu_env.engine import IllegalActionError
 from gongzhu_env.rules import Rules
+from gongzhu_env.scoring import check_reward_mode, check_reward_scale
 
 
-class StepOutputs(NamedTuple):
-    """The arrays a batch writes at every call (the same objects each time, overwritten).
+class BatchStep(NamedTuple):
+    """The arrays a ``GameBatch`` writes at every call (the same objects each time, overwritten).
 
-    Both engines write the same outputs; each names them in its own subclass (``BatchStep``,
-    ``PairBatchStep``) so that its results say which engine made them.
+    ``observations``, ``action_masks``, ``current_player``, ``terminated``, ``rewards`` and
+    ``scores``: see the attributes of the same names on the batch.
     """
 
     observations: np.ndarray
@@ -36,10 +40,6 @@ class StepOutputs(NamedTuple):
     terminated: np.ndarray
     rewards: np.ndarray
     scores: np.ndarray
-
-
-StepT = TypeVar("StepT", bound=StepOutputs)
-"""The named tuple of output arrays an engine returns (``BatchStep``, ``PairBatchStep``)."""
 
 
 def _load_numba(engine: str) -> ModuleType:
@@ -92,6 +92,20 @@ def _digest_rows(rows: np.ndarray, key: np.uint64, out: np.ndarray) -> None:
         out[i] = np.int64(h)
 
 
+@numba.njit(cache=True, inline="always")
+def _outside_unit(uniforms: np.ndarray) -> int:
+    """Return the first index whose value is not in [0, 1) (NaN included), or -1.
+
+    What every sampling kernel checks before it samples: compiled into the kernel's own loop,
+    the check costs a step next to nothing.
+    """
+    for i in range(uniforms.shape[0]):
+        u = uniforms[i]
+        if not (u >= 0.0 and u < 1.0):
+            return i
+    return -1
+
+
 def _rules_key(engine: str, rules: Rules, columns: int) -> np.uint64:
     """Hash a batch's engine, rules and row width into the key of its snapshots' digests.
 
@@ -100,6 +114,42 @@ def _rules_key(engine: str, rules: Rules, columns: int) -> np.uint64:
     """
     text = f"{engine}|{columns}|{rules!r}".encode()
     return np.uint64(int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little"))
+
+
+SETTLEMENT_ONLY = ("settlement", "settlement_multiplier", "match_threshold", "double_pig",
+                   "match_end", "next_leader")
+"""Rule options that change no hand (only settlement and matches): every layout accepts them."""
+REWARD_CODES = {"raw": 0, "zero_sum": 1, "team": 2}
+"""The reward modes as the kernels of every layout read them."""
+
+
+def check_options(rules: Rules, covered: dict[str, tuple[object, ...]], default: Rules,
+                  what: str) -> Rules:
+    """Return ``rules`` if every option takes a value of ``covered``, else raise ``ValueError``.
+
+    One check for every table layout (``what`` names it in the error): an option of
+    ``covered`` must take one of its values (of the same type), a settlement option anything,
+    and any other option (one added to ``Rules`` later, say) its value in ``default``, so a
+    new rule can never be silently ignored by the kernels. The deck and seat counts are
+    checked first: with another, every other option is beside the point. The error names the
+    first option not covered, with the values that are.
+    """
+    fields = sorted(dataclasses.fields(rules), key=lambda f: f.name not in ("decks", "players"))
+    for f in fields:
+        value = getattr(rules, f.name)
+        if f.name in SETTLEMENT_ONLY:
+            continue
+        if f.name in covered:
+            ok = value in covered[f.name] and type(value) is type(covered[f.name][0])
+            allowed = ", ".join(repr(v) for v in covered[f.name])
+        else:
+            ok = value == getattr(default, f.name)
+            allowed = repr(getattr(default, f.name))
+        if not ok:
+            raise ValueError(f"the batched engine (gongzhu_env.batch) does not cover rule "
+                             f"option {f.name}={value!r} {what} (it plays {allowed}); play "
+                             f"these rules with gongzhu_env.engine.Game")
+    return rules
 
 
 def _describe(value: object) -> str:
@@ -162,16 +212,111 @@ def _within(snap: np.ndarray, column: int, width: int, low: int, high: int) -> n
     return (part >= low) & (part <= high)
 
 
-class BatchBase(Generic[StepT]):
-    """The Python side both batched engines share: argument checks, outputs, snapshots.
+_MIXED: dict[tuple[type, type], type] = {}
+_LAYOUTS: dict[int, type[GameBatch]] = {}
+"""The table layouts by deck count; each registers itself (``GameBatch.__init_subclass__``)."""
 
-    A subclass sets ``_state`` (its rows, one a table) and ``_result`` (its named tuple of the
-    output arrays made here) in its ``__init__``, the class attributes below, and the hooks:
+
+def _with_layout(cls: type[GameBatch], layout: type[GameBatch]) -> type[GameBatch]:
+    """Return a class that is both ``cls`` (a caller's subclass of ``GameBatch``) and ``layout``.
+
+    A subclass of ``GameBatch`` (one that wraps ``step``, say) then plays every table the
+    batch covers, as ``GameBatch`` does: its methods come first, then the layout's. Made once
+    per pair.
+    """
+    mixed = _MIXED.get((cls, layout))
+    if mixed is None:
+        mixed = _MIXED[cls, layout] = type(cls.__name__, (cls, layout), {
+            "__module__": cls.__module__, "__qualname__": cls.__qualname__})
+    return cast("type[GameBatch]", mixed)
+
+
+class GameBatch:
+    """``num_tables`` hands of Gong Zhu played side by side by compiled kernels.
+
+    ``GameBatch(num_tables, rules, *, reward_mode="raw", reward_scale=1.0,
+    final_observations=False)``: ``rules`` (a ``Rules`` or a preset name; the standard game by
+    default) may be any rule set ``gongzhu_env.batch.check_covered`` accepts, one deck or two.
+    ``reward_mode`` and ``reward_scale`` mean what they mean for ``gongzhu_env.env``;
+    ``final_observations=True`` also keeps every seat's view of each finished hand (one deck).
+
+    Making one returns an instance of the private table layout that plays ``rules`` (see the
+    module docstring). A layout sets the class attributes below and the hooks: ``_covered``
+    (its rule check), ``_obs_size``, ``_build`` (its state rows ``_state``, one a table),
     ``_deal_first`` (the reset kernel), ``_step_tables`` (the step kernel), ``_sample`` (the
     sampling kernel), ``_refresh`` (rewrite the outputs after a restore), ``_check_snapshot``,
     ``_illegal``, ``_legal_in`` and ``_deal_in`` (read one row).
     """
 
+    def __init_subclass__(cls, decks: int | None = None, **kwargs: Any) -> None:
+        """Register a table layout (``class OneDeckTables(GameBatch, decks=1)``) for its decks."""
+        super().__init_subclass__(**kwargs)
+        if decks is not None:
+            _LAYOUTS[decks] = cls
+
+    def __new__(cls, num_tables: int = 0, rules: Rules | str | None = None,
+                **options: Any) -> GameBatch:
+        """Return an unmade batch of the layout that plays ``rules`` (``__init__`` follows).
+
+        The layout is picked here, once, from the deck count (the layouts register themselves
+        when ``gongzhu_env.batch`` imports them); everything after it is the same class to the
+        caller. A caller's subclass of ``GameBatch`` is mixed with the layout, so it plays
+        every table too. (``num_tables`` has a default here only so that ``copy`` and
+        ``pickle``, which call ``__new__`` with the class alone, can remake a batch.)
+        """
+        if any(issubclass(cls, layout) for layout in _LAYOUTS.values()):
+            return super().__new__(cls)  # a layout named itself (tests, benchmarks)
+        layout = _LAYOUTS[Rules.coerce(rules).decks]
+        return super().__new__(layout if cls is GameBatch else _with_layout(cls, layout))
+
+    def __init__(self, num_tables: int, rules: Rules | str | None = None, *,
+                 reward_mode: str = "raw", reward_scale: float = 1.0,
+                 final_observations: bool = False) -> None:
+        n = _unsigned(num_tables, "num_tables")
+        if n < 1:
+            raise ValueError(f"num_tables must be at least 1; got {n}")
+        if n > self._max_tables:
+            # Refused before numpy is asked for the arrays: a huge count would otherwise end
+            # in a bare MemoryError, or first push the machine into swap.
+            raise ValueError(f"num_tables must be at most {self._max_tables:,} at these rules "
+                             f"(the layout's MAX_TABLES): a table's arrays take about "
+                             f"{self._table_bytes / 1000:.1f} KB, so {n:,} tables would need "
+                             f"about {n * self._table_bytes / 2**30:,.1f} GiB; got {n:,}")
+        self.rules = rules = self._covered(rules)
+        check_reward_mode(reward_mode, rules)
+        self.reward_mode = reward_mode
+        self.reward_scale = check_reward_scale(reward_scale)
+        if type(final_observations) is not bool:
+            raise TypeError(f"final_observations must be True or False; got "
+                            f"{final_observations!r}")
+        if final_observations and not self._keeps_final_views:
+            raise ValueError(f"final_observations=True is not kept at {rules.decks} decks (the "
+                             f"tables write the views of the seat to move only)")
+        self.num_tables = n
+        self.num_seats = seats = rules.players
+        self.obs_size = size = self._obs_size()
+        self.num_actions = rules.num_actions
+        self.observations = np.zeros((n, size), dtype=np.float32)
+        self.action_masks = np.zeros((n, rules.num_actions), dtype=np.int8)
+        self.current_player = np.zeros(n, dtype=np.int64)
+        self.terminated = np.zeros(n, dtype=np.bool_)
+        self.rewards = np.zeros((n, seats), dtype=np.float32)
+        self.scores = np.zeros((n, seats), dtype=np.int32)
+        self.final_observations = (np.zeros((n, seats, size), dtype=np.float32)
+                                   if final_observations else None)
+        self._all_tables = np.ones(n, dtype=np.bool_)
+        self._build(n)
+        self._result = BatchStep(self.observations, self.action_masks, self.current_player,
+                                 self.terminated, self.rewards, self.scores)
+
+    _layout_name: str
+    """The table layout's name (part of the snapshots' digest key)."""
+    _max_tables: int
+    """The most tables the layout holds (its ``MAX_TABLES``)."""
+    _table_bytes: int
+    """About what one table's arrays take, in bytes (for the error of a count too large)."""
+    _keeps_final_views: bool = True
+    """Whether the layout writes ``final_observations`` (every seat's view of an ended hand)."""
     _dealt_column: int
     """The column of a state row that counts the hands dealt to the table."""
     _max_action: int
@@ -182,26 +327,27 @@ class BatchBase(Generic[StepT]):
     """Whether ``sample_legal``'s argument errors also describe what they were given."""
     rules: Rules
     _state: np.ndarray
-    _result: StepT
+    _result: BatchStep
+    reward_mode: str
+    reward_scale: float
+    final_observations: np.ndarray | None
     _seed: int | None = None
     _key: np.uint64 | None = None
     """The snapshots' digest key (``_rules_key``), made at the first snapshot."""
 
-    def __init__(self, num_tables: int, num_seats: int, obs_size: int,
-                 num_actions: int) -> None:
-        n = num_tables
-        self.num_tables = n
-        self.num_seats = num_seats
-        self.obs_size = obs_size
-        self.observations = np.zeros((n, obs_size), dtype=np.float32)
-        self.action_masks = np.zeros((n, num_actions), dtype=np.int8)
-        self.current_player = np.zeros(n, dtype=np.int64)
-        self.terminated = np.zeros(n, dtype=np.bool_)
-        self.rewards = np.zeros((n, num_seats), dtype=np.float32)
-        self.scores = np.zeros((n, num_seats), dtype=np.int32)
-        self._all_tables = np.ones(n, dtype=np.bool_)
-
     # ------------------------------------------------------------------ hooks
+    def _covered(self, rules: Rules | str | None) -> Rules:
+        """Return ``rules`` as a ``Rules`` if this layout plays them, else raise ``ValueError``."""
+        raise NotImplementedError
+
+    def _obs_size(self) -> int:
+        """Return the length of an observation under ``self.rules``."""
+        raise NotImplementedError
+
+    def _build(self, num_tables: int) -> None:
+        """Make the layout's state rows and kernel arguments (the outputs exist already)."""
+        raise NotImplementedError
+
     def _deal_first(self, seed: np.uint64) -> None:
         """Deal hand 0 of every table under ``seed`` and write the first outputs."""
         raise NotImplementedError
@@ -210,8 +356,11 @@ class BatchBase(Generic[StepT]):
         """Run the step kernel on checked int64 ``actions``; return the first bad table or -1."""
         raise NotImplementedError
 
-    def _sample(self, uniforms: np.ndarray, out: np.ndarray) -> None:
-        """Write one legal action per table into ``out`` (the rule of ``sample_legal``)."""
+    def _sample(self, uniforms: np.ndarray, out: np.ndarray) -> int:
+        """Write one legal action per table into ``out`` (the rule of ``sample_legal``).
+
+        Returns -1, or (writing nothing) the first table whose uniform is outside [0, 1).
+        """
         raise NotImplementedError
 
     def _refresh(self) -> None:
@@ -235,7 +384,7 @@ class BatchBase(Generic[StepT]):
         raise NotImplementedError
 
     # ------------------------------------------------------------------ playing
-    def reset(self, seed: int) -> StepT:
+    def reset(self, seed: int) -> BatchStep:
         """Deal hand 0 of every table's stream under ``seed`` and write the first outputs."""
         self._seed = _unsigned(seed, "seed")
         self.terminated[:] = False
@@ -244,7 +393,7 @@ class BatchBase(Generic[StepT]):
         self._deal_first(np.uint64(self._seed))
         return self._result
 
-    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> StepT:
+    def step(self, actions: np.ndarray, active: np.ndarray | None = None) -> BatchStep:
         """Apply one action per table (for its ``current_player``) and write the outputs.
 
         ``actions`` is an integer array of shape ``(num_tables,)``, one action of the batch's
@@ -308,21 +457,21 @@ class BatchBase(Generic[StepT]):
             came = f"; got {_describe(out)}" if self._say_what_came else ""
             raise ValueError(f"out must be an int64 array of shape ({n},){came}")
         # A NaN, an infinity or a value outside [0, 1) would index outside the legal set (or
-        # land on an arbitrary action): refuse it rather than play something no rule chose.
-        bad = ~((uniforms >= 0.0) & (uniforms < 1.0))
-        if bad.any():
-            table = int(np.argmax(bad))
+        # land on an arbitrary action): the kernel refuses it rather than play something no
+        # rule chose, and checks all of them before it samples any.
+        table = self._sample(uniforms, out)
+        if table >= 0:
+            outside = int((~((uniforms >= 0.0) & (uniforms < 1.0))).sum())
             raise ValueError(f"uniforms must lie in [0, 1), one float per table; table {table} "
-                             f"has {float(uniforms[table])!r} ({int(bad.sum())} of {n} outside "
+                             f"has {float(uniforms[table])!r} ({outside} of {n} outside "
                              f"[0, 1), NaN and infinities included)")
-        self._sample(uniforms, out)
         return out
 
     # ------------------------------------------------------------------ saving positions
     def _digests(self, rows: np.ndarray) -> np.ndarray:
         """Return the digest of each state row of ``rows`` under this batch's key (int64)."""
         if self._key is None:
-            self._key = _rules_key(type(self).__name__, self.rules, self._state.shape[1])
+            self._key = _rules_key(self._layout_name, self.rules, self._state.shape[1])
         out = np.empty(rows.shape[0], dtype=np.int64)
         _digest_rows(np.ascontiguousarray(rows), self._key, out)
         return out
@@ -341,7 +490,7 @@ class BatchBase(Generic[StepT]):
         snap[:, -1] = self._digests(self._state)
         return snap
 
-    def restore(self, snapshot: np.ndarray) -> StepT:
+    def restore(self, snapshot: np.ndarray) -> BatchStep:
         """Put every table back where ``snapshot`` (from this batch's ``snapshot``) saw it.
 
         The outputs are rewritten for the restored positions: the observations, masks and
@@ -374,7 +523,7 @@ class BatchBase(Generic[StepT]):
                 f"snapshot refused: table {table}, column {shape[1] - 1} (digest) does not match "
                 f"the table's other columns: the snapshot was changed after snapshot() made "
                 f"it, or comes from a batch of other rules. restore() takes what snapshot() of "
-                f"a {type(self).__name__} with these rules returned; the batch was not changed")
+                f"a GameBatch with these rules returned; the batch was not changed")
         self._state[:] = rows
         self.terminated[:] = False
         self.rewards[:] = 0.0
@@ -399,6 +548,15 @@ class BatchBase(Generic[StepT]):
         """How many hands ``table`` has been dealt since ``reset`` (1 after the reset)."""
         return int(self._state[self._table(table), self._dealt_column])
 
+    def first_drawn_of(self, table: int) -> tuple[int, ...]:
+        """Return the first card dealt to each seat in ``table``'s hand in progress.
+
+        What ``first_drawn_exposure`` reads (``Game.from_hands(..., first_drawn=)``); a
+        one-deck rule, so a two-deck batch refuses the question.
+        """
+        raise ValueError(f"first dealt cards are a one-deck rule (first_drawn_exposure); this "
+                         f"batch plays {self.rules.decks} decks")
+
     def legal_actions(self, table: int) -> list[int]:
         """Return the legal actions of ``table``'s seat to move, sorted (``Game`` order)."""
         return self._legal_in(self._state[self._table(table)])
@@ -413,4 +571,4 @@ class BatchBase(Generic[StepT]):
         return t
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(num_tables={self.num_tables}, rules={self.rules!r})"
+        return f"GameBatch(num_tables={self.num_tables}, rules={self.rules!r})"

@@ -1,0 +1,1910 @@
+"""The batched engine's one-deck tables: the layout ``GameBatch`` plays one deck with.
+
+``GameBatch(n, rules)`` with one-deck rules holds ``n`` tables of three to eight seats as numpy
+arrays and steps all of them with one call: ``step(actions)`` takes one action per table (for that
+table's seat to move) and writes, into arrays allocated once, the observation and the
+legal-action mask of the seat to move at every table, the rewards and raw scores of the hands
+that just ended, which tables ended a hand, and the seat to move. The kernels are compiled
+with numba, which the ``gongzhu_env.batch`` package alone imports: ``import gongzhu_env``
+does not load it.
+
+One rule, one place -- and this is the one exception
+----------------------------------------------------
+``gongzhu_env.engine.Game`` is the reference: the single readable statement of the rules.
+This module is the one allowed second implementation of them (legality, trick taking, the
+exposure restrictions, scoring and the observation encoding), written again as loops over
+integer arrays so that it compiles. It is held to the reference by a differential test
+(``gongzhu_env.batch.differential``: ``tests/gongzhu_env/test_vector.py`` runs it on a few
+hands, ``benchmarks/check_vector.py`` on 100,000 and more) that
+plays the same deals and actions on both and compares legal sets, observations, rewards and
+scores at every step. A rule change goes into ``Game`` first; the differential test then
+shows what to change here. The tables it reads (heart values, the squashed-score curve, the
+observation layout, card indices) come from the reference modules; they are passed to the
+kernels as arguments or checked against them when this module is imported, so a numba cache
+compiled from an older version can never silently use old values.
+
+What it covers
+--------------
+Every one-deck game: three to eight seats (``players``, with the reduced deck, the lead card
+and the tricks of ``players`` cards of ``Rules``) and every option that changes a hand, in any
+combination ``Rules`` accepts (``COVERED``): the exposure restrictions (``exposed_may_lead``,
+``strict_exposure``), ``first_lead``, every ``declaration`` (free, none, all but the sheep,
+all), ``auto_expose`` on or off, ``hidden_exposure`` (the view shows other seats' exposures
+as counts and scores with the observer's own exposures only), ``first_drawn_exposure`` (the
+first card dealt to each seat is kept; ``first_drawn_of``), ``self_capture_double``,
+``discard_colour``, every ``hearts_table``, ``pig_sheep_swap``, ``team_play`` (partners ``i``
+and ``i + players / 2``) and ``pig_sheep_team`` (four seats only, as ``Rules`` says). Options
+that only change settlement or matches (``settlement``, ``settlement_multiplier``,
+``match_threshold``, ``double_pig``, ``match_end``, ``next_leader``) do not change a hand and
+are accepted. Refused, with an error naming the option (``check_covered``): any option added
+to ``Rules`` later and not yet written here. Two decks are the other layout's
+(``gongzhu_env.batch.pairs``); ``GameBatch(n, rules)`` picks the layout from the rules.
+
+Two sets of kernels play these rules. The *four-seat kernels* play four seats under the
+presets' options (``standard``, ``huapai``, ``online``, ``scrofazero``, ``all_but_sheep`` and
+every valid mix of their options, ``_four_seat``): the seat count, the observation offsets
+and the scoring are constants there and the four seats are unrolled, which is what the
+training runs use. The *general kernels* play everything else: the table size, the
+observation layout (read from ``view.layout(rules)``) and the options are arguments
+(``_rule_params``, ``_obs_offsets``), about half as fast a decision. The general kernels also
+play the four-seat rule sets (the differential test runs both on them); the batch picks the
+four-seat ones where they apply because they are faster, and nothing else differs.
+
+Deals
+-----
+Every table has its own stream of deals: hand ``j`` of table ``i`` under ``reset(seed)`` is
+``deal(seed, i, j)``. So the same seed gives the same deals, a table's deals do not depend on
+how many tables there are or on how fast the others finish, and a finished table starts the
+next deal of its own stream at once. The recipe, all arithmetic modulo 2**64, with SplitMix64's
+increment ``G = 0x9E3779B97F4A7C15`` and its output scramble ``mix``:
+
+1. ``x = mix(mix(mix(seed + G) + i) + j)``;
+2. ``deck`` = the ``K`` cards in play in increasing order (``[0, 1, ..., 51]`` at four seats;
+   at other sizes the cards of ``rules.deck_mask``: ``rules.removed_cards`` left out, so
+   ``K = players * hand_size``); for ``k`` from ``K - 1`` down to 1, draw ``j_k`` uniform in
+   ``0..k`` and swap ``deck[k]`` and ``deck[j_k]`` (Fisher-Yates). A draw below ``b = k + 1``
+   is Lemire's: ``x += G``, ``m = (mix(x) >> 32) * b``; while ``m % 2**32`` is below
+   ``2**32 % b``, draw ``m`` again the same way; the result is ``m >> 32`` (unbiased);
+3. with ``h = rules.hand_size`` (13 at four seats), seat ``s`` gets ``deck[h s : h s + h]``,
+   and ``deck[h s]`` is its first dealt card (what ``first_drawn_exposure`` reads).
+
+At four seats this is the stream of the first version of this module, unchanged: the same seed
+gives the same hands. ``deal(seed, i, j, rules)`` reproduces it for any table size.
+
+Steps and resets
+----------------
+A table whose hand ends during ``step`` reports it in that step (``terminated``, ``rewards``,
+``scores``) and is dealt its next hand in the same call: the observation written for it is
+that of the first seat to act in the new hand. Rewards are zero for every other table.
+
+``step(actions, active)`` moves only the tables where the bool array ``active`` is True; the
+others keep their position and their outputs (``terminated`` False, zero rewards and scores),
+and their entries of ``actions`` are not read. A caller that lets different players act at
+different tables (``gongzhu_env.vector_env`` holds a learner's tables while the opponents play
+at the others) steps the tables each player is to move at. ``snapshot()`` copies every table's
+position (one small int64 array) and ``restore(snapshot)`` puts them back, outputs included,
+so a caller can undo a series of steps that went wrong halfway. ``restore`` checks every table
+of the snapshot first (ranges and the bookkeeping between columns) and refuses, with nothing
+changed, one that no play could have produced: the kernels index with those numbers. Each
+snapshot row ends with a digest of the rest under the batch's rules, so a change that still
+looks like a position of play (a count of hands dealt, a stale card) is refused too.
+
+A batch holds at most ``MAX_TABLES`` (2**20) tables, about 3 GB of arrays at four seats (an
+eight-seat observation is about twice as long).
+
+Arrays (overwritten in place by every ``reset`` and ``step``; ``torch.from_numpy`` on them
+shares the memory):
+
+==================  ==================  =====================================================
+attribute           shape, dtype        meaning
+==================  ==================  =====================================================
+observations        (n, obs_size) f32   ``PlayerView.encode()`` of the seat to move
+action_masks        (n, 53) int8        its legal actions (``PlayerView.action_mask()``)
+current_player      (n,) int64          the seat to move
+terminated          (n,) bool           the table's hand ended in this step
+rewards             (n, s) f32          hand results by absolute seat (``reward_mode``,
+                                        ``reward_scale`` as in the env); 0 if not terminated
+scores              (n, s) int32        raw hand scores by absolute seat; 0 if not terminated
+final_observations  (n, s, obs) f32     only with ``GameBatch(..., final_observations=True)``
+                                        (else ``None``): where ``terminated``, every seat's
+                                        ``PlayerView.encode()`` of the finished hand (phase
+                                        "over"), by absolute seat; other rows keep old values
+==================  ==================  =====================================================
+
+``s`` is the number of seats, ``rules.players`` (``GameBatch.num_seats``).
+
+Card masks are stored as ``int64`` (a hand needs 52 bits, the legal mask 53): numba promotes a
+mix of signed and unsigned 64-bit integers to floating point, so one signed type throughout
+keeps every bit operation exact.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import operator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from gongzhu_env.batch.base import (
+    _GOLDEN,
+    _S32,
+    REWARD_CODES,
+    SETTLEMENT_ONLY,
+    GameBatch,
+    _bit_counts,
+    _mix,
+    _outside_unit,
+    _refuser,
+    _unsigned,
+    _within,
+    check_options,
+)
+
+# numba before the rest: mypy reads its own annotations; a run without it is told who needs it.
+if TYPE_CHECKING:
+    import numba
+else:
+    from gongzhu_env.batch.base import _load_numba
+
+    numba = _load_numba("gongzhu_env.batch (the batched engine)")
+
+from gongzhu_env.cards import C2, C10, DJ, DONE, EXPOSABLE, HA, NUM_ACTIONS, SQ, card_str
+from gongzhu_env.engine import IllegalActionError, winning_play4
+from gongzhu_env.rules import Rules
+from gongzhu_env.scoring import (
+    _HEART_TABLES,
+    ALL_HEARTS_BONUS,
+    PIG_VALUE,
+    SHEEP_VALUE,
+    TRANSFORMER_ALONE,
+)
+from gongzhu_env.view import SLICES, _squash, layout, obs_size
+
+__all__ = ["OneDeckTables", "COVERED", "MAX_TABLES", "check_covered", "deal"]
+
+# ---------------------------------------------------------------------------------------------
+# Constants of the kernels. Numba freezes module constants into compiled (and cached) code, so
+# they are literals here, checked against the reference modules at import just below. What
+# varies with the rules (the table size, the observation layout, the heart values) is passed
+# to the kernels as arrays built from the reference modules (``_rule_params``).
+_C2, _C10, _DJ, _HA, _SQ, _DONE = 0, 8, 22, 38, 49, 52
+_EXPOSABLE_MASK = (1 << _SQ) | (1 << _DJ) | (1 << _C10) | (1 << _HA)
+_HEARTS_MASK = ((1 << 13) - 1) << 26
+_SCORING_MASK = _HEARTS_MASK | (1 << _SQ) | (1 << _DJ) | (1 << _C10)
+_OTHER_SCORING = _SCORING_MASK & ~(1 << _C10)
+_SUIT = (1 << 13) - 1
+_PIG, _SHEEP, _ALONE = -100, 100, 50
+# Squashed scores are looked up in a table indexed by ``score + offset``. Hand scores lie
+# within -2400..3200 under the standard values at any table size; the doubling options (first
+# drawn, self capture) and the positive heart table reach further (``_score_bound``).
+_SCORE_OFFSET = 4000
+_MAX_SEATS = 8
+
+_EXPECTED = {
+    "C2": (C2, _C2), "C10": (C10, _C10), "DJ": (DJ, _DJ), "HA": (HA, _HA), "SQ": (SQ, _SQ),
+    "DONE": (DONE, _DONE), "actions": (NUM_ACTIONS, _DONE + 1),
+    "exposable": (EXPOSABLE, (_SQ, _DJ, _C10, _HA)),
+    "pig": (PIG_VALUE, _PIG), "sheep": (SHEEP_VALUE, _SHEEP), "alone": (TRANSFORMER_ALONE, _ALONE),
+    "seats": (max(Rules.choices()["players"]), _MAX_SEATS),
+}
+for _name, (_reference, _here) in _EXPECTED.items():
+    if _reference != _here:  # a real check, not an assert: it must also run under python -O
+        raise RuntimeError(f"gongzhu_env.batch.one_deck is out of date with the reference modules: "
+                           f"{_name} is {_reference!r} there and {_here!r} here")
+
+# Columns of the per-table state array (one int64 row per table): the scalar columns, then
+# blocks of one column per seat (by absolute seat), then three more scalars that only the
+# general kernels keep; a row of ``n`` seats has ``_NSCALAR + _NBLOCKS * n + 3`` columns
+# (``_col(block, n)`` is where a block starts, ``_xcol(k, n)`` where extra scalar ``k`` is).
+# The four-seat kernels keep the first ``_NCOL4`` columns of a four-seat row: the same columns
+# in the same places.
+_PHASE, _CUR, _FIRST, _TURNS, _TLEN, _TLEAD, _LED, _SLED, _NTR, _EXPALL, _LEGAL, _DEALT = \
+    range(12)
+_NSCALAR = 12
+# The extra scalars: the exposed cards under the play restriction, those doubled as their
+# holder's first dealt card, and the trick's first wrong-colour discarder (-1 if none).
+_RESTR, _DOUBLED, _WRONG = range(3)
+# The blocks: the trick in progress in play order (the first _TLEN are cards), then by seat
+# the hand, the cards played, exposed and captured, the void suits, the provisional score, the
+# deal and the first card dealt.
+_B_TRICK, _B_HAND, _B_PLAYED, _B_EXPOSED, _B_CAPT, _B_VOIDS, _B_PROV, _B_DEAL, _B_FIRST = \
+    range(9)
+_NBLOCKS = 9
+_DECLARE, _PLAY = 0, 1
+
+
+def _ncol(seats: int) -> int:
+    """Columns of a state row of the general kernels at a table of ``seats`` seats."""
+    return _NSCALAR + _NBLOCKS * seats + 3
+
+
+def _column_names(seats: int) -> tuple[str, ...]:
+    """Name each column of a general state row, for the errors of ``GameBatch.restore``."""
+    return tuple(
+        ["phase", "seat to move", "first leader", "declaration turns taken",
+         "cards in the trick", "trick leader", "suit led", "suits led so far", "tricks taken",
+         "exposed cards", "legal actions", "hands dealt"]
+        + [f"trick card {k}" for k in range(seats)]
+        + [f"{what} of seat {s}" for what in ("hand", "played cards", "exposed cards",
+                                               "captured cards", "void suits", "score", "deal",
+                                               "first dealt card")
+           for s in range(seats)]
+        + ["exposed cards under the play restriction", "exposed cards doubled as first dealt",
+           "wrong-colour discarder"])
+
+
+_NCOL = _NSCALAR + 8 * 4
+"""Columns of a state row of the four-seat kernels (no first dealt cards, no extra scalars)."""
+_COLUMN_NAMES = _column_names(4)[:_NCOL]
+_FULL_DECK = (1 << 52) - 1
+MAX_TABLES = 1 << 20
+"""Most tables one ``GameBatch`` holds. A four-seat table's arrays take about 2.8 KB (12 KB
+with ``final_observations``), so the largest batch already needs about 3 GB; the benchmarks
+run 4,096 tables at most and training 128."""
+# Declaration modes and reward modes as the kernels see them.
+_DECL_FREE, _DECL_NONE, _DECL_FORCED = 0, 1, 2
+# Indices of the rule parameters (``_rule_params``), an int64 array every kernel reads.
+(_R_SEATS, _R_HAND_SIZE, _R_LEAD, _R_DECL, _R_FORCED, _R_STRICT, _R_MAY_LEAD, _R_FREE_FIRST,
+ _R_TEAM, _R_PIG_SHEEP, _R_AUTO, _R_ALL_HEARTS, _R_SWAP, _R_SELF, _R_FIRST_DRAWN, _R_COLOUR,
+ _R_HIDDEN, _R_OFFSET, _R_REWARD) = range(19)
+_NPARAMS = 19
+# Indices of the observation offsets (``_obs_offsets``): where each block of the layout of
+# ``view.layout(rules)`` starts, -1 for a block these rules do not have. The phase is at 0.
+(_OB_HAND, _OB_TO_MOVE, _OB_TRICK_LEADER, _OB_TRICK_CARDS, _OB_PLAYED, _OB_EXPOSED,
+ _OB_CAPTURED, _OB_VOIDS, _OB_DECLARED, _OB_FIRST_LEADER, _OB_TRICK_NUMBER, _OB_SCORES,
+ _OB_PARTNERS, _OB_EXPOSED_COUNT, _OB_FIRST_DRAWN, _OB_DOUBLED) = range(16)
+_OBS_BLOCKS = ("hand", "to_move", "trick_leader", "trick_cards", "played", "exposed",
+               "captured", "voids", "declared", "first_leader", "trick_number", "scores",
+               "partners", "exposed_count", "first_drawn", "doubled")
+
+# ---------------------------------------------------------------------------------------------
+# What is covered.
+COVERED: dict[str, tuple[object, ...]] = {
+    "exposed_may_lead": (False, True),
+    "strict_exposure": (False, True),
+    "first_lead": ("club2", "any"),
+    "declaration": ("free", "none", "all_but_sheep", "all"),
+    "auto_expose": (True, False),
+    "team_play": (False, True),
+    "hidden_exposure": (False, True),
+    "first_drawn_exposure": (False, True),
+    "self_capture_double": (False, True),
+    "discard_colour": (False, True),
+    "hearts_table": ("standard", "book", "positive"),
+    "pig_sheep_swap": (False, True),
+    "pig_sheep_team": (False, True),
+    "decks": (1,),
+    "players": (3, 4, 5, 6, 7, 8),
+}
+"""Rule option -> the values ``GameBatch`` plays. Options not listed change no hand."""
+_DECL_CODES = {"free": _DECL_FREE, "none": _DECL_NONE, "all_but_sheep": _DECL_FORCED,
+               "all": _DECL_FORCED}
+_FORCED_MASKS = {"free": 0, "none": 0, "all_but_sheep": (1 << _SQ) | (1 << _C10) | (1 << _HA),
+                 "all": _EXPOSABLE_MASK}
+
+
+def check_covered(rules: Rules | str | None) -> Rules:
+    """Return ``rules`` as a ``Rules`` if the one-deck tables play them, else raise ``ValueError``.
+
+    ``base.check_options`` over ``COVERED``, other options at the standard game's values.
+    """
+    return check_options(Rules.coerce(rules), COVERED, Rules(), "at one deck")
+
+
+# ---------------------------------------------------------------------------------------------
+# Deals: SplitMix64 and an unbiased Fisher-Yates shuffle.
+# (``_mix``, ``_GOLDEN``, ``_S32``: from ``batch_base``, as the snapshots' digest uses them too.)
+_LOW32 = np.uint64(0xFFFFFFFF)
+_TWO32 = np.uint64(1 << 32)
+
+
+@numba.njit(cache=True, inline="always")
+def _shuffle(deck: np.ndarray, size: int, seed: np.uint64, table: int | np.int64,
+             hand: np.int64) -> None:
+    """Shuffle ``deck[:size]`` in place for hand ``hand`` of ``table`` under ``seed``.
+
+    Both engines' deals are this shuffle of their decks (``pairs`` imports it), so
+    the recipe of the module docstring is written once. The generator starts at a hash of
+    the three keys and steps by the golden-ratio increment (SplitMix64).
+    """
+    x = _mix(_mix(_mix(seed + _GOLDEN) + np.uint64(table)) + np.uint64(hand))
+    for k in range(size - 1, 0, -1):
+        bound = np.uint64(k + 1)
+        # Lemire: a 32-bit draw times the bound; reject the few low parts that would bias it.
+        x += _GOLDEN
+        m = (_mix(x) >> _S32) * bound
+        low = m & _LOW32
+        if low < bound:
+            threshold = (_TWO32 - bound) % bound
+            while low < threshold:
+                x += _GOLDEN
+                m = (_mix(x) >> _S32) * bound
+                low = m & _LOW32
+        j = np.int64(m >> _S32)
+        t = deck[k]
+        deck[k] = deck[j]
+        deck[j] = t
+
+
+@numba.njit(cache=True)
+def _deal_into(seed: np.uint64, table: int | np.int64, hand: np.int64, cards: np.ndarray,
+               deck: np.ndarray, out: np.ndarray, first: np.ndarray) -> None:
+    """Write the hand masks of hand ``hand`` of ``table`` into ``out`` (one per seat).
+
+    ``cards`` holds the cards in play in increasing order (all 52 at four seats); ``deck`` is
+    scratch space as long. Each seat gets ``len(cards) // len(out)`` cards of the shuffled
+    deck (``_shuffle``); ``first[s]`` is the first card dealt to seat ``s``.
+    """
+    size = cards.shape[0]
+    for c in range(size):
+        deck[c] = cards[c]
+    _shuffle(deck, size, seed, table, hand)
+    seats = out.shape[0]
+    per = size // seats
+    for s in range(seats):
+        mask = np.int64(0)
+        for c in range(per * s, per * s + per):
+            mask |= np.int64(1) << deck[c]
+        out[s] = mask
+        first[s] = deck[per * s]
+
+
+def _cards_in_play(rules: Rules) -> np.ndarray:
+    """Return the cards of ``rules.deck_mask`` in increasing order, as int64 (what is shuffled)."""
+    return np.array([c for c in range(52) if rules.deck_mask >> c & 1], dtype=np.int64)
+
+
+def deal(seed: int, table: int, hand: int,
+         rules: Rules | str | None = None) -> tuple[tuple[int, ...], ...]:
+    """Return the hands (sorted cards) of hand ``hand`` of ``table`` under ``reset(seed)``.
+
+    The deal stream of a batch under ``rules`` (four seats by default), reproduced outside it
+    (see "Deals" in the module docstring); one hand per seat.
+    """
+    seed, table, hand = _unsigned(seed, "seed"), _unsigned(table, "table"), \
+        _unsigned(hand, "hand")
+    rules = Rules.coerce(rules)
+    cards = _cards_in_play(rules)
+    out = np.zeros(rules.players, dtype=np.int64)
+    _deal_into(np.uint64(seed), np.int64(table), np.int64(hand), cards,
+               np.zeros(len(cards), dtype=np.int64), out, np.zeros_like(out))
+    return tuple(tuple(c for c in range(52) if int(m) >> c & 1) for m in out)
+
+
+# ---------------------------------------------------------------------------------------------
+# The four-seat kernels: the rules of the options the batch first covered (``_four_seat``), at
+# a table of four, written for that table alone (four seats unrolled, the observation offsets
+# and the options as constants or plain arguments). The general kernels below play these rules
+# too, but about half as fast, and four seats are what training runs; so a four-seat batch under
+# these options steps here. Both sets are held to the reference by the same differential test.
+_TRICK = _NSCALAR  # 4 columns: the trick in progress, in play order
+_HAND = _TRICK + 4  # 4 columns per seat from here on, by absolute seat
+_PLAYED = _HAND + 4
+_EXPOSED = _PLAYED + 4
+_CAPT = _EXPOSED + 4
+_VOIDS = _CAPT + 4
+_PROV = _VOIDS + 4
+_DEAL = _PROV + 4
+# Observation offsets of four seats (``gongzhu_env.view.SLICES``, checked at import above).
+_O_PHASE, _O_HAND, _O_TO_MOVE, _O_TRICK_LEADER, _O_TRICK_CARDS, _O_PLAYED = 0, 3, 55, 59, 63, 271
+_O_EXPOSED, _O_CAPTURED, _O_VOIDS, _O_DECLARED, _O_FIRST_LEADER = 479, 495, 559, 575, 579
+_O_TRICK_NUMBER, _O_SCORES, _O_PARTNERS = 583, 596, 600
+_ALL_HEARTS = 200
+_DECL_ALL_BUT_SHEEP = _DECL_FORCED
+_FORCED_EXPOSURES = (1 << _SQ) | (1 << _C10) | (1 << _HA)  # ``declaration="all_but_sheep"``
+_ALL_CARDS = np.arange(52, dtype=np.int64)
+_LAYOUT4 = (("phase", _O_PHASE), ("hand", _O_HAND), ("to_move", _O_TO_MOVE),
+            ("trick_leader", _O_TRICK_LEADER), ("trick_cards", _O_TRICK_CARDS),
+            ("played", _O_PLAYED), ("exposed", _O_EXPOSED), ("captured", _O_CAPTURED),
+            ("voids", _O_VOIDS), ("declared", _O_DECLARED), ("first_leader", _O_FIRST_LEADER),
+            ("trick_number", _O_TRICK_NUMBER), ("scores", _O_SCORES))
+if tuple((k, v.start) for k, v in SLICES.items()) != _LAYOUT4 \
+        or SLICES["scores"].stop != _O_PARTNERS or ALL_HEARTS_BONUS != _ALL_HEARTS:
+    raise RuntimeError("gongzhu_env.batch.one_deck is out of date with the reference modules: the "
+                       "four-seat observation layout or the all-hearts value changed")
+
+
+_winning_play4 = numba.njit(cache=True, inline="always")(winning_play4)
+"""``engine.winning_play4`` compiled: the four-seat kernels decide a trick by the engine's own
+function."""
+
+
+@numba.njit(cache=True, inline="always")
+def _score4(captured: np.int64, exposed: np.int64, heart_sums: np.ndarray) -> int:
+    """One seat's raw hand score (``scoring.score_masks`` under the covered rules)."""
+    hearts = (captured >> 26) & _SUIT
+    heart_factor = 2 if exposed >> _HA & 1 else 1
+    slam = (captured & _SCORING_MASK) == _SCORING_MASK
+    if hearts == _SUIT:
+        subtotal = _ALL_HEARTS * heart_factor
+    else:
+        subtotal = heart_sums[hearts] * heart_factor
+    if captured >> _SQ & 1:
+        pig = _PIG * (2 if exposed >> _SQ & 1 else 1)
+        subtotal += -pig if slam else pig
+    if captured >> _DJ & 1:
+        subtotal += _SHEEP * (2 if exposed >> _DJ & 1 else 1)
+    if captured >> _C10 & 1:
+        c10_exposed = exposed >> _C10 & 1
+        if not captured & _OTHER_SCORING:
+            return _ALONE * (2 if c10_exposed else 1)
+        return subtotal * (4 if c10_exposed else 2)
+    return subtotal
+
+
+@numba.njit(cache=True, inline="always")
+def _follow_mask(hand: np.int64, led: np.int64, restrict: np.int64, suits_led: np.int64,
+                 strict: bool) -> np.int64:
+    """Return what may follow ``led`` from ``hand`` (``Game._follow_legal``), both kernel sets.
+
+    ``restrict`` holds the exposed cards still under the first-round restriction.
+    """
+    legal: np.int64 = hand & (np.int64(_SUIT) << (13 * led))
+    if legal:
+        restricted = legal & restrict
+        if restricted and legal != restricted and not suits_led >> led & 1:
+            legal ^= restricted
+        return legal
+    if strict:
+        rest = hand & ~_unled_restricted(hand, restrict, suits_led)
+        return rest if rest else hand
+    return hand
+
+
+@numba.njit(cache=True, inline="always")
+def _lead_mask(hand: np.int64, unled: np.int64, strict: bool, may_lead: bool) -> np.int64:
+    """Return what may be led from ``hand`` after the first trick (``Game._lead_legal``).
+
+    ``unled`` are the restricted exposed cards of suits not yet led; both kernel sets call it.
+    """
+    if not unled or may_lead:
+        return hand
+    if strict:
+        rest = hand & ~unled
+        return rest if rest else hand
+    legal: np.int64 = hand
+    while unled:
+        bit = unled & -unled
+        unled ^= bit
+        c = 0
+        while not (bit >> c) & 1:
+            c += 1
+        if hand & (np.int64(_SUIT) << (13 * (c // 13))) != bit:
+            legal ^= bit
+    return legal
+
+
+@numba.njit(cache=True, inline="always")
+def _follow_legal4(st: np.ndarray, hand: np.int64, strict: bool) -> np.int64:
+    """Return what may be played to the trick in progress (``Game._follow_legal``)."""
+    return _follow_mask(hand, st[_LED], st[_EXPALL], st[_SLED], strict)
+
+
+@numba.njit(cache=True, inline="always")
+def _lead_legal4(st: np.ndarray, hand: np.int64, strict: bool, may_lead: bool,
+                free_first: bool) -> np.int64:
+    """Return what may be led (``Game._lead_legal``)."""
+    if st[_NTR] == 0 and not free_first:
+        return np.int64(1) << _C2
+    return _lead_mask(hand, _unled_restricted(hand, st[_EXPALL], st[_SLED]), strict, may_lead)
+
+
+@numba.njit(cache=True, inline="always")
+def _compute_legal4(st: np.ndarray, strict: bool, may_lead: bool, free_first: bool) -> np.int64:
+    """Return the legal mask of the seat to move, by phase (bit 52 is DONE)."""
+    hand: np.int64 = st[_HAND + st[_CUR]]
+    if st[_PHASE] == _DECLARE:
+        exposed: np.int64 = st[_EXPALL]
+        return (hand & _EXPOSABLE_MASK & ~exposed) | (np.int64(1) << _DONE)
+    if st[_TLEN]:
+        return _follow_legal4(st, hand, strict)
+    return _lead_legal4(st, hand, strict, may_lead, free_first)
+
+
+@numba.njit(cache=True, inline="always")
+def _expose4(st: np.ndarray, seat: int, card: int | np.int64) -> None:
+    bit = np.int64(1) << card
+    st[_EXPOSED + seat] |= bit
+    st[_EXPALL] |= bit
+
+
+@numba.njit(cache=True)
+def _start_hand4(st: np.ndarray, table: int, seed: np.uint64, decl: int,
+                strict: bool, may_lead: bool, free_first: bool, deck: np.ndarray,
+                heart_sums: np.ndarray) -> None:
+    """Deal the table's next hand of its stream and set it up to its first decision."""
+    _deal_into(seed, table, st[_DEALT], _ALL_CARDS, deck[:52], st[_DEAL:_DEAL + 4],
+               deck[52:56])
+    st[_DEALT] += 1
+    first = 0
+    for s in range(4):
+        st[_HAND + s] = st[_DEAL + s]
+        st[_PLAYED + s] = 0
+        st[_EXPOSED + s] = 0
+        st[_CAPT + s] = 0
+        st[_VOIDS + s] = 0
+        st[_PROV + s] = 0
+        if st[_DEAL + s] & 1:  # C2 is card 0
+            first = s
+    st[_FIRST] = first
+    st[_CUR] = first
+    st[_TURNS] = 0
+    st[_TLEN] = 0
+    st[_TLEAD] = first
+    st[_LED] = -1
+    st[_SLED] = 0
+    st[_NTR] = 0
+    st[_EXPALL] = 0
+    if decl == _DECL_FREE:
+        st[_PHASE] = _DECLARE
+    else:
+        st[_PHASE] = _PLAY
+        if decl == _DECL_ALL_BUT_SHEEP:
+            # Forced exposures, made by their holders right after the deal.
+            for c in (_SQ, _C10, _HA):
+                for s in range(4):
+                    if st[_HAND + s] >> c & 1:
+                        _expose4(st, s, c)
+    # Nothing is taken yet, so every provisional score is that of no card: 0.
+    for s in range(4):
+        st[_PROV + s] = _score4(np.int64(0), st[_EXPALL], heart_sums)
+    st[_LEGAL] = _compute_legal4(st, strict, may_lead, free_first)
+
+
+@numba.njit(cache=True, inline="always")
+def _restricted_played4(st: np.ndarray, p: np.int64, c: np.int64, n: np.int64, strict: bool,
+                       may_lead: bool) -> None:
+    """Record what playing a restricted exposed card shows (``Game._restricted_played``)."""
+    suit = c // 13
+    if st[_SLED] >> suit & 1:
+        return
+    if n == 1:
+        if may_lead:
+            return
+        st[_VOIDS + p] |= 15 if strict else 1 << suit
+    elif suit == st[_LED]:
+        st[_VOIDS + p] |= 1 << suit
+    elif strict:
+        st[_VOIDS + p] |= 15
+
+
+@numba.njit(cache=True, inline="always")
+def _end_declaration4(st: np.ndarray) -> None:
+    """Auto-exposure of a lone unexposed exposable card, then play from the first leader."""
+    missing = _EXPOSABLE_MASK & ~st[_EXPALL]
+    if missing and missing & (missing - 1) == 0:
+        for s in range(4):
+            if st[_HAND + s] & missing:
+                c = 0
+                while not (missing >> c) & 1:
+                    c += 1
+                _expose4(st, s, c)
+    st[_PHASE] = _PLAY
+    st[_CUR] = st[_FIRST]
+
+
+@numba.njit(cache=True, inline="always")
+def _apply4(st: np.ndarray, a: np.int64, strict: bool, may_lead: bool, free_first: bool,
+           heart_sums: np.ndarray) -> bool:
+    """Apply one legal action to one table; return whether its hand is over."""
+    p = st[_CUR]
+    if st[_PHASE] == _DECLARE:
+        if a != _DONE:
+            _expose4(st, p, a)
+        else:
+            st[_TURNS] += 1
+            if st[_TURNS] == 4:
+                _end_declaration4(st)
+            else:
+                st[_CUR] = (p + 1) & 3
+        st[_LEGAL] = _compute_legal4(st, strict, may_lead, free_first)
+        return False
+    bit = np.int64(1) << a
+    st[_HAND + p] ^= bit
+    st[_PLAYED + p] |= bit
+    n = st[_TLEN]
+    st[_TRICK + n] = a
+    n += 1
+    st[_TLEN] = n
+    if n == 1:
+        st[_TLEAD] = p
+        st[_LED] = a // 13
+    elif a // 13 != st[_LED]:
+        st[_VOIDS + p] |= 1 << st[_LED]
+    if bit & st[_EXPALL]:
+        _restricted_played4(st, p, a, n, strict, may_lead)
+    if n < 4:
+        nxt = (p + 1) & 3
+        st[_CUR] = nxt
+        st[_LEGAL] = _follow_legal4(st, st[_HAND + nxt], strict)
+        return False
+    # The trick is complete: the highest card of the led suit wins it (the engine's rule).
+    led = st[_LED]
+    c0, c1, c2, c3 = st[_TRICK], st[_TRICK + 1], st[_TRICK + 2], st[_TRICK + 3]
+    winner = (st[_TLEAD] + _winning_play4(c0, c1, c2, c3, led * 13 + 13)) & 3
+    taken = ((np.int64(1) << c0) | (np.int64(1) << c1) | (np.int64(1) << c2)
+             | (np.int64(1) << c3)) & _SCORING_MASK
+    if taken:
+        cap = st[_CAPT + winner] | taken
+        st[_CAPT + winner] = cap
+        st[_PROV + winner] = _score4(cap, st[_EXPALL], heart_sums)
+    st[_SLED] |= 1 << led
+    st[_TLEN] = 0
+    st[_LED] = -1
+    st[_CUR] = winner
+    st[_TLEAD] = winner
+    st[_NTR] += 1
+    if st[_NTR] == 13:
+        st[_LEGAL] = 0
+        return True
+    st[_LEGAL] = _lead_legal4(st, st[_HAND + winner], strict, may_lead, free_first)
+    return False
+
+
+
+
+@numba.njit(cache=True, inline="always")
+def _write_outputs4(st: np.ndarray, obs: np.ndarray, mask: np.ndarray, squash: np.ndarray,
+                   team: bool) -> None:
+    """Write the observation and the action mask of the seat to move (``PlayerView``)."""
+    _write_view4(st, st[_CUR], False, obs, squash, team)
+    _put_bits(mask, 0, st[_LEGAL], 53)
+
+
+@numba.njit(cache=True, inline="always")
+def _write_view4(st: np.ndarray, me: np.int64, over: bool, obs: np.ndarray, squash: np.ndarray,
+                team: bool) -> None:
+    """Write ``PlayerView.encode()`` of seat ``me``.
+
+    ``me`` is the seat to move, or (``over``) any seat once the hand's last trick is taken,
+    before the next deal.
+
+    Every value of the row is written (the 0/1 blocks whole), so the row needs no clearing
+    first, except the trick cards, of which at most four are set.
+    """
+    # The five 52-card blocks: the observer's hand, then the cards each relative seat played.
+    # Written as one loop over the blocks, which the compiler vectorises; five separate calls
+    # get unrolled into scalar code that is five times slower.
+    for q in range(5):
+        col = _HAND + me if q == 0 else _PLAYED + ((me + q - 1) & 3)
+        off = _O_HAND if q == 0 else _O_PLAYED + 52 * (q - 1)
+        _put_bits(obs, off, st[col], 52)
+    if over:
+        # The hand is over: phase "over", nobody to move, no trick in progress.
+        _put_bits(obs, _O_PHASE, np.int64(4), 3)
+        _put_bits(obs, _O_TO_MOVE, np.int64(0), 4)
+        _put_bits(obs, _O_TRICK_NUMBER, np.int64(0), 13)
+    else:
+        _put_bits(obs, _O_PHASE, np.int64(1) << st[_PHASE], 3)
+        # The observer is the seat to move: relative seat 0.
+        _put_bits(obs, _O_TO_MOVE, np.int64(1), 4)
+        _put_bits(obs, _O_TRICK_NUMBER, np.int64(1) << st[_NTR], 13)
+    n = st[_TLEN]
+    _clear(obs, _O_TRICK_CARDS, _O_PLAYED)
+    if n:
+        rel = (st[_TLEAD] - me) & 3
+        _put_bits(obs, _O_TRICK_LEADER, np.int64(1) << rel, 4)
+        for k in range(n):
+            obs[_O_TRICK_CARDS + 52 * ((rel + k) & 3) + st[_TRICK + k]] = 1.0
+    else:
+        _put_bits(obs, _O_TRICK_LEADER, np.int64(0), 4)
+    if st[_PHASE] == _DECLARE:
+        # Seats first .. first + turns - 1 have finished their declaration turn.
+        declared = ((1 << st[_TURNS]) - 1) << st[_FIRST]
+        declared = (declared | declared >> 4) & 15
+    else:
+        declared = 15
+    # Rotate the seat masks so that bit r is relative seat r.
+    _put_bits(obs, _O_DECLARED, ((declared | declared << 4) >> me) & 15, 4)
+    _put_bits(obs, _O_FIRST_LEADER, np.int64(1) << ((st[_FIRST] - me) & 3), 4)
+    # Exposed (4 per seat), captured (16 per seat) and voids (4 per seat), gathered by
+    # relative seat into one mask each and written in three loops (vectorised, as above).
+    exposed = np.int64(0)
+    captured = np.int64(0)
+    voids = np.int64(0)
+    for r in range(4):
+        s = (me + r) & 3
+        e = st[_EXPOSED + s]
+        exposed |= ((e >> _SQ & 1) | (e >> _DJ & 1) << 1 | (e >> _C10 & 1) << 2
+                    | (e >> _HA & 1) << 3) << (4 * r)
+        cap = st[_CAPT + s]
+        captured |= ((cap >> 26 & _SUIT) | (cap >> _SQ & 1) << 13 | (cap >> _DJ & 1) << 14
+                     | (cap >> _C10 & 1) << 15) << (16 * r)
+        voids |= st[_VOIDS + s] << (4 * r)
+        obs[_O_SCORES + r] = squash[st[_PROV + s] + _SCORE_OFFSET]
+    _put_bits(obs, _O_EXPOSED, exposed, 16)
+    _put_bits(obs, _O_CAPTURED, captured, 64)
+    _put_bits(obs, _O_VOIDS, voids, 16)
+    if team:
+        # The partner sits across: relative seat 2.
+        _put_bits(obs, _O_PARTNERS, np.int64(4), 4)
+
+
+@numba.njit(cache=True)
+def _reset_kernel4(state: np.ndarray, seed: np.uint64, decl: int, strict: bool,
+                  may_lead: bool, free_first: bool, team: bool, deck: np.ndarray,
+                  heart_sums: np.ndarray, squash: np.ndarray, obs: np.ndarray,
+                  mask: np.ndarray, current: np.ndarray) -> None:
+    for i in range(state.shape[0]):
+        st = state[i]
+        st[_DEALT] = 0
+        _start_hand4(st, i, seed, decl, strict, may_lead, free_first, deck, heart_sums)
+        _write_outputs4(st, obs[i], mask[i], squash, team)
+        current[i] = st[_CUR]
+
+
+@numba.njit(cache=True, inline="always")
+def _results4(st: np.ndarray, prov: int, reward_mode: np.int64, reward_scale: np.float64,
+              rewards: np.ndarray, scores: np.ndarray) -> None:
+    """Write a finished four-seat hand's raw scores and rewards (``scoring.hand_results``).
+
+    ``prov`` is the first of the four score columns of ``st``; the two-deck engine, also
+    four seats with the same reward modes, writes its results here too.
+    """
+    total = 0.0
+    for s in range(4):
+        scores[s] = st[prov + s]
+        total += st[prov + s]
+    for s in range(4):
+        raw = np.float64(st[prov + s])
+        if reward_mode == 0:
+            r = raw
+        elif reward_mode == 1:
+            r = raw - (total - raw) / 3.0
+        else:
+            own = np.float64(st[prov + s] + st[prov + ((s + 2) & 3)])
+            r = (own - (total - own) / 1.0) / 2.0
+        rewards[s] = r / reward_scale
+
+
+@numba.njit(cache=True)
+def _step_kernel4(state: np.ndarray, actions: np.ndarray, active: np.ndarray, seed: np.uint64,
+                 decl: int, strict: bool, may_lead: bool, free_first: bool, team: bool,
+                 reward_mode: np.int64, reward_scale: np.float64, deck: np.ndarray,
+                 heart_sums: np.ndarray, squash: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+                 current: np.ndarray, terminated: np.ndarray, rewards: np.ndarray,
+                 scores: np.ndarray, final: bool, final_obs: np.ndarray) -> int:
+    """Check every active table's action, then apply them; return the first bad table or -1.
+
+    Nothing changes unless every active table's action is legal. An inactive table keeps its
+    state and its outputs (``terminated`` False, zero rewards and scores). With ``final``, a
+    table whose hand ends writes every seat's view of the finished hand into ``final_obs``
+    before it is dealt the next.
+    """
+    n = state.shape[0]
+    for i in range(n):
+        if not active[i]:
+            continue
+        a = actions[i]
+        if a < 0 or a > _DONE or not (state[i, _LEGAL] >> a) & 1:
+            return i
+    for i in range(n):
+        if not active[i]:
+            terminated[i] = False
+            for s in range(4):
+                scores[i, s] = 0
+                rewards[i, s] = 0.0
+            continue
+        st = state[i]
+        over = _apply4(st, np.int64(actions[i]), strict, may_lead, free_first, heart_sums)
+        if over:
+            terminated[i] = True
+            _results4(st, _PROV, reward_mode, reward_scale, rewards[i], scores[i])
+            if final:
+                for s in range(4):
+                    _write_view4(st, np.int64(s), True, final_obs[i, s], squash, team)
+            _start_hand4(st, i, seed, decl, strict, may_lead, free_first, deck, heart_sums)
+        else:
+            terminated[i] = False
+            for s in range(4):
+                scores[i, s] = 0
+                rewards[i, s] = 0.0
+        _write_outputs4(st, obs[i], mask[i], squash, team)
+        current[i] = st[_CUR]
+    return -1
+
+
+@numba.njit(cache=True)
+def _refresh_kernel4(state: np.ndarray, squash: np.ndarray, team: bool, obs: np.ndarray,
+                    mask: np.ndarray, current: np.ndarray) -> None:
+    """Write every table's outputs from its state (after ``GameBatch.restore``)."""
+    for i in range(state.shape[0]):
+        _write_outputs4(state[i], obs[i], mask[i], squash, team)
+        current[i] = state[i, _CUR]
+
+
+@numba.njit(cache=True)
+def _derived_kernel4(state: np.ndarray, strict: bool, may_lead: bool, free_first: bool,
+                    heart_sums: np.ndarray, legal: np.ndarray, scores: np.ndarray) -> None:
+    """Recompute every table's legal mask and provisional scores from the rest of its state.
+
+    Only for a state whose other columns ``_check_snapshot`` has already found in range: the
+    seat to move and the suit led are used as indices and shifts here.
+    """
+    for i in range(state.shape[0]):
+        st = state[i]
+        legal[i] = _compute_legal4(st, strict, may_lead, free_first)
+        for s in range(4):
+            scores[i, s] = _score4(st[_CAPT + s], st[_EXPALL], heart_sums)
+
+
+# ---------------------------------------------------------------------------------------------
+# The rules, as kernels over one row of the state array. ``rp`` is the rule parameters array.
+@numba.njit(cache=True, inline="always")
+def _col(block: int, seats: int | np.int64) -> int | np.int64:
+    """First column of a per-seat block in a row of ``seats`` seats."""
+    return _NSCALAR + block * seats
+
+
+@numba.njit(cache=True, inline="always")
+def _xcol(k: int, seats: int | np.int64) -> int | np.int64:
+    """Column of extra scalar ``k`` (``_RESTR``, ``_DOUBLED``, ``_WRONG``)."""
+    return _NSCALAR + _NBLOCKS * seats + k
+
+
+@numba.njit(cache=True, inline="always")
+def _wrap(x: np.int64, seats: np.int64) -> np.int64:
+    """``x % seats`` for ``x`` in ``-seats .. 2 * seats - 1`` (no division)."""
+    if x >= seats:
+        return x - seats
+    if x < 0:
+        return x + seats
+    return x
+
+
+@numba.njit(cache=True, inline="always")
+def _factor(exposed: np.int64, own: np.int64, doubled: np.int64, card: int) -> int:
+    """Return a special card's factor: x2 exposed, x2 again first drawn, x2 again taken back."""
+    if not exposed >> card & 1:
+        return 1
+    return 2 * (2 if doubled >> card & 1 else 1) * (2 if own >> card & 1 else 1)
+
+
+@numba.njit(cache=True, inline="always")
+def _score(captured: np.int64, exposed: np.int64, own: np.int64, doubled: np.int64,
+           heart_sums: np.ndarray, all_hearts: int, swap_rule: int) -> int:
+    """One seat's raw hand score (``scoring.score_masks``).
+
+    ``own`` is the seat's own exposed cards (0 unless ``self_capture_double``), ``doubled``
+    the first-drawn exposures (0 unless ``first_drawn_exposure``); ``heart_sums`` and
+    ``all_hearts`` the heart table's values, ``swap_rule`` ``pig_sheep_swap``.
+    """
+    own &= captured
+    hearts = (captured >> 26) & _SUIT
+    heart_factor = _factor(exposed, own, doubled, _HA)
+    slam = (captured & _SCORING_MASK) == _SCORING_MASK
+    swap = hearts == _SUIT and swap_rule != 0 and not slam
+    if hearts == _SUIT:
+        subtotal = all_hearts * heart_factor
+    else:
+        subtotal = heart_sums[hearts] * heart_factor
+    if captured >> _SQ & 1:
+        pig = _PIG * _factor(exposed, own, doubled, _SQ)
+        subtotal += -pig if slam or swap else pig
+    if captured >> _DJ & 1:
+        sheep = _SHEEP * _factor(exposed, own, doubled, _DJ)
+        subtotal += -sheep if swap else sheep
+    if captured >> _C10 & 1:
+        f = _factor(exposed, own, doubled, _C10)
+        if not captured & _OTHER_SCORING:
+            return _ALONE * f
+        return subtotal * 2 * f
+    return subtotal
+
+
+@numba.njit(cache=True, inline="always")
+def _seat_score(st: np.ndarray, s: np.int64, rp: np.ndarray, heart_sums: np.ndarray) -> int:
+    """Seat ``s``'s provisional score from what it has taken and every exposure."""
+    ns = rp[_R_SEATS]
+    own = st[_col(_B_EXPOSED, ns) + s] if rp[_R_SELF] else np.int64(0)
+    return _score(st[_col(_B_CAPT, ns) + s], st[_EXPALL], own, st[_xcol(_DOUBLED, ns)],
+                  heart_sums,
+                  rp[_R_ALL_HEARTS], rp[_R_SWAP])
+
+
+@numba.njit(cache=True, inline="always")
+def _unled_restricted(hand: np.int64, restrict: np.int64, suits_led: np.int64) -> np.int64:
+    """Exposed cards in ``hand`` whose suit has not been led yet (each suit has one)."""
+    r = hand & restrict
+    out = np.int64(0)
+    if r:
+        if r >> _SQ & 1 and not suits_led >> 3 & 1:
+            out |= np.int64(1) << _SQ
+        if r >> _DJ & 1 and not suits_led >> 1 & 1:
+            out |= np.int64(1) << _DJ
+        if r >> _C10 & 1 and not suits_led & 1:
+            out |= np.int64(1) << _C10
+        if r >> _HA & 1 and not suits_led >> 2 & 1:
+            out |= np.int64(1) << _HA
+    return out
+
+
+@numba.njit(cache=True, inline="always")
+def _follow_legal(st: np.ndarray, hand: np.int64, rp: np.ndarray) -> np.int64:
+    """Return what may be played to the trick in progress (``Game._follow_legal``)."""
+    return _follow_mask(hand, st[_LED], st[_xcol(_RESTR, rp[_R_SEATS])], st[_SLED],
+                        bool(rp[_R_STRICT]))
+
+
+@numba.njit(cache=True, inline="always")
+def _lead_legal(st: np.ndarray, hand: np.int64, rp: np.ndarray) -> np.int64:
+    """Return what may be led (``Game._lead_legal``)."""
+    if st[_NTR] == 0 and not rp[_R_FREE_FIRST]:
+        return np.int64(np.int64(1) << rp[_R_LEAD])
+    unled = _unled_restricted(hand, st[_xcol(_RESTR, rp[_R_SEATS])], st[_SLED])
+    return _lead_mask(hand, unled, bool(rp[_R_STRICT]), bool(rp[_R_MAY_LEAD]))
+
+
+@numba.njit(cache=True, inline="always")
+def _compute_legal(st: np.ndarray, rp: np.ndarray) -> np.int64:
+    """Return the legal mask of the seat to move, by phase (bit 52 is DONE)."""
+    hand: np.int64 = st[_col(_B_HAND, rp[_R_SEATS]) + st[_CUR]]
+    if st[_PHASE] == _DECLARE:
+        exposed: np.int64 = st[_EXPALL]
+        return (hand & _EXPOSABLE_MASK & ~exposed) | (np.int64(1) << _DONE)
+    if st[_TLEN]:
+        return _follow_legal(st, hand, rp)
+    return _lead_legal(st, hand, rp)
+
+
+@numba.njit(cache=True, inline="always")
+def _expose(st: np.ndarray, seat: int | np.int64, card: int | np.int64, rp: np.ndarray) -> None:
+    """Record an exposure with its effects (``Game._expose``).
+
+    A first-drawn card exposed by its holder is doubled and unrestricted; a hidden exposure
+    restricts nothing.
+    """
+    ns = rp[_R_SEATS]
+    bit = np.int64(1) << card
+    st[_col(_B_EXPOSED, ns) + seat] |= bit
+    st[_EXPALL] |= bit
+    if rp[_R_FIRST_DRAWN] and st[_col(_B_FIRST, ns) + seat] == card:
+        st[_xcol(_DOUBLED, ns)] |= bit
+    elif not rp[_R_HIDDEN]:
+        st[_xcol(_RESTR, ns)] |= bit
+
+
+@numba.njit(cache=True)
+def _start_hand(st: np.ndarray, table: int, seed: np.uint64, rp: np.ndarray, cards: np.ndarray,
+                deck: np.ndarray, heart_sums: np.ndarray) -> None:
+    """Deal the table's next hand of its stream and set it up to its first decision."""
+    ns = rp[_R_SEATS]
+    hand0, played0, exposed0 = _col(_B_HAND, ns), _col(_B_PLAYED, ns), _col(_B_EXPOSED, ns)
+    capt0, voids0, prov0 = _col(_B_CAPT, ns), _col(_B_VOIDS, ns), _col(_B_PROV, ns)
+    deal0, first0 = _col(_B_DEAL, ns), _col(_B_FIRST, ns)
+    _deal_into(seed, table, st[_DEALT], cards, deck, st[deal0:deal0 + ns],
+               st[first0:first0 + ns])
+    st[_DEALT] += 1
+    first = 0
+    lead = rp[_R_LEAD]
+    for s in range(ns):
+        st[hand0 + s] = st[deal0 + s]
+        st[played0 + s] = 0
+        st[exposed0 + s] = 0
+        st[capt0 + s] = 0
+        st[voids0 + s] = 0
+        st[prov0 + s] = 0
+        if st[deal0 + s] >> lead & 1:
+            first = s
+    st[_FIRST] = first
+    st[_CUR] = first
+    st[_TURNS] = 0
+    st[_TLEN] = 0
+    st[_TLEAD] = first
+    st[_LED] = -1
+    st[_SLED] = 0
+    st[_NTR] = 0
+    st[_EXPALL] = 0
+    st[_xcol(_RESTR, ns)] = 0
+    st[_xcol(_DOUBLED, ns)] = 0
+    st[_xcol(_WRONG, ns)] = -1
+    if rp[_R_DECL] == _DECL_FREE:
+        st[_PHASE] = _DECLARE
+    else:
+        st[_PHASE] = _PLAY
+        # Forced exposures, made by their holders right after the deal.
+        forced = rp[_R_FORCED]
+        for c in (_SQ, _DJ, _C10, _HA):
+            if forced >> c & 1:
+                for s in range(ns):
+                    if st[hand0 + s] >> c & 1:
+                        _expose(st, s, c, rp)
+    # Nothing is taken yet, so every provisional score is that of no card: 0.
+    for s in range(ns):
+        st[prov0 + s] = _seat_score(st, np.int64(s), rp, heart_sums)
+    st[_LEGAL] = _compute_legal(st, rp)
+
+
+@numba.njit(cache=True, inline="always")
+def _restricted_played(st: np.ndarray, p: np.int64, c: np.int64, n: np.int64,
+                       rp: np.ndarray) -> None:
+    """Record what playing a restricted exposed card shows (``Game._restricted_played``)."""
+    suit = c // 13
+    if st[_SLED] >> suit & 1:
+        return
+    voids = _col(_B_VOIDS, rp[_R_SEATS]) + p
+    if n == 1:
+        if rp[_R_MAY_LEAD]:
+            return
+        st[voids] |= 15 if rp[_R_STRICT] else 1 << suit
+    elif suit == st[_LED]:
+        st[voids] |= 1 << suit
+    elif rp[_R_STRICT]:
+        st[voids] |= 15
+
+
+@numba.njit(cache=True, inline="always")
+def _end_declaration(st: np.ndarray, rp: np.ndarray) -> None:
+    """Auto-exposure of a lone unexposed exposable card, then play from the first leader."""
+    missing = _EXPOSABLE_MASK & ~st[_EXPALL]
+    if missing and missing & (missing - 1) == 0 and rp[_R_AUTO]:
+        ns = rp[_R_SEATS]
+        hand0 = _col(_B_HAND, ns)
+        for s in range(ns):
+            if st[hand0 + s] & missing:
+                c = 0
+                while not (missing >> c) & 1:
+                    c += 1
+                _expose(st, s, c, rp)
+    st[_PHASE] = _PLAY
+    st[_CUR] = st[_FIRST]
+
+
+@numba.njit(cache=True, inline="always")
+def _apply(st: np.ndarray, a: np.int64, rp: np.ndarray, heart_sums: np.ndarray) -> bool:
+    """Apply one legal action to one table; return whether its hand is over."""
+    ns = rp[_R_SEATS]
+    p = st[_CUR]
+    if st[_PHASE] == _DECLARE:
+        if a != _DONE:
+            _expose(st, p, a, rp)
+        else:
+            st[_TURNS] += 1
+            if st[_TURNS] == ns:
+                _end_declaration(st, rp)
+            else:
+                st[_CUR] = _wrap(p + 1, ns)
+        st[_LEGAL] = _compute_legal(st, rp)
+        return False
+    hand0 = _col(_B_HAND, ns)
+    trick0 = _NSCALAR  # _col(_B_TRICK, ns)
+    bit = np.int64(1) << a
+    st[hand0 + p] ^= bit
+    st[_col(_B_PLAYED, ns) + p] |= bit
+    n = st[_TLEN]
+    st[trick0 + n] = a
+    n += 1
+    st[_TLEN] = n
+    if n == 1:
+        st[_TLEAD] = p
+        st[_LED] = a // 13
+    elif a // 13 != st[_LED]:
+        led = st[_LED]
+        st[_col(_B_VOIDS, ns) + p] |= 1 << led
+        if rp[_R_COLOUR] and st[_xcol(_WRONG, ns)] < 0:
+            # Discard colour (``Game._colour_discard``): off the led colour while holding the
+            # led colour's other suit (before this play).
+            suit = a // 13
+            if (suit == 1 or suit == 2) != (led == 1 or led == 2) and \
+                    (st[hand0 + p] | bit) & (np.int64(_SUIT) << (13 * (3 - led))):
+                st[_xcol(_WRONG, ns)] = p
+    if bit & st[_xcol(_RESTR, ns)]:
+        _restricted_played(st, p, a, n, rp)
+    if n < ns:
+        nxt = _wrap(p + 1, ns)
+        st[_CUR] = nxt
+        st[_LEGAL] = _follow_legal(st, st[hand0 + nxt], rp)
+        return False
+    # The trick is complete: the highest card of the led suit wins it.
+    led = st[_LED]
+    top = led * 13 + 13
+    best = st[trick0]
+    w = 0
+    taken = np.int64(1) << best
+    for k in range(1, ns):
+        c = st[trick0 + k]
+        taken |= np.int64(1) << c
+        if best < c < top:
+            best, w = c, k
+    winner = _wrap(st[_TLEAD] + w, ns)
+    taken &= _SCORING_MASK
+    if taken:
+        # Discard colour: the first wrong-colour discarder takes the cards, not the winner.
+        wrong = st[_xcol(_WRONG, ns)]
+        taker = winner if wrong < 0 else wrong
+        cap0 = _col(_B_CAPT, ns)
+        st[cap0 + taker] |= taken
+        st[_col(_B_PROV, ns) + taker] = _seat_score(st, taker, rp, heart_sums)
+    st[_xcol(_WRONG, ns)] = -1
+    st[_SLED] |= 1 << led
+    st[_TLEN] = 0
+    st[_LED] = -1
+    st[_CUR] = winner
+    st[_TLEAD] = winner
+    st[_NTR] += 1
+    if st[_NTR] == rp[_R_HAND_SIZE]:
+        st[_LEGAL] = 0
+        return True
+    st[_LEGAL] = _lead_legal(st, st[hand0 + winner], rp)
+    return False
+
+
+@numba.njit(cache=True, inline="always")
+def _put_bits(out: np.ndarray, offset: int, m: np.int64, nbits: int) -> None:
+    """Write the low ``nbits`` bits of ``m`` as 0/1 values from ``out[offset]`` on.
+
+    The indices are unsigned on purpose: numba checks every signed index for a negative
+    (wrap-around) value, and that check keeps the compiler from vectorising the loop.
+    """
+    base = np.uint64(offset)
+    for c in range(nbits):
+        out[base + np.uint64(c)] = (m >> c) & 1
+
+
+@numba.njit(cache=True, inline="always")
+def _clear(out: np.ndarray, start: int, stop: int) -> None:
+    """Set ``out[start:stop]`` to zero (a loop: a slice assignment costs more in numba)."""
+    for k in range(np.uint64(start), np.uint64(stop)):
+        out[k] = 0
+
+
+@numba.njit(cache=True, inline="always")
+def _exposable_bits(e: np.int64) -> np.int64:
+    """Project a card mask onto 4 bits in EXPOSABLE order (SQ, DJ, C10, HA)."""
+    return (e >> _SQ & 1) | (e >> _DJ & 1) << 1 | (e >> _C10 & 1) << 2 | (e >> _HA & 1) << 3
+
+
+@numba.njit(cache=True, inline="always")
+def _scoring_bits(cap: np.int64) -> np.int64:
+    """Project a card mask onto 16 bits: H2..HA, SQ, DJ, C10."""
+    return (cap >> 26 & _SUIT) | (cap >> _SQ & 1) << 13 | (cap >> _DJ & 1) << 14 \
+        | (cap >> _C10 & 1) << 15
+
+
+@numba.njit(cache=True, inline="always")
+def _write_outputs(st: np.ndarray, obs: np.ndarray, mask: np.ndarray, squash: np.ndarray,
+                   rp: np.ndarray, oo: np.ndarray, heart_sums: np.ndarray) -> None:
+    """Write the observation and the action mask of the seat to move (``PlayerView``)."""
+    _write_view(st, st[_CUR], False, obs, squash, rp, oo, heart_sums)
+    _put_bits(mask, 0, st[_LEGAL], 53)
+
+
+@numba.njit(cache=True, inline="always")
+def _pig_sheep_team(st: np.ndarray, ns: np.int64) -> np.int64:
+    """Return the seats of the SQ holder's and the DJ holder's team, as a mask of seats."""
+    deal0 = _col(_B_DEAL, ns)
+    team = np.int64(0)
+    for s in range(ns):
+        if st[deal0 + s] >> _SQ & 1 or st[deal0 + s] >> _DJ & 1:
+            team |= np.int64(1) << s
+    return team
+
+
+@numba.njit(cache=True)
+def _write_partners(st: np.ndarray, me: np.int64, obs: np.ndarray, rp: np.ndarray,
+                    oo: np.ndarray) -> None:
+    """Write the partners block of seat ``me`` (team play or the pig-sheep teams).
+
+    Kept out of line on purpose: inlined into ``_write_view``, its branches keep the compiler
+    from vectorising the view's loops (a fifth of the steps per second at six seats).
+    """
+    ns = rp[_R_SEATS]
+    full = (np.int64(1) << ns) - 1
+    if rp[_R_TEAM]:
+        # The partner sits half the table away.
+        team = np.int64(1) << (ns // 2)
+    else:
+        team = _pig_sheep_team(st, ns)
+        if not team >> me & 1:
+            team = full & ~team
+        team &= ~(np.int64(1) << me)
+        team = ((team | team << ns) >> me) & full
+    _put_bits(obs, oo[_OB_PARTNERS], team, ns)
+
+
+@numba.njit(cache=True, inline="always")
+def _write_view(st: np.ndarray, me: np.int64, over: bool, obs: np.ndarray, squash: np.ndarray,
+                rp: np.ndarray, oo: np.ndarray, heart_sums: np.ndarray) -> None:
+    """Write ``PlayerView.encode()`` of seat ``me``.
+
+    ``me`` is the seat to move, or (``over``) any seat once the hand's last trick is taken,
+    before the next deal. ``oo`` holds where each block of the layout starts.
+
+    Every value of the row is written (the 0/1 blocks whole), so the row needs no clearing
+    first, except the trick cards and the first-drawn card, of which only a few are set.
+    """
+    ns = rp[_R_SEATS]
+    hand0, played0 = _col(_B_HAND, ns), _col(_B_PLAYED, ns)
+    # The 52-card blocks: the observer's hand, then the cards each relative seat played.
+    # Written as one loop over the blocks, which the compiler vectorises; separate calls
+    # get unrolled into scalar code that is several times slower.
+    o_hand, o_played = oo[_OB_HAND], oo[_OB_PLAYED]
+    for q in range(ns + 1):
+        col = hand0 + me if q == 0 else played0 + _wrap(me + q - 1, ns)
+        off = o_hand if q == 0 else o_played + 52 * (q - 1)
+        _put_bits(obs, off, st[col], 52)
+    if over:
+        # The hand is over: phase "over", nobody to move, no trick in progress.
+        _put_bits(obs, 0, np.int64(4), 3)
+        _put_bits(obs, oo[_OB_TO_MOVE], np.int64(0), ns)
+        _put_bits(obs, oo[_OB_TRICK_NUMBER], np.int64(0), rp[_R_HAND_SIZE])
+    else:
+        _put_bits(obs, 0, np.int64(1) << st[_PHASE], 3)
+        # The observer is the seat to move: relative seat 0.
+        _put_bits(obs, oo[_OB_TO_MOVE], np.int64(1), ns)
+        _put_bits(obs, oo[_OB_TRICK_NUMBER], np.int64(1) << st[_NTR], rp[_R_HAND_SIZE])
+    n = st[_TLEN]
+    o_cards = oo[_OB_TRICK_CARDS]
+    _clear(obs, o_cards, o_played)
+    if n:
+        rel = _wrap(st[_TLEAD] - me, ns)
+        _put_bits(obs, oo[_OB_TRICK_LEADER], np.int64(1) << rel, ns)
+        for k in range(n):
+            obs[o_cards + 52 * _wrap(rel + k, ns) + st[_NSCALAR + k]] = 1.0
+    else:
+        _put_bits(obs, oo[_OB_TRICK_LEADER], np.int64(0), ns)
+    full = (np.int64(1) << ns) - 1
+    if st[_PHASE] == _DECLARE:
+        # Seats first .. first + turns - 1 have finished their declaration turn.
+        declared = ((np.int64(1) << st[_TURNS]) - 1) << st[_FIRST]
+        declared = (declared | declared >> ns) & full
+    else:
+        declared = full
+    # Rotate the seat masks so that bit r is relative seat r.
+    _put_bits(obs, oo[_OB_DECLARED], ((declared | declared << ns) >> me) & full, ns)
+    _put_bits(obs, oo[_OB_FIRST_LEADER], np.int64(1) << _wrap(st[_FIRST] - me, ns), ns)
+    # Exposed (4 per seat), captured (16 per seat) and voids (4 per seat), gathered by
+    # relative seat into masks (captured: four seats a mask) and written in few loops
+    # (vectorised, as above).
+    exposed0, capt0 = _col(_B_EXPOSED, ns), _col(_B_CAPT, ns)
+    voids0, prov0 = _col(_B_VOIDS, ns), _col(_B_PROV, ns)
+    hidden = rp[_R_HIDDEN]
+    mine = st[exposed0 + me]
+    offset = rp[_R_OFFSET]
+    o_scores = oo[_OB_SCORES]
+    exposed = np.int64(0)
+    voids = np.int64(0)
+    cap_low = np.int64(0)
+    cap_high = np.int64(0)
+    for r in range(ns):
+        s = _wrap(me + r, ns)
+        e = st[exposed0 + s]
+        if hidden and r != 0:
+            e = 0
+        exposed |= _exposable_bits(e) << (4 * r)
+        cap = st[capt0 + s]
+        if r < 4:
+            cap_low |= _scoring_bits(cap) << (16 * r)
+        else:
+            cap_high |= _scoring_bits(cap) << (16 * (r - 4))
+        voids |= st[voids0 + s] << (4 * r)
+        if hidden:
+            # Scores with only the exposures the observer knows: its own.
+            own = mine if rp[_R_SELF] and r == 0 else np.int64(0)
+            score = _score(cap, mine, own, st[_xcol(_DOUBLED, ns)] & mine, heart_sums,
+                           rp[_R_ALL_HEARTS], rp[_R_SWAP])
+        else:
+            score = st[prov0 + s]
+        obs[o_scores + r] = squash[score + offset]
+    _put_bits(obs, oo[_OB_EXPOSED], exposed, 4 * ns)
+    o_capt = oo[_OB_CAPTURED]
+    if ns <= 4:
+        _put_bits(obs, o_capt, cap_low, 16 * ns)
+    else:
+        _put_bits(obs, o_capt, cap_low, 64)
+        _put_bits(obs, o_capt + 64, cap_high, 16 * (ns - 4))
+    _put_bits(obs, oo[_OB_VOIDS], voids, 4 * ns)
+    if rp[_R_TEAM] or rp[_R_PIG_SHEEP]:
+        _write_partners(st, me, obs, rp, oo)
+    if hidden:
+        o_count = oo[_OB_EXPOSED_COUNT]
+        for r in range(ns):
+            e = st[exposed0 + _wrap(me + r, ns)]
+            obs[o_count + r] = np.float32(_popcount(e) / 4)
+    if rp[_R_FIRST_DRAWN]:
+        o_first = oo[_OB_FIRST_DRAWN]
+        _clear(obs, o_first, o_first + 52)
+        obs[o_first + st[_col(_B_FIRST, ns) + me]] = 1.0
+        doubled = st[_xcol(_DOUBLED, ns)]
+        if hidden:
+            doubled &= mine
+        _put_bits(obs, oo[_OB_DOUBLED], _exposable_bits(doubled), 4)
+
+
+@numba.njit(cache=True, inline="always")
+def _popcount(x: np.int64) -> np.int64:
+    """Bits set in a non-negative ``x`` (the SWAR sum of bit pairs, nibbles, bytes)."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    x += x >> 8
+    x += x >> 16
+    x += x >> 32
+    return x & 127
+
+
+@numba.njit(cache=True, inline="always")
+def _write_results(st: np.ndarray, rp: np.ndarray, reward_scale: np.float64,
+                   rewards: np.ndarray, scores: np.ndarray) -> None:
+    """Write a finished hand's raw scores and rewards (``scoring.hand_results``)."""
+    ns = rp[_R_SEATS]
+    prov0 = _col(_B_PROV, ns)
+    total = 0.0
+    for s in range(ns):
+        scores[s] = st[prov0 + s]
+        total += st[prov0 + s]
+    mode = rp[_R_REWARD]
+    team = np.int64(0)
+    if mode == 2 and rp[_R_PIG_SHEEP]:
+        team = _pig_sheep_team(st, ns)
+    for s in range(ns):
+        raw = float(st[prov0 + s])
+        if mode == 0:
+            r = raw
+        elif mode == 1:
+            r = raw - (total - raw) / (ns - 1)
+        elif rp[_R_TEAM]:
+            half = ns // 2
+            own = float(st[prov0 + s] + st[prov0 + _wrap(s + half, ns)])
+            r = (own - (total - own) / (half - 1)) / 2.0
+        elif team & (team - 1):
+            # Two against two.
+            own = 0.0
+            for t in range(ns):
+                if (team >> t & 1) == (team >> s & 1):
+                    own += st[prov0 + t]
+            r = (own - (total - own) / 1.0) / 2.0
+        else:
+            # One seat holds both: it plays alone against the other three.
+            lone = 0
+            for t in range(ns):
+                if team >> t & 1:
+                    lone = t
+            alone = float(st[prov0 + lone])
+            result = alone - (total - alone) / (ns - 1)
+            r = result if s == lone else -result / (ns - 1)
+        rewards[s] = r / reward_scale
+
+
+@numba.njit(cache=True)
+def _reset_kernel(state: np.ndarray, seed: np.uint64, rp: np.ndarray, cards: np.ndarray,
+                  deck: np.ndarray, heart_sums: np.ndarray, squash: np.ndarray, oo: np.ndarray,
+                  obs: np.ndarray, mask: np.ndarray, current: np.ndarray) -> None:
+    for i in range(state.shape[0]):
+        st = state[i]
+        st[_DEALT] = 0
+        _start_hand(st, i, seed, rp, cards, deck, heart_sums)
+        _write_outputs(st, obs[i], mask[i], squash, rp, oo, heart_sums)
+        current[i] = st[_CUR]
+
+
+@numba.njit(cache=True, inline="always")
+def _step_rows(state: np.ndarray, actions: np.ndarray, active: np.ndarray, seed: np.uint64,
+               rp: Any, reward_scale: np.float64, cards: np.ndarray,
+               deck: np.ndarray, heart_sums: np.ndarray, squash: np.ndarray, oo: np.ndarray,
+               obs: np.ndarray, mask: np.ndarray, current: np.ndarray,
+               terminated: np.ndarray, rewards: np.ndarray, scores: np.ndarray, final: bool,
+               final_obs: np.ndarray) -> int:
+    """Check every active table's action, then apply them; return the first bad table or -1.
+
+    Nothing changes unless every active table's action is legal. An inactive table keeps its
+    state and its outputs (``terminated`` False, zero rewards and scores). With ``final``, a
+    table whose hand ends writes every seat's view of the finished hand into ``final_obs``
+    before it is dealt the next. ``rp`` is the rule parameters array, or the tuple of
+    ``_with_seats`` (the kernels index both alike).
+    """
+    n = state.shape[0]
+    ns = rp[_R_SEATS]
+    for i in range(n):
+        if not active[i]:
+            continue
+        a = actions[i]
+        if a < 0 or a > _DONE or not (state[i, _LEGAL] >> a) & 1:
+            return i
+    for i in range(n):
+        if not active[i]:
+            terminated[i] = False
+            for s in range(ns):
+                scores[i, s] = 0
+                rewards[i, s] = 0.0
+            continue
+        st = state[i]
+        over = _apply(st, np.int64(actions[i]), rp, heart_sums)
+        if over:
+            terminated[i] = True
+            _write_results(st, rp, reward_scale, rewards[i], scores[i])
+            if final:
+                for s in range(ns):
+                    _write_view(st, np.int64(s), True, final_obs[i, s], squash, rp, oo,
+                                heart_sums)
+            _start_hand(st, i, seed, rp, cards, deck, heart_sums)
+        else:
+            terminated[i] = False
+            for s in range(ns):
+                scores[i, s] = 0
+                rewards[i, s] = 0.0
+        _write_outputs(st, obs[i], mask[i], squash, rp, oo, heart_sums)
+        current[i] = st[_CUR]
+    return -1
+
+
+@numba.njit(cache=True, inline="always")
+def _with_seats(rp: np.ndarray, seats: int) -> tuple[int, ...]:
+    """Return the rule parameters as a tuple whose seat count is the constant ``seats``.
+
+    Every other parameter is still read from ``rp`` at run time.
+    """
+    return (seats, rp[1], rp[2], rp[3], rp[4], rp[5], rp[6], rp[7], rp[8], rp[9], rp[10],
+            rp[11], rp[12], rp[13], rp[14], rp[15], rp[16], rp[17], rp[18])
+
+
+if _NPARAMS != 19:
+    raise RuntimeError("_with_seats lists 19 rule parameters; _NPARAMS changed")
+
+
+@functools.cache
+def _step_kernel_for(seats: int) -> Any:
+    """Return the step kernel compiled for tables of ``seats`` seats (each count once).
+
+    With the seat count a constant, the compiler unrolls and vectorises the loops over seats
+    and the writes of the seat blocks of the observation: 1.35 to 1.6 times the steps a second
+    of one kernel that reads the count at run time (``benchmarks/bench_env.py``). Numba caches
+    each on disk like the other kernels (a closure is cached by the values it closes over).
+    Only the step kernel is specialised: the others run once per reset or restore.
+    """
+    @numba.njit(cache=True)
+    def step(state: np.ndarray, actions: np.ndarray, active: np.ndarray, seed: np.uint64,
+             rp: np.ndarray, reward_scale: np.float64, cards: np.ndarray, deck: np.ndarray,
+             heart_sums: np.ndarray, squash: np.ndarray, oo: np.ndarray, obs: np.ndarray,
+             mask: np.ndarray, current: np.ndarray, terminated: np.ndarray,
+             rewards: np.ndarray, scores: np.ndarray, final: bool,
+             final_obs: np.ndarray) -> int:
+        return _step_rows(state, actions, active, seed, _with_seats(rp, seats), reward_scale,
+                          cards, deck, heart_sums, squash, oo, obs, mask, current, terminated,
+                          rewards, scores, final, final_obs)
+
+    return step
+
+
+@numba.njit(cache=True)
+def _refresh_kernel(state: np.ndarray, rp: np.ndarray, heart_sums: np.ndarray,
+                    squash: np.ndarray, oo: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+                    current: np.ndarray) -> None:
+    """Write every table's outputs from its state (after ``GameBatch.restore``)."""
+    for i in range(state.shape[0]):
+        _write_outputs(state[i], obs[i], mask[i], squash, rp, oo, heart_sums)
+        current[i] = state[i, _CUR]
+
+
+@numba.njit(cache=True)
+def _derived_kernel(state: np.ndarray, rp: np.ndarray, heart_sums: np.ndarray,
+                    legal: np.ndarray, scores: np.ndarray) -> None:
+    """Recompute every table's legal mask and provisional scores from the rest of its state.
+
+    Only for a state whose other columns ``_check_snapshot`` has already found in range: the
+    seat to move and the suit led are used as indices and shifts here.
+    """
+    for i in range(state.shape[0]):
+        st = state[i]
+        legal[i] = _compute_legal(st, rp)
+        for s in range(rp[_R_SEATS]):
+            scores[i, s] = _seat_score(st, np.int64(s), rp, heart_sums)
+
+
+@numba.njit(cache=True)
+def _sample_kernel(state: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> int:
+    """For each table, the legal action at position ``int(u * count)`` of its sorted legal set.
+
+    Returns the first table whose uniform is not in [0, 1) (``_outside_unit``), before
+    sampling any, or -1.
+    """
+    bad = _outside_unit(uniforms)
+    if bad >= 0:
+        return bad
+    for i in range(state.shape[0]):
+        legal = state[i, _LEGAL]
+        count = _popcount(legal)
+        k = min(np.int64(uniforms[i] * count), count - 1)
+        for _ in range(k):
+            legal &= legal - 1  # drop the lowest legal action
+        out[i] = _popcount((legal & -legal) - 1)
+    return -1
+
+
+# ---------------------------------------------------------------------------------------------
+def _squash_table(offset: int) -> np.ndarray:
+    """``view._squash`` of every score in ``-offset..offset``, as float32 (what the view writes)."""
+    return np.array([_squash(s) for s in range(-offset, offset + 1)], dtype=np.float32)
+
+
+_SQUASH_TABLES: dict[int, np.ndarray] = {}
+
+
+def _squash_for(offset: int) -> np.ndarray:
+    """Return the squash table of ``offset``, built once per offset."""
+    table = _SQUASH_TABLES.get(offset)
+    if table is None:
+        table = _SQUASH_TABLES[offset] = _squash_table(offset)
+    return table
+
+
+def _score_bound(rules: Rules) -> int:
+    """Return an offset beyond every hand score the rules allow (the squash table's half width).
+
+    The largest magnitude is a slam's: all hearts plus the pig and the sheep, each times its
+    factor (x2 exposed, x2 first drawn, x2 taken back), then the transformer's x2 times its own.
+    """
+    f = 2 * (2 if rules.first_drawn_exposure else 1) * (2 if rules.self_capture_double else 1)
+    all_hearts = _HEART_TABLES[rules.hearts_table][1]
+    return max(_SCORE_OFFSET, (max(all_hearts, 230) + 2 * _SHEEP) * f * 2 * f + 1)
+
+
+def _rule_params(rules: Rules, reward_mode: str) -> np.ndarray:
+    """Return the rule parameters the general kernels read (indices ``_R_*``), as int64."""
+    rp = np.zeros(_NPARAMS, dtype=np.int64)
+    rp[_R_SEATS] = rules.players
+    rp[_R_HAND_SIZE] = rules.hand_size
+    rp[_R_LEAD] = rules.lead_card
+    rp[_R_DECL] = _DECL_CODES[rules.declaration]
+    rp[_R_FORCED] = _FORCED_MASKS[rules.declaration]
+    rp[_R_STRICT] = rules.strict_exposure
+    rp[_R_MAY_LEAD] = rules.exposed_may_lead
+    rp[_R_FREE_FIRST] = rules.first_lead == "any"
+    rp[_R_TEAM] = rules.team_play
+    rp[_R_PIG_SHEEP] = rules.pig_sheep_team
+    rp[_R_AUTO] = rules.auto_expose
+    rp[_R_ALL_HEARTS] = _HEART_TABLES[rules.hearts_table][1]
+    rp[_R_SWAP] = rules.pig_sheep_swap
+    rp[_R_SELF] = rules.self_capture_double
+    rp[_R_FIRST_DRAWN] = rules.first_drawn_exposure
+    rp[_R_COLOUR] = rules.discard_colour
+    rp[_R_HIDDEN] = rules.hidden_exposure
+    rp[_R_OFFSET] = _score_bound(rules)
+    rp[_R_REWARD] = REWARD_CODES[reward_mode]
+    return rp
+
+
+def _obs_offsets(rules: Rules) -> np.ndarray:
+    """Where each block of ``view.layout(rules)`` starts (indices ``_OB_*``; -1 if absent).
+
+    Read from the reference layout, so the kernels write what ``PlayerView.encode`` does at
+    every table size; the blocks the kernels do not write are refused here.
+    """
+    starts, at = {}, 0
+    for name, shape, _ in layout(rules):
+        starts[name] = at
+        at += math.prod(shape)
+    unknown = set(starts) - set(_OBS_BLOCKS) - {"phase"}
+    if unknown or starts["phase"] != 0:
+        raise RuntimeError(f"gongzhu_env.batch.one_deck does not write the observation blocks "
+                           f"{sorted(unknown)} of {rules}")
+    return np.array([starts.get(name, -1) for name in _OBS_BLOCKS], dtype=np.int64)
+
+
+def _heart_sums_of(rules: Rules) -> np.ndarray:
+    """Return the heart table's sums by 13-bit mask of hearts taken (``scoring``), as int64."""
+    return np.array(_HEART_TABLES[rules.hearts_table][0], dtype=np.int64)
+
+
+def _four_seat(rules: Rules) -> bool:
+    """Whether the four-seat kernels play ``rules``: four seats and the first covered options.
+
+    Those are the presets' options (exposed-may-lead, strict exposure, the first lead, the
+    declarations free / none / all-but-sheep, team play) with every other hand option at its
+    default.
+    """
+    if rules.players != 4 or rules.declaration == "all":
+        return False
+    free = ("exposed_may_lead", "strict_exposure", "first_lead", "declaration", "team_play",
+            *SETTLEMENT_ONLY)
+    default = Rules()
+    return all(getattr(rules, f.name) == getattr(default, f.name)
+               for f in dataclasses.fields(rules) if f.name not in free)
+
+
+class OneDeckTables(GameBatch, decks=1):
+    """The one-deck table layout of ``GameBatch`` (see the module docstring).
+
+    Made by ``GameBatch(n, rules)`` for rules with one deck; ``reward_mode``,
+    ``reward_scale`` and ``final_observations`` are those of ``GameBatch``.
+    """
+
+    _layout_name = "one_deck"
+    _max_tables = MAX_TABLES
+    _table_bytes = 2800
+    _dealt_column = _DEALT
+    _max_action = _DONE
+    _four_seat_kernels = True
+    """Whether the four-seat kernels play the rule sets they cover (``_four_seat``). A subclass
+    that sets it False plays those with the general kernels: how ``benchmarks/bench_env``
+    measures what the four-seat kernels are worth (``batch1024_general``)."""
+
+    def _covered(self, rules: Rules | str | None) -> Rules:
+        return check_covered(rules)
+
+    def _obs_size(self) -> int:
+        return obs_size(self.rules)
+
+    def _build(self, num_tables: int) -> None:
+        n, r = num_tables, self.rules
+        seats = r.players
+        self._decl = _DECL_CODES[r.declaration]
+        self._rp = _rule_params(r, self.reward_mode)
+        self._oo = _obs_offsets(r)
+        self._heart_sums = _heart_sums_of(r)
+        self._squash = _squash_for(int(self._rp[_R_OFFSET]))
+        self._cards = _cards_in_play(r)
+        self._fast = self._four_seat_kernels and _four_seat(r)
+        self._state = np.zeros((n, _NCOL if self._fast else _ncol(seats)), dtype=np.int64)
+        # Scratch of the shuffle (and of the four-seat kernels' first dealt cards).
+        self._deck = np.zeros(len(self._cards) + 8, dtype=np.int64)
+        self._final = self.final_observations is not None
+        # (What each argument must be is the step kernel's signature.)
+        self._step_fn: Any = None
+        self._step_args: tuple[Any, ...] = ()
+        self._stream = np.uint64(0)
+
+    def _deal_first(self, seed: np.uint64) -> None:
+        """Run the reset kernel of this batch's rules and build the step kernel's arguments."""
+        seed_ = self._stream = seed
+        r = self.rules
+        strict, may_lead = r.strict_exposure, r.exposed_may_lead
+        free_first = r.first_lead == "any"
+        final_obs = self.final_observations if self._final else \
+            np.zeros((1, self.num_seats, self.obs_size), dtype=np.float32)
+        if self._fast:
+            _reset_kernel4(self._state, seed_, self._decl, strict, may_lead, free_first,
+                           r.team_play, self._deck, self._heart_sums, self._squash,
+                           self.observations, self.action_masks, self.current_player)
+            self._step_fn = _step_kernel4
+            self._step_args = (
+                seed_, self._decl, strict, may_lead, free_first, r.team_play,
+                REWARD_CODES[self.reward_mode], self.reward_scale, self._deck,
+                self._heart_sums, self._squash, self.observations, self.action_masks,
+                self.current_player, self.terminated, self.rewards, self.scores, self._final,
+                final_obs)
+            return
+        _reset_kernel(self._state, seed_, self._rp, self._cards, self._deck,
+                      self._heart_sums, self._squash, self._oo, self.observations,
+                      self.action_masks, self.current_player)
+        # Everything the step kernel takes after the actions, built once: a step then costs
+        # the kernel call and the checks of the actions, and little else in Python.
+        self._step_fn = _step_kernel_for(self.num_seats)
+        self._step_args = (
+            seed_, self._rp, self.reward_scale, self._cards, self._deck, self._heart_sums,
+            self._squash, self._oo, self.observations, self.action_masks, self.current_player,
+            self.terminated, self.rewards, self.scores, self._final, final_obs)
+
+    def _step_tables(self, actions: np.ndarray, active: np.ndarray) -> int:
+        """Run the step kernel chosen at ``reset`` with the arguments built there."""
+        return int(self._step_fn(self._state, actions, active, *self._step_args))
+
+    def _sample(self, uniforms: np.ndarray, out: np.ndarray) -> int:
+        """Run the sampling kernel (one for every table size: it reads the legal mask only)."""
+        return int(_sample_kernel(self._state, uniforms, out))
+
+    def _refresh(self) -> None:
+        """Rewrite the outputs from the state rows with the kernel of this batch's layout."""
+        if self._fast:
+            _refresh_kernel4(self._state, self._squash, self.rules.team_play,
+                             self.observations, self.action_masks, self.current_player)
+        else:
+            _refresh_kernel(self._state, self._rp, self._heart_sums, self._squash, self._oo,
+                            self.observations, self.action_masks, self.current_player)
+
+    def _check_snapshot(self, snap: np.ndarray) -> None:
+        """Raise ``ValueError`` unless every row of ``snap`` is a position ``step`` can reach.
+
+        The checks are those the kernels rely on (every index and shift in range) and the
+        bookkeeping that ties the columns together (a hand and the cards played from it make
+        up the seat's deal, the cards played match the tricks taken, the captured cards are
+        those of finished tricks, exposures follow the declaration rule, and the legal mask
+        and the scores are what the rules give for the rest); together they hold after every
+        step from any position that passes them, so play from a restored position stays
+        inside the arrays. Columns are checked in an order in which each check only reads
+        columns already found in range. Vectorised over the tables: a few dozen numpy
+        operations whatever their number.
+        """
+        n = snap.shape[0]
+        ns = self.num_seats
+        rules = self.rules
+        fast = self._fast
+        names = _column_names(ns)[:snap.shape[1]]
+        rp = self._rp
+
+        need = _refuser(snap, names)
+
+        def block(b: int) -> int:
+            return _NSCALAR + b * ns
+
+        def seats(column: int) -> np.ndarray:
+            return snap[:, column:column + ns]
+
+        def within(column: int, width: int, low: int, high: int) -> np.ndarray:
+            return _within(snap, column, width, low, high)
+
+        def union(masks: np.ndarray) -> np.ndarray:
+            return np.asarray(np.bitwise_or.reduce(masks, axis=1))
+
+        phase, cur, first = snap[:, _PHASE], snap[:, _CUR], snap[:, _FIRST]
+        turns, tlen, tlead, led = snap[:, _TURNS], snap[:, _TLEN], snap[:, _TLEAD], snap[:, _LED]
+        sled, ntr, expall = snap[:, _SLED], snap[:, _NTR], snap[:, _EXPALL]
+        tricks = rules.hand_size
+        deck = rules.deck_mask
+        # Every column in its range first: later checks shift and index with them.
+        free = self._decl == _DECL_FREE
+        need(within(_PHASE, 1, 0 if free else _PLAY, _PLAY)[:, 0], _PHASE,
+             "0 (declaring) or 1 (playing)" if free else
+             "1 (playing): these rules have no declaration phase")
+        for column in (_CUR, _FIRST, _TLEAD):
+            need(within(column, 1, 0, ns - 1)[:, 0], column, f"a seat, 0..{ns - 1}")
+        need(within(_TURNS, 1, 0, ns)[:, 0], _TURNS, f"0..{ns}")
+        need(within(_TLEN, 1, 0, ns - 1)[:, 0], _TLEN,
+             f"0..{ns - 1} (a full trick is taken at once)")
+        need(within(_LED, 1, -1, 3)[:, 0], _LED, "a suit 0..3, or -1 between tricks")
+        need(within(_SLED, 1, 0, 15)[:, 0], _SLED, "a mask of the four suits, 0..15")
+        need(within(_NTR, 1, 0, tricks - 1)[:, 0], _NTR,
+             f"0..{tricks - 1} (the last trick ends the hand)")
+        need(within(_EXPALL, 1, 0, _FULL_DECK)[:, 0], _EXPALL, "a mask of the 52 cards")
+        need(within(_LEGAL, 1, 0, (1 << NUM_ACTIONS) - 1)[:, 0], _LEGAL,
+             "a mask of the 53 actions")
+        need(within(_DEALT, 1, 1, 1 << 62)[:, 0], _DEALT,
+             "1 (reset deals the first hand) to 2**62 (far more hands than a batch plays, and "
+             "room to count on without overflow)")
+        wrong_col = _NSCALAR + _NBLOCKS * ns + _WRONG
+        if not fast:
+            need(within(wrong_col, 1, -1, ns - 1 if rules.discard_colour else -1)[:, 0],
+                 wrong_col, f"-1, or a seat 0..{ns - 1} under discard_colour")
+        need(within(block(_B_TRICK), ns, 0, 51), block(_B_TRICK), "a card, 0..51")
+        for b in (_B_HAND, _B_PLAYED, _B_EXPOSED, _B_CAPT, _B_DEAL):
+            need(within(block(b), ns, 0, deck), block(b), "a mask of the cards in play")
+        if not fast:
+            need(within(block(_B_FIRST), ns, 0, 51), block(_B_FIRST), "a card, 0..51")
+        need(within(block(_B_VOIDS), ns, 0, 15), block(_B_VOIDS),
+             "a mask of the four suits, 0..15")
+        offset = int(rp[_R_OFFSET])
+        need(within(block(_B_PROV), ns, -offset, offset), block(_B_PROV),
+             f"a hand score within -{offset}..{offset}")
+        # The deal: disjoint hands of the hand size, of cards in play, that make up the deck;
+        # the holder of the lead card leads first.
+        deal_ = seats(block(_B_DEAL))
+        need(_bit_counts(deal_ & deck) == tricks, block(_B_DEAL), f"{tricks} cards in play")
+        others = np.stack([union(np.delete(deal_, s, axis=1)) for s in range(ns)], axis=1)
+        need((deal_ & others) == 0, block(_B_DEAL), "no card also dealt to another seat")
+        need(first == np.argmax((deal_ >> rules.lead_card) & 1, axis=1), _FIRST,
+             f"the seat dealt {card_str(rules.lead_card)}")
+        if not fast:
+            firsts = seats(block(_B_FIRST))
+            need((deal_ >> firsts) & 1 == 1, block(_B_FIRST), "a card of the seat's deal")
+        hand, played = seats(block(_B_HAND)), seats(block(_B_PLAYED))
+        need((hand & played) == 0, block(_B_HAND), "no card also among the seat's played cards")
+        need((hand | played) == deal_, block(_B_HAND),
+             "the seat's deal less the cards it played")
+        # Whose turn it is, and how many cards each seat has played.
+        declaring = phase == _DECLARE
+        need(~declaring | (turns <= ns - 1), _TURNS, f"0..{ns - 1} while declaring")
+        need(declaring | (turns == (ns if free else 0)), _TURNS,
+             f"{ns if free else 0} once the play has begun")
+        need(~declaring | (ntr == 0), _NTR, "0 while declaring")
+        need(~declaring | (tlen == 0), _TLEN, "0 while declaring")
+        need(np.where(declaring, cur == (first + turns) % ns, cur == (tlead + tlen) % ns), _CUR,
+             "the seat after the last to act (the trick leader plus the cards in the trick, "
+             "or the first leader plus the turns taken while declaring)")
+        need((ntr > 0) | (tlead == first), _TLEAD, "the first leader in the first trick")
+        in_trick = ((np.arange(ns)[None, :] - tlead[:, None]) % ns) < tlen[:, None]
+        need(_bit_counts(played) == ntr[:, None] + in_trick, block(_B_PLAYED),
+             "one card per trick taken, and one more for a seat that played to this trick")
+        trick = seats(block(_B_TRICK))
+        owners = (tlead[:, None] + np.arange(ns)[None, :]) % ns
+        owned = (np.take_along_axis(played, owners, axis=1) >> trick) & 1
+        in_play = np.arange(ns)[None, :] < tlen[:, None]
+        need(~in_play | (owned == 1), block(_B_TRICK),
+             "a card played by its seat (the trick leader's, then the next seats')")
+        need(np.where(tlen > 0, led == trick[:, 0] // 13, led == -1), _LED,
+             "the suit of the trick's first card, or -1 between tricks")
+        if not fast:
+            need((tlen > 0) | (snap[:, wrong_col] == -1), wrong_col, "-1 between tricks")
+        if not rules.first_lead == "any":
+            need((ntr > 0) | (tlen == 0) | (trick[:, 0] == rules.lead_card), block(_B_TRICK),
+                 f"{card_str(rules.lead_card)} to lead the hand")
+        need(np.where(ntr > 0, (sled > 0) & (_bit_counts(sled) <= ntr), sled == 0), _SLED,
+             "one suit or more per trick taken, and none before the first")
+        need(~declaring[:, None] | (seats(block(_B_VOIDS)) == 0), block(_B_VOIDS),
+             "none while declaring")
+        # Exposures: exposable cards of the seat's own deal, by the declaration rule.
+        exposed = seats(block(_B_EXPOSED))
+        need((exposed & ~(deal_ & _EXPOSABLE_MASK)) == 0, block(_B_EXPOSED),
+             "exposable cards (SQ, DJ, C10, HA) dealt to the seat")
+        need(expall == union(exposed), _EXPALL, "every seat's exposed cards together")
+        forced = _FORCED_MASKS[rules.declaration]
+        if self._decl == _DECL_NONE:
+            need(expall == 0, _EXPALL, "none: these rules have no exposures")
+        elif self._decl == _DECL_FORCED:
+            need(expall == forced, _EXPALL, "the forced exposures, made at the deal")
+        else:
+            if rules.auto_expose:
+                need(declaring | (_bit_counts(_EXPOSABLE_MASK & ~expall) != 1), _EXPALL,
+                     "never all exposable cards but one once the play has begun (the last one "
+                     "is exposed automatically)")
+            waiting = ((np.arange(ns)[None, :] - first[:, None]) % ns) > turns[:, None]
+            need(~(declaring[:, None] & waiting) | (exposed == 0), block(_B_EXPOSED),
+                 "none for a seat whose declaration turn has not come")
+        if not fast:
+            # Which exposures restrict play and which are doubled follow from the rest.
+            doubled = union(exposed & (np.int64(1) << firsts)) \
+                if rules.first_drawn_exposure else 0 * expall
+            doubled_col = _NSCALAR + _NBLOCKS * ns + _DOUBLED
+            need(snap[:, doubled_col] == doubled, doubled_col,
+                 "the exposed cards that were their holder's first dealt card")
+            restr = 0 * expall if rules.hidden_exposure else expall & ~doubled
+            restr_col = _NSCALAR + _NBLOCKS * ns + _RESTR
+            need(snap[:, restr_col] == restr, restr_col,
+                 "the exposed cards under the play restriction")
+        # Captured cards: the scoring cards of the finished tricks, each taken by one seat.
+        capt = seats(block(_B_CAPT))
+        need((capt & ~_SCORING_MASK) == 0, block(_B_CAPT), "scoring cards only")
+        taken = union(capt)
+        need(_bit_counts(taken) == _bit_counts(capt).sum(axis=1), block(_B_CAPT),
+             "no card captured by two seats")
+        in_trick_cards = np.where(in_play, np.int64(1) << trick, 0)
+        finished = union(played) & ~union(in_trick_cards)
+        need(taken == finished & _SCORING_MASK, block(_B_CAPT),
+             "the scoring cards of the finished tricks, together")
+        # What follows from all the rest: the legal actions and the scores.
+        legal = np.zeros(n, dtype=np.int64)
+        score = np.zeros((n, ns), dtype=np.int64)
+        if fast:
+            _derived_kernel4(snap, rules.strict_exposure, rules.exposed_may_lead,
+                             rules.first_lead == "any", self._heart_sums, legal, score)
+        else:
+            _derived_kernel(snap, rp, self._heart_sums, legal, score)
+        need(snap[:, _LEGAL] == legal, _LEGAL,
+             "the legal actions of the seat to move under these rules")
+        need(seats(block(_B_PROV)) == score, block(_B_PROV),
+             "the score of the seat's captured cards")
+
+    def _illegal(self, table: int, action: int) -> IllegalActionError:
+        st = self._state[table]
+        legal = int(st[_LEGAL])
+        names = [card_str(c) for c in range(52) if legal >> c & 1]
+        if legal >> _DONE & 1:
+            names.append("DONE")
+        phase = "declare" if st[_PHASE] == _DECLARE else "play"
+        what = (f"{card_str(action)} ({action})" if 0 <= action < 52 else
+                "DONE (52)" if action == _DONE else
+                f"({action}), not an action (0..51 a card, 52 DONE),")
+        return IllegalActionError(
+            f"table {table}: {what} is not legal for seat {int(st[_CUR])} in the {phase} phase; "
+            f"legal actions: [{', '.join(names)}]; no table was changed")
+
+    # ------------------------------------------------------------------ reading tables
+    def _deal_in(self, row: np.ndarray) -> tuple[tuple[int, ...], ...]:
+        """Return the hands of a row's deal block, one sorted tuple of cards a seat."""
+        deal0 = _col(_B_DEAL, self.num_seats)
+        return tuple(tuple(c for c in range(52) if int(m) >> c & 1)
+                     for m in row[deal0:deal0 + self.num_seats])
+
+    def _legal_in(self, row: np.ndarray) -> list[int]:
+        """Return the actions of a row's legal mask (cards, then DONE)."""
+        legal = int(row[_LEGAL])
+        return [a for a in range(NUM_ACTIONS) if legal >> a & 1]
+
+    def first_drawn_of(self, table: int) -> tuple[int, ...]:
+        """Return the first card dealt to each seat in ``table``'s hand in progress.
+
+        What ``first_drawn_exposure`` reads (``Game.from_hands(..., first_drawn=)``): the
+        first card of each seat's block of the shuffled deck.
+        """
+        started = self.hands_started(table)  # checks the batch was reset and the table
+        t = operator.index(table)
+        if self._fast:
+            # The four-seat kernels keep no first cards: deal the hand again to read them.
+            hands, first = np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.int64)
+            _deal_into(self._stream, np.int64(t), np.int64(started - 1), self._cards,
+                       np.zeros(52, dtype=np.int64), hands, first)
+            return tuple(int(c) for c in first)
+        first0 = _col(_B_FIRST, self.num_seats)
+        return tuple(int(c) for c in self._state[t, first0:first0 + self.num_seats])
