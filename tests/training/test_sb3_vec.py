@@ -122,7 +122,7 @@ def test_engine_auto_picks_the_batched_engine_for_sb3_where_it_covers_the_run(
     assert not make_config("quick", "sb3", engine="auto").uses_batch_engine()  # quick: greedy
     for extra in ({"episode": "match"}, {"subproc": True}):
         assert not make_config("tiny", "sb3", engine="auto", **extra).uses_batch_engine()
-    # Two decks used to be refused: the vector env now plays them on PairGameBatch.
+    # Two decks used to be refused: the vector env now plays them on GameBatch's two-deck layout.
     assert make_config("tiny", "sb3", engine="auto", rules="two_decks").uses_batch_engine()
     assert not make_config("tiny", "sb3").uses_batch_engine()  # "scalar" stays the default
 
