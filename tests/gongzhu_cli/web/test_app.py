@@ -541,8 +541,8 @@ def test_a_hint_being_computed_holds_up_no_other_tables_moves(monkeypatch):
     monkeypatch.setattr(TableSession, "hint", slow_hint)
     rng = np.random.default_rng(3)
     # One thread for the moves of every table: a hint that took it would stop them all.
-    with client(ai_threads=1, hint_processes=0, hint_threads=1) as c, c.websocket_connect("/ws") as ws, \
-            c.websocket_connect("/ws") as other:
+    with client(ai_threads=1, hint_processes=0, hint_threads=1) as c, \
+            c.websocket_connect("/ws") as ws, c.websocket_connect("/ws") as other:
         _, state = open_table(ws, opponents="random", seed=1)
         until_turn(ws, state)
         ws.send_json({"type": "hint"})
@@ -559,8 +559,8 @@ def test_hints_are_rate_limited_per_table(monkeypatch):
 
     monkeypatch.setattr(TableSession, "hint",
                         lambda self, view: (None, view.legal_actions[0], "a quick answer"))
-    with client(hint_rate=0.001, hint_burst=2, hint_processes=0) as c, c.websocket_connect("/ws") as ws, \
-            c.websocket_connect("/ws") as other:
+    with client(hint_rate=0.001, hint_burst=2, hint_processes=0) as c, \
+            c.websocket_connect("/ws") as ws, c.websocket_connect("/ws") as other:
         _, state = open_table(ws, opponents="random", seed=1)
         until_turn(ws, state)
         for _ in range(2):
