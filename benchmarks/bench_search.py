@@ -18,54 +18,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
-import numpy as np
-
-from agents import make_agent
-from benchmarks.positions import played_positions
 from benchmarks.report import check_arguments, save_rows, start_one_thread
 from gongzhu_env.rules import Rules, rules_value
-from gongzhu_env.view import PlayerView
 from training.arena.cli import split_specs
-
-
-def positions(deals: int, seed: int, rules: Rules | None = None) -> list[PlayerView]:
-    """Every decision's view in ``deals`` hands of expert play, dealt from ``seed``."""
-    return [g.view(g.current_player)
-            for g in played_positions("expert", deals, seed, searched_only=False, rules=rules)]
-
-
-def summary(ms: list[float]) -> dict[str, float]:
-    a = np.array(ms)
-    return {"decisions": len(a), "median_ms": round(float(np.median(a)), 2),
-            "mean_ms": round(float(a.mean()), 2),
-            "p90_ms": round(float(np.percentile(a, 90)), 2), "max_ms": round(float(a.max()), 2)}
-
-
-def run(specs: list[str], deals: int, seed: int, rules: Rules | None = None) -> list[dict]:
-    views = positions(deals, seed, rules)
-    rules = views[0].rules
-    rows = []
-    for spec in specs:
-        agent = make_agent(spec, seed=seed, rules=rules)
-        agent.act(views[len(views) // 2])  # warm-up: network load, first forward pass
-        agent = make_agent(spec, seed=seed, rules=rules)
-        every, searched = [], []
-        for view in views:
-            t0 = time.perf_counter()
-            agent.act(view)
-            dt = (time.perf_counter() - t0) * 1e3
-            every.append(dt)
-            if view.phase == "play" and len(view.legal_actions) > 1:
-                searched.append(dt)
-        for what, ms in (("all", every), ("choice", searched)):
-            row = {"spec": spec, "rules": rules.to_dict(), "positions": what, **summary(ms)}
-            rows.append(row)
-            print(f"{spec:>40}  {what:>6}: {row['decisions']:4d} decisions  median "
-                  f"{row['median_ms']:7.2f} ms  mean {row['mean_ms']:7.2f}  p90 "
-                  f"{row['p90_ms']:7.2f}  max {row['max_ms']:7.2f}", flush=True)
-    return rows
+from training.diagnostics.latency import run
 
 
 def main(argv: list[str] | None = None) -> int:

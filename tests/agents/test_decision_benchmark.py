@@ -1,10 +1,11 @@
-"""``benchmarks.bench_decisions``: choices judged in the real deal by a fixed continuation."""
+"""``training.diagnostics``: choices judged in the real deal by a fixed continuation, and the
+latency of every decision of a hand."""
 
 from __future__ import annotations
 
 from agents.expert import expert_play
 from agents.pimc import objective, rollout
-from benchmarks.bench_decisions import judge, positions, run
+from training.diagnostics.decisions import judge, positions, run
 
 
 def test_a_judged_card_is_worth_the_result_of_finishing_the_real_deal() -> None:
@@ -36,18 +37,15 @@ def test_regret_is_measured_against_the_best_card_and_the_reference_spec() -> No
                - by_spec["random"]["first_minus_spec"]) < 0.01
 
 
-def test_the_latency_benchmark_times_every_decision_of_a_two_deck_hand(tmp_path):
+def test_the_latency_benchmark_times_every_decision_of_a_two_deck_hand() -> None:
     # ``bench_search --rules``: the positions come from a hand at that table, and each spec is
-    # built for it (the two-deck expert here; the one-deck one would refuse the table).
-    import json
+    # built for it (the two-deck expert here).
+    from gongzhu_env.rules import Rules
+    from training.diagnostics.latency import run as time_decisions
 
-    from benchmarks.bench_search import main as bench_search
-
-    out = tmp_path / "rows.json"
-    assert bench_search(["--specs", "expert", "--rules", "two_decks", "--deals", "1",
-                         "--json", str(out)]) == 0
-    every, choice = json.loads(out.read_text())
+    every, choice = time_decisions(["expert"], 1, 0, Rules.preset("two_decks"))
     assert every["positions"] == "all" and choice["positions"] == "choice"
     assert every["rules"]["decks"] == 2
     # A two-deck hand: 104 cards (a pair lead plays two at once) and the declarations.
     assert 60 <= every["decisions"] and 0 < choice["decisions"] < every["decisions"]
+    assert 0 < every["median_ms"] <= every["p90_ms"] <= every["max_ms"]

@@ -410,7 +410,7 @@ def test_play_probabilities_are_a_distribution_over_the_legal_actions() -> None:
 def test_inference_benchmark_finds_the_cards_of_players_the_model_knows(ducker: str) -> None:
     """Players who always duck (play their lowest legal card) give their hands away to a model
     that knows it: the weighted worlds place the hidden cards better than the sampler alone."""
-    from benchmarks.bench_inference import measure, positions
+    from training.diagnostics.inference import measure, positions
 
     views = positions(f"policy:{ducker}", 2, seed=3)[::4]
     rows = {r["setting"]: r for r in measure(SearchAgent(net=ducker), views, 16, 0,

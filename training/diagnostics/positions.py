@@ -1,4 +1,8 @@
-"""Positions for the search benchmarks: seeded hands played out, kept decision by decision."""
+"""Positions for the decision diagnostics: seeded hands played out, kept decision by decision.
+
+The latency, decision-regret and inference measurements all start from the same kind of
+position, so one function deals and plays them (the same arguments give the same positions).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from gongzhu_env.rules import Rules
 
 def played_positions(players: str, hands: int, seed: int, searched_only: bool = True,
                      rules: Rules | None = None) -> list[Game]:
-    """The game at each decision of ``hands`` hands played by ``players`` at every seat.
+    """Return the game at each decision of ``hands`` hands played by ``players`` at every seat.
 
     The deals come from ``seed``; seat ``k`` of hand ``h`` is built with seed
     ``h * seats + k``, so the same arguments give the same positions. ``searched_only`` keeps
