@@ -25,8 +25,9 @@ class Agent(ABC):
     decks: int | None = None
     """The deck count of the tables this strategy plays (``rules.decks``); ``None``: any.
 
-    A rule or search strategy that plays one deck and two differently is two classes, and
-    ``agents.factory.make_agent`` picks the one for the table's rules."""
+    A strategy that plays one deck and two by different classes sets it, and
+    ``agents.factory.make_agent`` picks the one for the table's rules; the rule agents read
+    copies and play both (``None``)."""
 
     def __init__(self, seed: int | None = None) -> None:
         # The base's own seeded state, set by the same code that re-seeds it; an override of

@@ -46,8 +46,6 @@ Discarding (void): the pig first, then the transformer onto a trick with negativ
 its costliest hearts (unless that feeds an opponent who has every heart so far), then pig cages
 while the pig is out, then high cards of short suits; never the sheep unless forced.
 
-Two decks: at a two-deck table it plays the pair-aware rules of ``agents.expert_two_decks``.
-
 All hearts / slam: it defends (takes a heart to break an opponent who has every heart so far)
 and goes for it when it already holds every heart taken so far, has taken many of them and
 commands the remaining ones.
@@ -71,6 +69,33 @@ read the same everywhere else, with these generalisations (judgement calls, not 
   deck leaves out are never counted as possibly out.
 
 At four seats every threshold and weight is the one above and every decision is unchanged.
+
+Two decks (RULES.md 6.11). Every card set is read copy by copy (``agents.knowledge``), so
+the code above counts copies at any table, and one module plays both deck counts. The
+weights are tuned per deck count: ``TUNING`` for one deck, ``TUNING2`` for two (``PROFILES``
+holds both, keyed by the copies of each card, and nothing else in the module asks the deck
+count). What the two-deck weights change:
+
+* Declaration, copy by copy (each exposed copy doubles its card for whoever takes it): a copy
+  of SQ only with one SQ in hand (never with both pigs) and long, caged spades (9 copies of
+  spades, two of SK/SA); a DJ with 8 diamonds and three sheep cages; never C10 or HA.
+* Leading: the same ladder, without going for all hearts, counting only opponents' voids and
+  costing a lone SQ or C10 lead. The pair leads the legal mask offers (none at one deck) are
+  weighed with the singles: a pair of clubs, hearts or spades ranks below any two unpaired
+  cards, so it almost always loses while many copies of the suit are out (a safe lead, and
+  with low spades a flush that makes every follower give up two); a diamond pair ranks above
+  them and is led only when no higher pair can be unseen and a sheep may fall to it; pairs of
+  the scoring cards, and of the pig cages while a pig is out, are kept.
+* Following (a single card, or a two-card play to a pair lead): the weights choose the other
+  of the two following rules, ``_follow_by_value``: every play it may make is valued by who
+  would take the trick (the engine's comparison of plays: ``play_key``) and what that is worth
+  to it, plus the worth of what it sheds (pigs and high hearts are burdens, sheep and sheep
+  cages assets); before the last seat it also weighs what later seats may add (a void seat
+  dumps points, a heart trick collects hearts) and whether a winning play may be overtaken.
+  After a pair lead it values whole two-card plays and plays the first card of the best one,
+  then completes it from the engine's mask. The one-deck rule (``_follow_by_rules``, above)
+  and this one were tuned apart, each at its own deck count; both are kept so that play at
+  either deck count is what it was.
 """
 
 from __future__ import annotations
@@ -92,8 +117,11 @@ from agents.knowledge import (
     Situation,
     above,
     below,
+    candidate_plays,
+    first_card,
     highest,
     lowest,
+    play_key,
     trick_lead,
 )
 from gongzhu_env.cards import (
@@ -102,28 +130,47 @@ from gongzhu_env.cards import (
     DONE,
     FULL_DECK,
     HA,
+    NUM_CARDS,
     SCORING_MASK,
     SQ,
     SUIT_MASKS,
+    Multiset,
     cards_of,
+    ms_add,
+    ms_size,
+    multiset_masks,
 )
 from gongzhu_env.view import PlayerView
 
 if TYPE_CHECKING:
+    from gongzhu_env.rules import Rules
     from gongzhu_env.state import GameState
 
 TUNING: dict[str, float] = {
-    "sq_expose_len": 5,  # spades needed (with a cage) to expose the pig
+    "sq_expose_len": 5,  # spades needed (with sq_cages cage copies) to expose the pig
+    "sq_cages": 1,  # copies of SK/SA needed with sq_expose_len spades
+    "sq_both_len": 4,  # spades needed with two copies of SK/SA
     "dj_cages": 1,  # sheep cages needed to expose the sheep
     "dj_len": 3,  # diamonds needed to expose the sheep
     "c10_expose": 1,  # expose the transformer with long, low clubs and no high hearts
+    "ha_expose": 1,  # expose HA when it is the only heart and a void can shed it
+    "hand_ref": 13,  # the hand size the suit lengths above are counted in
     "early_high": 1,  # play high when forced to win an early, clean round of a suit
     "early_limit": 4,  # a round is "early" while at most this many cards of the suit are out
     "lead_lower": 3.0,  # lead cost per unseen card below the lead (it could duck under us)
     "lead_short": 0.5,  # lead cost per card held in the suit (short suits first, to get void)
     "lead_heart": 1.0,  # lead cost per heart rank
     "lead_void": 15.0,  # lead cost of a suit an opponent is void in
+    "void_partners": 1,  # a partner's void costs a lead too (else only opponents' voids)
+    "sure_win": 100.0,  # lead cost of a card that surely wins the trick
+    "pig_suit": 60.0,  # lead cost of a spade while holding the pig
+    "cage_lead": 80.0,  # lead cost of a pig cage while the pig is out
+    "lead_sheep": 200.0,  # lead cost of the sheep as a suit's lowest card
+    "lead_over_c10": 20.0,  # lead cost of a club above the transformer held
+    "lead_pig": 0.0,  # extra lead cost of the pig itself
+    "lead_c10": 0.0,  # extra lead cost of the transformer itself
     "flush_with_cage": 0,  # flush the pig even while holding SK/SA
+    "shoot": 1,  # go for all hearts at all (``shoot_min``)
     "break_bonus": 60.0,  # worth of stopping an opponent's all-hearts run, scaled by its length
     "shoot_min": 7,  # hearts we must have taken (all of those taken so far) to go for them all
     "win_penalty": 0.0,  # cost of winning a trick as last player (we must lead the next one)
@@ -135,8 +182,63 @@ TUNING: dict[str, float] = {
     "sheep_out_max": 5,  # lead a master cage for the sheep only with at most this many out
     "pig_into_cages": 1,  # lead our pig when every unseen spade is a cage that must cover it
     "sheep_master_lead": 1,  # lead our own sheep when no unseen diamond beats it
+    "follow_by_value": 0,  # follow by the ladder of special cases (0) or by value (1)
 }
-"""Weights of the heuristics, measured against ``greedy`` and earlier versions of this agent."""
+"""Weights of the heuristics at one deck, measured against ``greedy`` and earlier versions of
+this agent."""
+
+TUNING2: dict[str, float] = {
+    "sq_expose_len": 9,  # spades (copies) needed, with two cage copies, to expose one pig
+    "sq_cages": 2,
+    "sq_both_len": 9,
+    "dj_cages": 3,  # sheep cage copies needed to expose a sheep
+    "dj_len": 8,  # diamonds needed, with three sheep cage copies, to expose a sheep
+    "c10_expose": 0,  # a doubled transformer punishes most the weak hand: never
+    "ha_expose": 0,  # nor doubled hearts
+    "hand_ref": 26,
+    "lead_lower": 3.0,  # lead cost per unseen copy below the lead (someone can duck it)
+    "lead_short": 0.5,  # lead cost per card held in the suit
+    "lead_void": 15.0,  # lead cost of a suit an opponent is void in
+    "void_partners": 0,
+    "lead_heart": 1.0,  # lead cost per heart rank
+    "lead_heart_flat": -15.0,  # flat lead cost of a heart lead (they pay off early)
+    "sure_win": 100.0,  # cost of a lead that surely wins the trick
+    "pig_suit": 60.0,  # cost of leading spades while holding a pig
+    "cage_lead": 80.0,  # cost of leading a pig cage while a pig is out
+    "lead_sheep": 200.0,
+    "lead_over_c10": 20.0,
+    "lead_pig": 300.0,  # extra cost of leading a pig alone
+    "lead_c10": 100.0,  # extra cost of leading a transformer alone
+    "flush_with_cage": 0,
+    "shoot": 0,  # it never goes for all 26 hearts
+    "sheep_out_max": 5,
+    "pig_into_cages": 1,
+    "sheep_master_lead": 1,
+    "pair_safe": -12.0,  # cost of a pair lead in C/H/S that many copies of the suit will beat
+    "pair_heart": -0.3,  # cost per point of the hearts a losing pair lead hands over
+    "follow_by_value": 1,
+    # The weights of ``_follow_by_value``:
+    "shed_pig": 60.0,  # worth of getting rid of a pig from the hand
+    "shed_cage": 15.0,  # worth of getting rid of SK/SA while a pig is out and none is held
+    "keep_sheep": 60.0,  # worth of keeping a sheep in hand
+    "keep_dcage": 15.0,  # worth of keeping a sheep cage while a sheep is out
+    "heart_liab": 1.0,  # burden of keeping a heart: its value times the share of hearts below
+    "shed_rank": 0.6,  # worth per rank of shedding a high card
+    "void_dump": 35.0,  # points a later opponent void in the suit may dump on the winner
+    "heart_follow": 12.0,  # points a later seat may add to a heart trick
+    "overtake": 0.5,  # weight of a winning play's outcome when a later seat may overtake it
+}
+"""Weights at two decks, measured against ``greedy`` on two-deck duplicate deals. The keys
+shared with ``TUNING`` are read by the same code; the ones after ``follow_by_value`` only by
+the value follow and the pair leads."""
+
+PROFILES: dict[int, dict[str, float]] = {1: TUNING, 2: TUNING2}
+"""The weights of a table, by the copies of each card it deals (``rules.decks``)."""
+
+
+def tuning_of(rules: Rules) -> dict[str, float]:
+    """Return the weights the expert plays with at a table of ``rules`` (``PROFILES``)."""
+    return PROFILES[rules.decks]
 
 
 def _rank(c: int) -> int:
@@ -144,45 +246,54 @@ def _rank(c: int) -> int:
 
 
 # ---------------------------------------------------------------------- declaration
-def suit_length(length: float, hand_size: int = 13) -> float:
-    """Scale a suit-length threshold tuned for 13-card hands to hands of ``hand_size`` cards.
+def suit_length(length: float, hand_size: int = 13, reference: float = 13) -> float:
+    """Scale a suit-length threshold tuned for hands of ``reference`` cards to ``hand_size``.
 
-    Rounded to a whole card and at least one; 13 cards leave it as it is.
+    Rounded to a whole card and at least one; a hand of the reference size leaves it as it is.
     """
-    if hand_size == 13:
+    if hand_size == reference:
         return length
-    return max(1, round(length * hand_size / 13))
+    return max(1, round(length * hand_size / reference))
 
 
-def expert_declare(hand: int, legal: int, hand_size: int = 13) -> int:
-    """Exposure decision for one declaration step: a card to expose, or DONE.
+def expert_declare(hand: int, legal: int, hand_size: int = 13, *, hand2: int = 0,
+                   exposed: int = 0, done: int = DONE,
+                   tuning: dict[str, float] | None = None) -> int:
+    """Exposure decision for one declaration step: a card (copy) to expose, or ``done``.
 
     ``hand_size`` is the number of cards dealt to each seat (``rules.hand_size``); the suit
-    lengths the rules ask for scale with it (``suit_length``).
+    lengths the rules ask for scale with it (``suit_length``). ``hand2`` holds the cards held
+    twice and ``exposed`` the copies this seat has already exposed (both empty with one deck),
+    so every count is a count of copies; ``tuning`` is the table's weights (``tuning_of``,
+    one deck's by default) and ``done`` its DONE action.
     """
-    spades = (hand & SPADES).bit_count()
-    diamonds = (hand & DIAMONDS).bit_count()
-    if legal & SQ_BIT:
-        cages = hand & PIG_CAGES
-        if (cages and spades >= suit_length(TUNING["sq_expose_len"], hand_size)) \
-                or (cages == PIG_CAGES and spades >= suit_length(4, hand_size)):
+    t = TUNING if tuning is None else tuning
+    ref = t["hand_ref"]
+
+    def copies(mask: int) -> int:
+        return ms_size(hand & mask, hand2 & mask)
+
+    # Never a pig held twice, nor a second copy: the other pig would double against itself.
+    if legal & SQ_BIT and not (hand2 | exposed) & SQ_BIT:
+        spades, cages = copies(SPADES), copies(PIG_CAGES)
+        if (cages >= t["sq_cages"] and spades >= suit_length(t["sq_expose_len"], hand_size, ref)) \
+                or (cages >= 2 and spades >= suit_length(t["sq_both_len"], hand_size, ref)):
             return SQ
-    if legal & DJ_BIT and (hand & SHEEP_CAGES).bit_count() >= TUNING["dj_cages"] \
-            and diamonds >= suit_length(TUNING["dj_len"], hand_size):
+    if legal & DJ_BIT and copies(SHEEP_CAGES) >= t["dj_cages"] \
+            and copies(DIAMONDS) >= suit_length(t["dj_len"], hand_size, ref):
         return DJ
-    if TUNING["c10_expose"] and legal & C10_BIT:
-        clubs = hand & CLUBS
+    if t["c10_expose"] and legal & C10_BIT:
         # Strong: long clubs with the transformer low among them and no big hearts to take.
-        if clubs.bit_count() >= suit_length(5, hand_size) \
-                and (clubs & below(C10)).bit_count() >= suit_length(3, hand_size) \
+        if copies(CLUBS) >= suit_length(5, hand_size, ref) \
+                and copies(CLUBS & below(C10)) >= suit_length(3, hand_size, ref) \
                 and not hand & HEARTS & above(HA - 5):
             return C10
-    if legal & HA_BIT and (hand & HEARTS) == HA_BIT:
+    if t["ha_expose"] and legal & HA_BIT and (hand & HEARTS) == HA_BIT:
         if any(not hand & SUIT_MASKS[s] for s in (0, 1, 3)):
             return HA
-    if not legal >> DONE & 1:  # a forced-declaration table demands an exposure first
+    if not legal >> done & 1:  # a forced-declaration table demands an exposure first
         return lowest(legal)
-    return DONE
+    return done
 
 
 # ---------------------------------------------------------------------- helpers
@@ -275,7 +386,8 @@ def _follow_last(s: Situation, follow: int, best_seat: int, best: int) -> int:
     return choice
 
 
-def _follow(s: Situation, follow: int) -> int:
+def _follow_by_rules(s: Situation, follow: int) -> int:
+    """Follow suit by the one-deck ladder of special cases (see the module docstring)."""
     trick = s.trick
     pos, best = trick_lead(trick)
     best_seat = (s.leader + pos) % s.seats
@@ -353,16 +465,20 @@ def _follow(s: Situation, follow: int) -> int:
     return lowest(follow)
 
 
-def _others_voids(s: Situation) -> int:
-    """Suits (bit per suit) that at least one other seat has shown to be out of."""
+def _others_voids(s: Situation, partners_too: bool = True) -> int:
+    """Suits (bit per suit) that another seat has shown to be out of.
+
+    ``partners_too=False`` counts only opponents (a partner's void helps a lead, it does not
+    spoil it; the two-deck weights read it that way, ``void_partners``).
+    """
     v = s.voids
     me = s.seat
-    if s.seats == 4:
+    if partners_too and s.seats == 4:
         return (v[0] if me else 0) | (v[1] if me != 1 else 0) | (v[2] if me != 2 else 0) \
             | (v[3] if me != 3 else 0)
     out = 0
     for seat, m in enumerate(v):
-        if seat != me:
+        if seat != me and (partners_too or seat not in s.partners):
             out |= m
     return out
 
@@ -420,103 +536,290 @@ def _discard(s: Situation, legal: int) -> int:
     return best_c
 
 
+# ---------------------------------------------------------------------- following by value
+def _weight(s: Situation, winner: int) -> float:
+    """How a point taken by ``winner`` counts for the seat to move."""
+    if winner == s.seat:
+        return 1.0
+    if s.partners:
+        return 1.0 if winner in s.partners else -1.0
+    return -1.0 / 3.0
+
+
+def _outcome(s: Situation, winner: int, cards: Multiset) -> float:
+    """Value for the seat to move of ``winner`` taking the multiset ``cards``."""
+    pts0 = cards[0] & SCORING_MASK
+    if not pts0:
+        return 0.0
+    return _weight(s, winner) * s.score_if_taken(winner, pts0, cards[1] & SCORING_MASK)
+
+
+def _pig_out(s: Situation) -> bool:
+    return bool(s.unseen & SQ_BIT)
+
+
+def _shed_worth(s: Situation, c: int, copies_left: int, wins: bool) -> float:
+    """Worth (positive) or cost (negative) of no longer holding this copy of ``c``.
+
+    ``copies_left``: copies of ``c`` still in hand after the play; ``wins``: the play heads
+    the trick (a pig or a high card shed into our own trick is no relief).
+    """
+    b = 1 << c
+    if c == DJ:
+        return -TUNING2["keep_sheep"]
+    if b & SHEEP_CAGES and s.unseen & DJ_BIT:
+        return -TUNING2["keep_dcage"]
+    if wins:
+        return 0.0
+    if c == SQ:
+        return TUNING2["shed_pig"]
+    if b & HEARTS:
+        out = s.unseen & HEARTS
+        if not out or s.captured[s.seat] & C10_BIT:
+            return 0.0
+        share = (out & below(c)).bit_count() / out.bit_count()
+        return TUNING2["heart_liab"] * share * -s.score_if_taken(s.seat, b)
+    if b & PIG_CAGES and _pig_out(s) and not s.hand & SQ_BIT and not copies_left:
+        return TUNING2["shed_cage"] + _rank(c)
+    return TUNING2["shed_rank"] * _rank(c)
+
+
+def _overtakable(s: Situation, play: tuple[int, ...]) -> bool:
+    """Whether a later seat may still hold a play of the led suit that beats ``play``."""
+    suit = s.suit
+    later = [p for p in s.seats_after() if not s.voids[p] >> suit & 1]
+    if not later:
+        return False
+    out = s.unseen & SUIT_MASKS[suit]
+    if not s.pair_lead:
+        return bool(out & above(play[0]))
+    if suit == 1:
+        # Diamonds: only a higher pair beats a pair; a pair or two higher cards beat two cards.
+        hi = max(play)
+        if play[0] == play[1]:
+            return bool(s.unseen2 & above(hi))
+        return bool(s.unseen2 & DIAMONDS) or (out & above(hi)).bit_count() >= 2
+    if play[0] == play[1]:
+        return bool(out)  # any two unpaired cards beat a pair here
+    return bool(out & above(max(play)))
+
+
+def _later_points(s: Situation) -> float:
+    """Rough points the later seats may still add to the trick (negative for its taker)."""
+    pts = 0.0
+    n = 2 if s.pair_lead else 1
+    for p in s.seats_after():
+        if s.voids[p] >> s.suit & 1:
+            if p != s.seat and p not in s.partners:
+                pts -= TUNING2["void_dump"] * n
+        elif s.suit == 2:
+            pts -= TUNING2["heart_follow"] * n
+    return pts
+
+
+def _play_value(s: Situation, play: tuple[int, ...], head: int,
+                best: tuple[int, ...] | None, base: Multiset, last: bool,
+                later_pts: float) -> float:
+    """Value of one follow play (see the module docstring)."""
+    key = play_key(play, s.suit, s.pair_lead)
+    wins = key is not None and best is not None and key > best
+    winner = s.seat if wins else head
+    v = _outcome(s, winner, ms_add(base, multiset_masks(play)))
+    if not last:
+        if wins:
+            if _overtakable(s, play):
+                v *= TUNING2["overtake"]
+                v -= 0.3 * sum(_rank(c) for c in play)  # low, to be overtaken
+            elif s.suit == 3 and _pig_out(s):
+                v -= 50.0  # a sure spade win while a pig may still be dropped on it
+        v += _weight(s, winner) * later_pts
+    mine = list(play)
+    if s.pending >= 0:
+        mine.remove(s.pending)  # already out of the hand: the same in every play
+    held: dict[int, int] = {}
+    for c in mine:
+        held[c] = held.get(c, s.held(c)) - 1
+        v += _shed_worth(s, c, held[c], wins)
+    return v + 0.01 * sum(_rank(c) for c in play)
+
+
+def _follow_by_value(s: Situation) -> int:
+    """Follow by valuing every play it may make (see the module docstring; ``TUNING2``)."""
+    head, best = s.heading()
+    later = s.seats_after()
+    if s.pair_lead:
+        plays = candidate_plays(s)
+        base_cards = s.trick[:-1] if s.pending >= 0 else s.trick
+    else:
+        plays = [(c,) for c in cards_of(s.legal & FULL_DECK)]
+        base_cards = s.trick
+    base = multiset_masks(base_cards)
+    lp = _later_points(s)
+    choice = max(plays, key=lambda p: _play_value(s, p, head, best, base, not later, lp))
+    return first_card(s, choice) if s.pair_lead else choice[0]
+
+
 # ---------------------------------------------------------------------- leading
-def _lead(s: Situation, legal: int) -> int:
-    hand = s.hand
-    unseen = s.unseen
-    if _shooting(s) and legal & HEARTS:
-        return highest(legal & HEARTS)
+def _lead_cost(s: Situation, c: int, ov: int, pig_out: bool, t: dict[str, float]) -> float:
+    """Cost of leading the single card ``c``, the lowest worth leading of its suit."""
+    suit = c // 13
+    unseen, unseen2 = s.unseen, s.unseen2
+    higher = ms_size(unseen & above(c), unseen2 & above(c))
+    lower = ms_size(unseen & below(c), unseen2 & below(c))
+    v = t["lead_lower"] * lower - higher
+    if higher == 0:
+        v += t["sure_win"]  # we would win it for sure
+    if ov >> suit & 1:
+        v += t["lead_void"]
+    if suit == 3:
+        if s.hand & SQ_BIT:
+            v += t["pig_suit"]
+        if (1 << c) & PIG_CAGES and pig_out:
+            v += t["cage_lead"]
+    elif suit == 2:
+        v += t["lead_heart"] * _rank(c) + t["lead_heart_flat"]
+    elif suit == 1 and c == DJ:
+        v += t["lead_sheep"]
+    elif suit == 0 and s.hand & C10_BIT and c > C10:
+        v += t["lead_over_c10"]
+    if c == SQ:
+        v += t["lead_pig"]
+    if c == C10:
+        v += t["lead_c10"]
+    held = ms_size(s.hand & SUIT_MASKS[suit], s.hand2 & SUIT_MASKS[suit])
+    return v + t["lead_short"] * held
+
+
+def _lead_pair(s: Situation, c: int, ov: int, t: dict[str, float]) -> float:
+    """Cost of leading the pair of ``c`` (pair leads exist only where a card has two copies)."""
+    suit = c // 13
+    b = 1 << c
+    out = ms_size(s.unseen & SUIT_MASKS[suit], s.unseen2 & SUIT_MASKS[suit])
+    if b & (SQ_BIT | DJ_BIT | C10_BIT):
+        return 1e6
+    v = 0.0
+    if ov >> suit & 1:
+        v += t["lead_void"]
+    if suit == 1:
+        if s.unseen2 & above(c):
+            return 1e6 if not s.unseen2 & DIAMONDS & ~above(c) else 150.0
+        # A sure win: worth it to catch a sheep that has little room to hide.
+        v += t["sure_win"]
+        if s.unseen & DJ_BIT and out <= 8 and not ov >> 1 & 1:
+            v -= 130.0
+        return v
+    if b & PIG_CAGES and _pig_out(s):
+        return 1e6
+    if out <= 3:
+        v += t["sure_win"]  # few copies out: the pair may well win
+    v += t["pair_safe"]
+    if suit == 3:
+        if s.hand & SQ_BIT:
+            v += t["pig_suit"]
+        elif _pig_out(s) and c < SQ:
+            v -= 40.0  # the flush: every follower gives up two spades
+    if suit == 2:
+        v += t["pair_heart"] * -2 * s.score_if_taken(s.seat, b) \
+            + t["lead_heart_flat"]
+    return v + 0.5 * _rank(c)
+
+
+def _lead(s: Situation, t: dict[str, float]) -> int:
+    """Choose a lead: the special leads in turn, else the cheapest single or pair."""
+    legal = s.legal
+    singles = legal & FULL_DECK
+    pairs = legal >> NUM_CARDS & FULL_DECK  # the pair leads (none with one deck)
+    hand, unseen = s.hand, s.unseen
+    if t["shoot"] and _shooting(s) and singles & HEARTS:
+        return highest(singles & HEARTS)
     pig_out = bool(unseen & SQ_BIT)
-    ov = _others_voids(s)
-    others_void = [bool(ov >> suit & 1) for suit in range(4)]
-    # Flush the pig.
-    if pig_out and not hand & SQ_BIT and (TUNING["flush_with_cage"] or not hand & PIG_CAGES):
-        low = legal & SPADES & below(SQ)
+    ov = _others_voids(s, bool(t["void_partners"]))
+    # Flush the pig, with a low pair of spades if it has one: every follower gives up two.
+    if pig_out and not hand & SQ_BIT and (t["flush_with_cage"] or not hand & PIG_CAGES):
+        low_pairs = pairs & SPADES & below(SQ)
+        if low_pairs:
+            return NUM_CARDS + lowest(low_pairs)
+        low = singles & SPADES & below(SQ)
         if low:
             return lowest(low)
     # The pig into cages: every spade still out beats it, so whoever covers it takes it.
-    if TUNING["pig_into_cages"] and legal & SQ_BIT and unseen & SPADES \
-            and not unseen & SPADES & below(SQ):
+    if t["pig_into_cages"] and singles & SQ_BIT and unseen & SPADES \
+            and not unseen & SPADES & ~PIG_CAGES:
         return SQ
     # Our own sheep as the master diamond takes itself home.
-    if TUNING["sheep_master_lead"] and legal & DJ_BIT and not unseen & above(DJ) \
-            and not others_void[1]:
+    if t["sheep_master_lead"] and singles & DJ_BIT and not unseen & above(DJ) \
+            and not ov >> 1 & 1:
         return DJ
     # Catch the sheep with a master cage.
-    if unseen & DJ_BIT and (unseen & DIAMONDS).bit_count() <= TUNING["sheep_out_max"]:
-        cages = legal & SHEEP_CAGES
+    if unseen & DJ_BIT and (unseen & DIAMONDS).bit_count() <= t["sheep_out_max"]:
+        cages = singles & SHEEP_CAGES
         if cages:
             top = highest(cages)
-            if not unseen & above(top) and not others_void[1]:
+            if not unseen & above(top) and not ov >> 1 & 1:
                 return top
-    best_c, best_v = -1, 1e9
+    best_a, best_v = -1, 1e18
+    for c in cards_of(pairs):
+        v = _lead_pair(s, c, ov, t)
+        if v < best_v:
+            best_a, best_v = NUM_CARDS + c, v
     for suit in range(4):
-        cards = legal & SUIT_MASKS[suit]
+        cards = singles & SUIT_MASKS[suit]
         if not cards:
             continue
         c = lowest(cards)
-        if c == SQ or c == DJ:
-            rest = cards & ~(1 << c)
-            if rest:
-                c = lowest(rest)
-        higher = (unseen & above(c)).bit_count()
-        lower = (unseen & below(c)).bit_count()
-        v = TUNING["lead_lower"] * lower - higher
-        if higher == 0:
-            v += 100.0  # we would win it for sure
-        if others_void[suit]:
-            v += TUNING["lead_void"]
-        if suit == 3:
-            if hand & SQ_BIT:
-                v += 60.0
-            if (1 << c) & PIG_CAGES and pig_out:
-                v += 80.0
-        if suit == 2:
-            v += TUNING["lead_heart"] * _rank(c) + TUNING["lead_heart_flat"]
-        if suit == 1 and c == DJ:
-            v += 200.0
-        if suit == 0 and hand & C10_BIT and c > C10:
-            v += 20.0
-        v += TUNING["lead_short"] * (hand & SUIT_MASKS[suit]).bit_count()
+        if c in (SQ, DJ) and cards != 1 << c:
+            c = lowest(cards & ~(1 << c))
+        v = _lead_cost(s, c, ov, pig_out, t)
         if v < best_v:
-            best_c, best_v = c, v
-    return best_c
+            best_a, best_v = c, v
+    return best_a
 
 
 def expert_play(s: Situation) -> int:
-    """Choose the expert's card for a play-phase decision (see the module docstring)."""
-    legal = s.legal & FULL_DECK
+    """Choose the expert's action for a play decision, at any table (module docstring)."""
+    t = tuning_of(s.rules)
+    legal = s.legal
     if legal & (legal - 1) == 0:
         return highest(legal)
     if not s.trick:
-        return _lead(s, legal)
+        return _lead(s, t)
+    if t["follow_by_value"]:
+        return _follow_by_value(s)
     follow = legal & SUIT_MASKS[s.trick[0] // 13]
     if follow:
-        return _follow(s, follow)
+        return _follow_by_rules(s, follow)
     return _discard(s, legal)
 
 
 def expert_action(game: GameState) -> int:
-    """Return the expert's action for the seat to move in a one-deck ``game`` (no view built).
+    """Return the expert's action for the seat to move in ``game`` (no view built).
 
     What ``ExpertAgent.act`` plays from that seat's view, for search code that asks the expert
     about many positions of sampled worlds (``agents.search``'s player model).
     """
     seat = game.current_player
+    rules = game.rules
     if game.phase == "declare":
-        return expert_declare(game.hand_masks[seat], game.legal_mask(), game.rules.hand_size)
+        return expert_declare(game.hand_masks[seat], game.legal_mask(), rules.hand_size,
+                              hand2=game.hand_pair_masks[seat], exposed=game.exposed_masks[seat],
+                              done=rules.done_action, tuning=tuning_of(rules))
     return expert_play(Situation.from_game(game))
 
 
 def expert_declare_view(view: PlayerView) -> int:
-    """Expose by hand shape: ``expert_declare`` of the view's hand and legal actions."""
-    return expert_declare(view.hand_mask, view.legal_mask, view.rules.hand_size)
+    """Expose by hand shape: ``expert_declare`` of the view's hand, copies and legal actions."""
+    rules = view.rules
+    return expert_declare(view.hand_mask, view.legal_mask, rules.hand_size,
+                          hand2=view.hand_pair_mask, exposed=view.exposed_masks[view.seat],
+                          done=rules.done_action, tuning=tuning_of(rules))
 
 
 class ExpertAgent(RuleAgent):
-    """Card-counting heuristic player; deterministic (the seed is accepted for uniformity)."""
+    """Card-counting heuristic player at any table; deterministic (the seed is accepted).
+
+    One class for both deck counts: the table's rules pick its weights (``tuning_of``).
+    """
 
     name = "expert"
-    decks = 1
     declare_rule = staticmethod(expert_declare_view)
     play_rule = staticmethod(expert_play)

@@ -5,10 +5,11 @@ separated by commas or (for ``policy``) a path, which may be followed by the pol
 options (``POLICY_OPTIONS``: ``policy:runs/x/policy.pt,device=cuda``). Each builder is
 registered once in ``BUILDERS``.
 
-A rule or search strategy that plays one deck and two differently is two classes
-(``ExpertAgent`` and ``TwoDeckExpertAgent`` ...), registered under one name in ``BUILDERS`` by
-deck count; this module picks the one for the table's rules, and no strategy hands a decision
-to another. Given the rules, ``make_agent`` builds that class; without them it builds a
+The rule agents (``expert``, ``greedy``) are one class each for every table: they read every
+card set copy by copy. A strategy that still plays one deck and two by different classes
+(``PimcAgent`` and ``TwoDeckPimcAgent``) is registered under one name in ``BUILDERS`` by deck
+count; this module picks the one for the table's rules, and no strategy hands a decision to
+another. Given the rules, ``make_agent`` builds that class; without them it builds a
 ``TableAgent``, which builds its strategy when it first meets the table's rules (``reset`` or
 the first view) and keeps one per deck count it meets.
 A key may be given once; ``seed`` and ``rules`` are not options (``make_agent`` passes them),
@@ -24,9 +25,7 @@ from typing import TYPE_CHECKING
 
 from agents.base import Agent, AgentError, table_error
 from agents.expert import ExpertAgent
-from agents.expert_two_decks import TwoDeckExpertAgent
 from agents.greedy import GreedyAgent
-from agents.greedy_two_decks import TwoDeckGreedyAgent
 from agents.pimc import PimcAgent, TwoDeckPimcAgent
 from agents.random_agent import RandomAgent
 
@@ -112,8 +111,8 @@ Builder = Callable[..., Agent]
 
 BUILDERS: dict[str, Builder | dict[int, Builder]] = {
     "random": RandomAgent,
-    "greedy": {1: GreedyAgent, 2: TwoDeckGreedyAgent},
-    "expert": {1: ExpertAgent, 2: TwoDeckExpertAgent},
+    "greedy": GreedyAgent,
+    "expert": ExpertAgent,
     "pimc": {1: PimcAgent, 2: TwoDeckPimcAgent},
     "policy": _build_policy,
     "search": {1: _build_search, 2: _build_search},

@@ -19,8 +19,12 @@ Table sizes: everything here reads the number of seats from the rules (``rules.p
 card taken out of the deck at a table of five (D2, C2) is never "unseen" and is never dealt to
 anyone. At four seats the masks are the full deck's and every result is what it always was.
 
-The two-deck game (every card twice, pair leads) has its own snapshot in
-``agents.two_deck_knowledge`` (``Situation``); this module is the one-deck one.
+Deck counts: every card set is read copy by copy, as a multiset of two masks ``(once,
+twice)`` (``gongzhu_env.cards``). With one deck the second masks are empty, so the same
+snapshot, the same sums and the same questions ("how many copies are unseen?") serve both deck
+counts. What pairs add to a trick (a pair lead, two-card follows) is a fact of the trick in
+progress (``Situation.pair_lead``), and ``candidate_plays`` / ``first_card`` read a two-card
+follow out of the engine's legal mask.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from gongzhu_env.cards import (
     SQ,
     SUIT_MASKS,
     Multiset,
+    cards_of,
     ms_add,
     ms_copies,
 )
@@ -55,8 +60,6 @@ PIG_CAGES = SK_BIT | SA_BIT
 SHEEP_CAGES = (1 << (DJ + 1)) | (1 << (DJ + 2)) | (1 << (DJ + 3))
 """DQ, DK, DA: the diamonds that beat the sheep."""
 SPADES, HEARTS, DIAMONDS, CLUBS = SUIT_MASKS[3], HEARTS_MASK, SUIT_MASKS[1], SUIT_MASKS[0]
-_NO_PAIRS = {n: (0,) * n for n in range(3, 9)}
-"""The empty second masks of a one-deck table of ``n`` seats, shared."""
 
 
 def lowest(mask: int) -> int:
@@ -167,14 +170,12 @@ class Situation:
     @classmethod
     def from_view(cls, view: PlayerView) -> Situation:
         """Snapshot of a seat's view (the seat must be the one to move)."""
-        s = cls._of(view.seat, view.rules, view.hand_mask, view.legal_mask,
-                    view.current_trick, view.trick_leader, view.played_masks, view.void_masks,
-                    view.exposed_masks, view.captured_masks, len(view.tricks),
-                    getattr(view, "partners", ()))
-        if view.rules.pair_leads:
-            s._copies(view.hand_pair_mask, view.played_pair_masks, view.exposed_pair_masks,
-                      view.captured_pair_masks, view.pair_lead)
-        return s
+        return cls._of(view.seat, view.rules, view.hand_mask, view.hand_pair_mask,
+                       view.legal_mask, view.current_trick, view.trick_leader,
+                       view.played_masks, view.played_pair_masks, view.void_masks,
+                       view.exposed_masks, view.exposed_pair_masks, view.captured_masks,
+                       view.captured_pair_masks, len(view.tricks),
+                       getattr(view, "partners", ()), view.pair_lead)
 
     @classmethod
     def from_game(cls, game: GameState) -> Situation:
@@ -185,68 +186,66 @@ class Situation:
         """
         seat = game.current_player
         rules = game.rules
-        s = cls._of(seat, rules, game.hand_masks[seat], game.legal_mask(), game.trick_cards,
-                    game.trick_leader, game.played_masks, game.void_masks,
-                    game.exposed_masks, game.captured_masks, game.tricks_played,
-                    game.partners(seat) if rules.has_teams else ())
-        if rules.pair_leads:
-            s._copies(game.hand_pair_masks[seat], game.played_pair_masks,
-                      game.exposed_pair_masks, game.captured_pair_masks, game.pair_lead)
-        return s
+        return cls._of(seat, rules, game.hand_masks[seat], game.hand_pair_masks[seat],
+                       game.legal_mask(), game.trick_cards, game.trick_leader,
+                       game.played_masks, game.played_pair_masks, game.void_masks,
+                       game.exposed_masks, game.exposed_pair_masks, game.captured_masks,
+                       game.captured_pair_masks, game.tricks_played,
+                       game.partners(seat) if rules.has_teams else (), game.pair_lead)
 
     @classmethod
-    def _of(cls, seat: int, rules: Rules, hand: int, legal: int, trick: tuple[int, ...],
-            leader: int, played_by: tuple[int, ...], voids: tuple[int, ...],
-            exposed_by: tuple[int, ...], captured: tuple[int, ...], n_tricks: int,
-            partners: tuple[int, ...]) -> Situation:
-        """Build a snapshot from the facts both sources give; the derived masks are made here."""
+    def _of(cls, seat: int, rules: Rules, hand: int, hand2: int, legal: int,
+            trick: tuple[int, ...], leader: int, played_by: tuple[int, ...],
+            played2_by: tuple[int, ...], voids: tuple[int, ...], exposed_by: tuple[int, ...],
+            exposed2_by: tuple[int, ...], captured: tuple[int, ...],
+            captured2: tuple[int, ...], n_tricks: int, partners: tuple[int, ...],
+            pair_lead: bool) -> Situation:
+        """Build a snapshot from the facts both sources give; the derived masks are made here.
+
+        Every card set is summed copy by copy (``ms_add``); with one deck the second masks are
+        empty and the sums are plain unions, so one formula serves both deck counts. A card is
+        unseen while fewer of its copies are seen (held or played) than the deck has.
+        """
         s = cls.__new__(cls)
         s.seat = seat
         s.rules = rules
         s.hand = hand
+        s.hand2 = hand2
         s.legal = legal
         s.trick = trick
         s.leader = leader
         s.played_by = played_by
+        s.played2_by = played2_by
         s.voids = voids
         s.exposed_by = exposed_by
-        n = s.seats = len(played_by)
-        if n == 4:  # the common table, unrolled: this runs at every rollout step
-            s.played = played = played_by[0] | played_by[1] | played_by[2] | played_by[3]
-            s.exposed = exposed_by[0] | exposed_by[1] | exposed_by[2] | exposed_by[3]
-            s.unseen = FULL_DECK & ~hand & ~played
-        else:
-            played = exposed = 0
-            for m in played_by:
-                played |= m
-            for m in exposed_by:
-                exposed |= m
-            s.played, s.exposed = played, exposed
-            s.unseen = deck_of(rules) & ~hand & ~played
         s.captured = captured
+        s.captured2 = captured2
         s.n_tricks = n_tricks
         s.partners = partners
-        # One copy of each card: nothing is there twice (two decks: ``_copies`` fills these).
-        s.hand2 = s.unseen2 = s.exposed2 = 0
-        s.played2_by = s.captured2 = _NO_PAIRS[n]
-        s.pair_lead = False
+        s.pair_lead = pair_lead
+        n = s.seats = len(played_by)
+        if n == 4:  # the common table, unrolled: this runs at every rollout step
+            p0, p1, p2, p3 = played_by
+            e0, e1, e2, e3 = exposed_by
+            p01, e01 = p0 | p1, e0 | e1
+            p012, e012 = p01 | p2, e01 | e2
+            played = p012 | p3
+            exposed = e012 | e3
+            q0, q1, q2, q3 = played2_by
+            x0, x1, x2, x3 = exposed2_by
+            played2 = q0 | q1 | q2 | q3 | (p0 & p1) | (p01 & p2) | (p012 & p3)
+            exposed2 = x0 | x1 | x2 | x3 | (e0 & e1) | (e01 & e2) | (e012 & e3)
+        else:
+            played = played2 = exposed = exposed2 = 0
+            for p in range(n):
+                played, played2 = ms_add((played, played2), (played_by[p], played2_by[p]))
+                exposed, exposed2 = ms_add((exposed, exposed2), (exposed_by[p], exposed2_by[p]))
+        s.played, s.exposed, s.exposed2 = played, exposed, exposed2
+        seen, seen2 = ms_add((played, played2), (hand, hand2))
+        deck, deck2 = deck_of(rules)
+        s.unseen = (deck & ~seen) | (deck2 & ~seen2)
+        s.unseen2 = deck2 & ~seen
         return s
-
-    def _copies(self, hand2: int, played2_by: tuple[int, ...], exposed2_by: tuple[int, ...],
-                captured2: tuple[int, ...], pair_lead: bool) -> None:
-        """Add the second copies of a two-deck table (the cards held, played ... twice)."""
-        self.hand2, self.played2_by, self.captured2 = hand2, played2_by, captured2
-        self.pair_lead = pair_lead
-        played: Multiset = (0, 0)
-        exposed: Multiset = (0, 0)
-        for p in range(self.seats):
-            played = ms_add(played, (self.played_by[p], played2_by[p]))
-            exposed = ms_add(exposed, (self.exposed_by[p], exposed2_by[p]))
-        self.played = played[0]
-        self.exposed, self.exposed2 = exposed
-        seen = ms_add(played, (self.hand, hand2))
-        self.unseen = FULL_DECK & ~seen[1]
-        self.unseen2 = FULL_DECK & ~seen[0]
 
     # ------------------------------------------------------------------ copies and plays
     @property
@@ -327,22 +326,68 @@ class Situation:
         return len(self.trick) == self.seats - 1
 
 
-_DECKS: dict[tuple[int, int], int] = {}
+_DECKS: dict[tuple[int, int], Multiset] = {}
 
 
-def deck_of(rules: Rules) -> int:
-    """Mask of the cards in play at a one-deck table of ``rules`` (``rules.deck_mask``).
+def deck_of(rules: Rules) -> Multiset:
+    """Return the cards in play at a table of ``rules``, as a multiset ``(once, twice)``.
 
+    ``once`` is ``rules.deck_mask`` (a card a smaller deck leaves out is never in play);
+    ``twice`` holds the cards dealt a second copy: every card with two decks, none with one.
     Memoised by deck count and table size: the rule agents read it at every decision and
     ``deck_mask`` is computed, not stored.
     """
     key = (rules.decks, rules.players)
     deck = _DECKS.get(key)
     if deck is None:
-        deck = _DECKS[key] = rules.deck_mask
+        once = rules.deck_mask
+        deck = _DECKS[key] = (once, once if rules.decks > 1 else 0)
     return deck
 
 
 def hand_sizes(played_by: tuple[int, ...] | list[int], hand_size: int = 13) -> list[int]:
     """Cards left in each seat's hand: the cards dealt (``hand_size``) minus those played."""
     return [hand_size - m.bit_count() for m in played_by]
+
+
+# ---------------------------------------------------------------------- two-card follows
+def candidate_plays(s: Situation) -> list[tuple[int, ...]]:
+    """List the two-card plays a follower to a pair lead can aim for, from the engine's mask.
+
+    The engine gives only the legal first cards (and, once one is played, the legal second
+    ones), so the plays are inferred from that mask and the hand: first cards that are all
+    held twice in the led suit mean a pair is required; first cards all in the led suit, two
+    of them; one card of the suit among discards, that card with one discard; else any two
+    cards. They guide the choice of the first card; the second is always picked from the
+    engine's own mask (``pending``), so an inference the engine disagrees with costs nothing
+    but a worse guess.
+    """
+    legal = s.legal & FULL_DECK
+    if s.pending >= 0:
+        return [tuple(sorted((s.pending, b))) for b in cards_of(legal)]
+    suit = SUIT_MASKS[s.suit]
+    in_suit = legal & suit
+    if not legal & ~suit:
+        if legal & s.hand2:
+            return [(c, c) for c in cards_of(legal & s.hand2)]
+        pool = cards_of(legal)
+        return [(a, b) for i, a in enumerate(pool) for b in pool[i + 1:]]
+    if in_suit:
+        u = cards_of(in_suit)[0]
+        return [tuple(sorted((u, d))) for d in cards_of(legal & ~suit)]
+    pool = cards_of(legal)
+    plays: list[tuple[int, ...]] = [(a, b) for i, a in enumerate(pool) for b in pool[i + 1:]]
+    return plays + [(c, c) for c in cards_of(legal & s.hand2)]
+
+
+def first_card(s: Situation, play: tuple[int, ...]) -> int:
+    """Return the action that starts (or completes, if one card is pending) ``play``."""
+    if s.pending >= 0:
+        a, b = play
+        return b if a == s.pending else a
+    legal = s.legal
+    a, b = play
+    # Prefer the card of the led suit first: whatever the second must be, the engine shows it.
+    if legal >> a & 1 and a // 13 == s.suit:
+        return a
+    return b if legal >> b & 1 else a

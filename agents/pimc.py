@@ -28,8 +28,9 @@ deck leaves out are dealt to nobody), and the rollouts play that many seats.
 
 Two decks: the same search over two-deck worlds
 (``gongzhu_env.worlds.sample_world``: unseen copies dealt under hand sizes, voids, exposed
-copies and shown pairs, each world checked by the engine's replay), with the two-deck rollout
-policies: ``TwoDeckPimcAgent``, which ``agents.factory`` picks from the rules.
+copies and shown pairs, each world checked by the engine's replay), with the same rollout
+policies (they play both deck counts): ``TwoDeckPimcAgent``, which ``agents.factory`` picks
+from the rules.
 
 Under ``hidden_exposure`` (another seat's exposures are hidden) worlds are not built: the agent
 plays its rollout policy's card. Known limit of the method (strategy fusion): each world is
@@ -47,10 +48,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agents.base import Agent, AgentError
-from agents.expert import expert_declare, expert_play
-from agents.expert_two_decks import expert_declare_two_decks, expert_play_two_decks
+from agents.expert import expert_declare_view, expert_play
 from agents.greedy import greedy_play
-from agents.greedy_two_decks import greedy_play_two_decks
 from agents.knowledge import Situation
 from gongzhu_env.cards import NUM_CARDS, SCORING_MASK
 from gongzhu_env.engine import Game
@@ -58,6 +57,7 @@ from gongzhu_env.view import PlayerView
 from gongzhu_env.worlds import build_world, sample_hands, sample_world
 
 ROLLOUTS: dict[str, Callable[[Situation], int]] = {"expert": expert_play, "greedy": greedy_play}
+"""The rollout policies by name; each plays both deck counts."""
 OBJECTIVES = ("zero_sum", "raw")
 MAX_WORLDS = 4096
 """The most worlds a decision may sample (``pimc`` and ``search``): 128 times the default, some
@@ -157,7 +157,7 @@ class PimcAgent(Agent):
     def act(self, view: PlayerView) -> int:
         """Expose like the expert; play the card with the best average rollout outcome."""
         if view.phase == "declare":
-            return expert_declare(view.hand_mask, view.legal_mask, view.rules.hand_size)
+            return expert_declare_view(view)
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
@@ -193,8 +193,7 @@ class PimcAgent(Agent):
 class TwoDeckPimcAgent(PimcAgent):
     """``pimc`` at a two-deck table (``agents.factory`` picks it from the rules).
 
-    The same options and objective as ``PimcAgent``, over two-deck worlds and with the
-    two-deck rollout policies.
+    The same options, objective and rollout policies as ``PimcAgent``, over two-deck worlds.
     """
 
     decks = 2
@@ -209,12 +208,12 @@ class TwoDeckPimcAgent(PimcAgent):
         built the rollout policy's own action is played.
         """
         if view.phase == "declare":
-            return expert_declare_two_decks(view)
+            return expert_declare_view(view)
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
         situation = Situation.from_view(view)
-        policy = ROLLOUTS2[self.rollout_name]
+        policy = self.policy
         default = policy(situation)
         cands = candidates(action_runs(legal, situation.unseen), default)
         if len(cands) == 1:
@@ -232,7 +231,7 @@ class TwoDeckPimcAgent(PimcAgent):
             for i, a in enumerate(cands):
                 g = world.clone()
                 g.step(a)
-                totals[i] += objective(rollout_two_decks(g, policy), me, team, zero_sum)
+                totals[i] += objective(rollout(g, policy), me, team, zero_sum)
         if not built:
             return default
         best = max(totals)
@@ -263,20 +262,3 @@ def objective(scores: list[int], me: int, team: tuple[int, ...], zero_sum: bool,
         mine = sum(scores[t] for t in team)
         return mine - (total - mine) / (teams - 1)
     return scores[me] - (total - scores[me]) / (n - 1)
-
-
-def rollout_two_decks(game: Game, policy: Callable[[Situation], int]) -> list[int]:
-    """Finish a two-deck ``game`` in place with ``policy`` at every seat; return raw scores."""
-    step = game.step
-    while not game.is_over():
-        legal = game.legal_mask()
-        if legal & (legal - 1) == 0:
-            step(legal.bit_length() - 1)
-        else:
-            step(policy(Situation.from_game(game)))
-    return game.scores()
-
-
-ROLLOUTS2: dict[str, Callable[[Situation], int]] = {
-    "expert": expert_play_two_decks, "greedy": greedy_play_two_decks}
-"""The two-deck rollout policies, by the same names as ``ROLLOUTS``."""

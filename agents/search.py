@@ -116,14 +116,9 @@ import torch
 
 from agents.base import Agent, AgentError
 from agents.devices import DeviceError, resolve_device
-from agents.expert import expert_action, expert_declare, expert_play
-from agents.expert_two_decks import (
-    expert_action_two_decks,
-    expert_declare_two_decks,
-    expert_play_two_decks,
-)
+from agents.expert import expert_action, expert_declare_view, expert_play
 from agents.knowledge import Situation
-from agents.pimc import MAX_WORLDS, action_runs, candidates, objective, rollout, rollout_two_decks
+from agents.pimc import MAX_WORLDS, action_runs, candidates, objective, rollout
 from agents.policy import (
     PolicyLoadError,
     QNetwork,
@@ -343,9 +338,7 @@ class SearchAgent(Agent):
         self.check_table(view.rules)
         legal = view.legal_actions
         if view.phase == "declare" and self.declare == "expert":
-            if self.decks == 2:
-                return expert_declare_two_decks(view)
-            return expert_declare(view.hand_mask, view.legal_mask, view.rules.hand_size)
+            return expert_declare_view(view)
         default = self._net_choice(view)
         declaring = view.phase == "declare"
         if (declaring and self.declare != "search") or any(a < 0 for a in view.actions):
@@ -466,13 +459,9 @@ class SearchAgent(Agent):
         Declarations left (a declaration searched with ``declare=search``) are the expert's
         too, then the hand is played as ``pimc`` plays it out.
         """
-        two = self.decks == 2
-        decide = expert_action_two_decks if two else expert_action
         while game.phase == "declare":
             legal = game.legal_mask()
-            game.step(legal.bit_length() - 1 if legal & (legal - 1) == 0 else decide(game))
-        if two:
-            return rollout_two_decks(game, expert_play_two_decks)
+            game.step(legal.bit_length() - 1 if legal & (legal - 1) == 0 else expert_action(game))
         return rollout(game, expert_play)
 
     def values(self, view: PlayerView, worlds: list[Game], cands: list[int],
@@ -616,7 +605,6 @@ def replay_world(view: PlayerView, hands: list[Multiset], model: str = "net"
     deal, leaders = world_deal(view, hands)
     error: Exception | None = None
     expert = model == "expert"
-    expert_of = expert_action_two_decks if view.rules.decks == 2 else expert_action
     for leader in leaders:
         game = Game.from_hands(deal, view.rules, leader=leader)
         trace: list[Observed] = []
@@ -628,7 +616,7 @@ def replay_world(view: PlayerView, hands: list[Multiset], model: str = "net"
                     if legal & (legal - 1):
                         if expert:
                             trace.append(Observed(None, None, a, legal.bit_count(),
-                                                  expert_of(game)))
+                                                  expert_action(game)))
                         else:
                             obs, mask = game.observation(p)
                             trace.append(Observed(obs, mask, a, legal.bit_count(), -1))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agents import make_agent
-from agents.expert_two_decks import expert_declare_two_decks
+from agents.expert import expert_declare_view
 from gongzhu_env.cards import parse_action
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
@@ -69,7 +69,7 @@ def test_the_expert_exposes_a_pig_copy_only_with_long_caged_spades():
         view = g.view(seat)
         view.legal_mask = g.legal_mask() if seat == g.current_player else \
             (1 << parse_action("SQ", 2)) | (1 << SOLO.done_action)
-        assert (expert_declare_two_decks(view) == parse_action("SQ", 2)) is exposes
+        assert (expert_declare_view(view) == parse_action("SQ", 2)) is exposes
 
 
 @pytest.mark.parametrize("rules", [SOLO, TEAMS], ids=["decks2", "two_decks"])

@@ -9,9 +9,7 @@ import sys
 import pytest
 
 from agents import AgentError, ExpertAgent, GreedyAgent, PimcAgent, make_agent
-from agents.expert_two_decks import TwoDeckExpertAgent
 from agents.factory import TableAgent, _for_table
-from agents.greedy_two_decks import TwoDeckGreedyAgent
 from agents.pimc import TwoDeckPimcAgent
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
@@ -83,15 +81,24 @@ def test_every_agent_kind_plays_a_full_two_deck_hand_legally(rules):
         assert sum(1 if a < 52 else 2 for a in actions if a != table.done_action) == 104
 
 
-@pytest.mark.parametrize("name, one, two", [("greedy", GreedyAgent, TwoDeckGreedyAgent),
-                                            ("expert", ExpertAgent, TwoDeckExpertAgent),
-                                            ("pimc", PimcAgent, TwoDeckPimcAgent)])
-def test_the_factory_picks_the_strategy_of_the_table(name, one, two):
+def test_the_factory_picks_the_strategy_of_the_table():
     # Given the rules, the class for that table; a one-deck strategy never plays two decks.
-    assert type(make_agent(name, seed=1, rules=Rules())) is one
-    assert type(make_agent(name, seed=1, rules=Rules(players=5))) is one
-    assert type(make_agent(name, seed=1, rules=Rules.preset("two_decks"))) is two
-    assert one.decks == 1 and two.decks == 2
+    assert type(make_agent("pimc", seed=1, rules=Rules())) is PimcAgent
+    assert type(make_agent("pimc", seed=1, rules=Rules(players=5))) is PimcAgent
+    assert type(make_agent("pimc", seed=1, rules=Rules.preset("two_decks"))) is TwoDeckPimcAgent
+    assert PimcAgent.decks == 1 and TwoDeckPimcAgent.decks == 2
+
+
+@pytest.mark.parametrize("name, cls", [("greedy", GreedyAgent), ("expert", ExpertAgent)])
+def test_a_rule_agent_is_one_class_at_every_table(name, cls):
+    # The rule agents read copies, so one class plays one deck, two, and any table size.
+    tables = [Rules(), Rules(players=5), Rules(decks=2), Rules.preset("two_decks")]
+    for rules in tables:
+        agent = make_agent(name, seed=1, rules=rules)
+        assert type(agent) is cls
+        agent.check_table(rules)  # refuses none of them
+    assert type(make_agent(name, seed=1)) is cls  # no table needed to pick a strategy
+    assert cls.decks is None
 
 
 def test_an_agent_built_without_rules_plays_as_the_table_it_meets():
@@ -116,5 +123,5 @@ def test_a_strategy_refuses_a_table_it_does_not_play_by_name():
     with pytest.raises(AgentError, match="solo agent plays one-deck tables only; these "
                                          "rules have decks=2"):
         _for_table("solo", {1: ExpertAgent}, 2)
-    with pytest.raises(AgentError, match="expert agent plays one-deck tables only"):
-        ExpertAgent().check_table(Rules(decks=2))
+    with pytest.raises(AgentError, match="pimc agent plays one-deck tables only"):
+        PimcAgent().check_table(Rules(decks=2))

@@ -1,8 +1,7 @@
 """The invariant checks catch what they claim, under ``python -O`` too.
 
-``python -O`` strips ``assert`` statements; the checks of ``gongzhu_env.checks`` and
-``gongzhu_env.two_deck_checks`` are explicit tests that raise ``InvariantViolation``, so a
-corrupted engine is caught whatever the interpreter's flags. Each test here corrupts one fact
+``python -O`` strips ``assert`` statements; the checks of ``gongzhu_env.checks`` (one deck and
+two) are explicit tests that raise ``InvariantViolation``, so a corrupted engine is caught whatever the interpreter's flags. Each test here corrupts one fact
 (a score, a lead, the match leader or end) and sees the independent checker name it.
 """
 

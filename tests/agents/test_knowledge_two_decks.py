@@ -9,7 +9,7 @@ import pytest
 
 from agents import make_agent
 from agents.knowledge import Situation
-from agents.two_deck_knowledge import candidate_plays
+from agents.knowledge import candidate_plays
 from gongzhu_env.cards import multiset_cards, parse_action, parse_cards
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
