@@ -20,21 +20,21 @@ from typing import Any
 from agents.base import Agent
 from gongzhu_cli.terminal import (
     HELP_WORDS,
+    PAIR_FORMS,
     Console,
     NotLegal,
     Style,
     action_text,
-    done_action,
-    is_pair_action,
     parse_choice,
     two_card_part,
     view_part,
     why_illegal,
 )
-from gongzhu_env.cards import card_symbol, multiset_cards
+from gongzhu_env.cards import SQ, ActionCodec, card_symbol, multiset_cards
 from gongzhu_env.engine import Game
 from gongzhu_env.players import play_turns, start_hand
 from gongzhu_env.records import record_hand
+from gongzhu_env.render import trick_number
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import settle
 
@@ -78,6 +78,11 @@ class Table:
         """The console's style."""
         return self.console.style
 
+    @property
+    def codec(self) -> ActionCodec:
+        """The actions of this table's rules: their text, DONE and whether pairs are led."""
+        return ActionCodec.for_rules(self.rules)
+
     def name(self, seat: int) -> str:
         """How a seat is called on screen."""
         return self.labels[seat]
@@ -88,11 +93,8 @@ class Table:
         st, view = self.st, game.view(self.human)
         if game.phase == "declare":
             where = "declaration"
-        elif not self.rules.pair_leads:
-            total = self.rules.hand_size
-            where = f"trick {min(len(game.tricks) + 1, total)}/{total}"
-        else:  # two decks: a trick led with a pair takes eight cards, so the count varies
-            where = f"trick {len(game.tricks) + 1}"
+        else:
+            where = f"trick {trick_number(len(game.tricks), self.rules)}"
         self.console.say()
         self.console.say(st.bold(f"── Hand {self.hand_number} · {where} ──"))
         # Everything shown comes from the person's own view: what a seat may know, no more.
@@ -134,7 +136,7 @@ class Table:
             return ", ".join(f"{self.name((leader + i) % self.rules.players)} {st.card(c)}"
                              for i, c in enumerate(cards))
         plays = [cards[i:i + 2] for i in range(0, len(cards), 2)]
-        shown = [f"{self.name(leader)} {st.card(plays[0][0])}+{st.card(plays[0][1])}"]
+        shown = [f"{self.name(leader)} {self.codec.pair_text(plays[0][0], st.card)}"]
         for i, play in enumerate(plays[1:], start=1):
             more = " …" if len(play) == 1 else ""
             shown.append(f"{self.name((leader + i) % self.rules.players)} {st.cards(play)}"
@@ -143,11 +145,11 @@ class Table:
 
     def show_options(self, options: Sequence[int], declaring: bool) -> None:
         """Print the numbered legal options (a pair lead is shown ``♠Q+♠Q``)."""
-        st, decks = self.st, self.rules.decks
+        st, codec = self.st, self.codec
         items = []
         for i, a in enumerate(options, start=1):
-            label = st.action(a, decks)
-            if declaring and a != done_action(decks):
+            label = st.action(a, codec)
+            if declaring and not codec.is_done(a):
                 label = "expose " + label
             items.append(f"{i}) {label}")
         self.console.say("Options: " + "  ".join(items))
@@ -167,13 +169,13 @@ class Table:
         """
         you = seat == self.human
         who, s = ("You", "") if you else (self.name(seat), "s")
-        decks = self.rules.decks
+        codec = self.codec
         if phase == "declare":
-            if action == done_action(decks):
+            if codec.is_done(action):
                 return f"{who} {'are' if you else 'is'} done declaring"
             return f"{who} expose{s} " + (self.st.card(action) if visible else "a card")
-        if is_pair_action(action, decks):
-            return f"{who} lead{s} the pair {self.st.action(action, decks)}"
+        if codec.is_pair(action):
+            return f"{who} lead{s} the pair {self.st.action(action, codec)}"
         which = {1: " (first of two)", 2: " (second of two)"}.get(part, "")
         return f"{who} play{s} {self.st.card(action)}{which}"
 
@@ -201,13 +203,14 @@ class Table:
         """Ask until the person gives a legal action; mistakes are explained, never fatal."""
         view = game.view(self.human)
         options = view.legal_actions
-        decks = self.rules.decks
+        codec = self.codec
         declaring = game.phase == "declare"
         part = view_part(view)
-        pairs = any(is_pair_action(a, decks) for a in options)
+        pairs = any(codec.is_pair(a) for a in options)
         self.show_state(game)
         if declaring:
-            copies = " (each copy you hold, one at a time)" if self.rules.pair_leads else ""
+            # Where pairs may be led a card has two copies, each exposed on its own.
+            copies = " (each copy you hold, one at a time)" if codec.pairs else ""
             self.console.say("Declaration: you may expose ♠Q ♦J ♣10 ♥A to double their effect"
                              + copies
                              + "; type 'done' when finished.")
@@ -223,7 +226,8 @@ class Table:
         elif part:
             prompt = f"{'First' if part == 1 else 'Second'} of your two cards (number or card): "
         elif pairs:
-            prompt = "Your lead (number, a card such as SQ, or a pair such as SQ+SQ): "
+            prompt = (f"Your lead (number, a card such as SQ, or a pair such as "
+                      f"{codec.pair_text(SQ)}): ")
         else:
             prompt = "Your play (number or card, e.g. SQ, h10, ♠Q): "
         while True:
@@ -235,9 +239,9 @@ class Table:
                 self.show_options(options, declaring)
                 continue
             try:
-                return parse_choice(text, options, decks)
+                return parse_choice(text, options, codec)
             except NotLegal as e:
-                message = f"{action_text(e.action, decks)} is not legal: " \
+                message = f"{action_text(e.action, codec)} is not legal: " \
                           f"{why_illegal(view, e.action)}."
             except ValueError as e:
                 message = str(e)
@@ -251,7 +255,7 @@ class Table:
         if declaring:
             return text + ", or 'done'."
         if pairs:
-            return text + ". To lead both copies of a card as a pair type SQ+SQ, SQ SQ or pair SQ."
+            return text + f". To lead both copies of a card as a pair type {PAIR_FORMS}."
         if part:
             return text + ". After a pair lead you play two cards: one card at each prompt."
         return text + "."

@@ -7,7 +7,9 @@ is not among them, reads a reason off the view so the refusal is explained in wo
 
 With two decks (RULES.md 6.11) a leader holding both copies of a card may lead them as a pair:
 the person types ``SQ+SQ``, ``SQ SQ`` or ``pair SQ`` (any card notation, e.g. ``♠Q+♠Q``). A
-follower to a pair lead plays two cards, one card per prompt, as the engine takes them.
+follower to a pair lead plays two cards, one card per prompt, as the engine takes them. What
+the actions are (DONE, pair leads, their text) is asked of the table's action codec
+(``gongzhu_env.cards.ActionCodec``), never worked out from the deck count here.
 
 End of input (Ctrl-D) and Ctrl-C become ``Interrupted``, which the commands catch to offer
 saving the match before they quit. At a terminal a line is read with ``read_line``, which never
@@ -27,12 +29,13 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from gongzhu_env.cards import (
-    C2,
     DONE,
     EXPOSABLE,
-    NUM_CARDS,
+    ONE_DECK,
+    SQ,
     SUIT_NAMES,
     SUIT_SYMBOLS,
+    ActionCodec,
     card_symbol,
     parse_card,
 )
@@ -41,24 +44,8 @@ from gongzhu_env.view import PlayerView
 DONE_WORDS = {"done", "d", "pass", "p", "no", "n", "-"}
 HELP_WORDS = {"?", "h", "help"}
 PAIR_WORD = "pair"
-
-
-def is_pair_action(action: int, decks: int) -> bool:
-    """Whether ``action`` leads a pair (two decks: ``52 + k`` leads both copies of card ``k``).
-
-    The pair leads lie between the cards and DONE (``52 * decks``): none with one deck.
-    """
-    return NUM_CARDS <= action < NUM_CARDS * decks
-
-
-def has_pairs(decks: int) -> bool:
-    """Whether an action space of ``decks`` decks has pair leads (``Rules.pair_leads``)."""
-    return is_pair_action(NUM_CARDS, decks)
-
-
-def done_action(decks: int) -> int:
-    """Return the DONE action: 52 with one deck, 104 with two."""
-    return NUM_CARDS * decks
+PAIR_FORMS = f"{ActionCodec.pair_text(SQ)}, SQ SQ or {PAIR_WORD} SQ"
+"""The ways a pair lead may be typed, as prompts and help name them."""
 
 
 class NotLegal(ValueError):
@@ -108,14 +95,11 @@ class Style:
             return self.bold("done")
         return self.suit(c // 13, card_symbol(c))
 
-    def action(self, a: int, decks: int = 1) -> str:
-        """Render an action: a card, ``done``, or (two decks) a pair lead ``♠Q+♠Q``."""
-        if a == done_action(decks):
+    def action(self, a: int, codec: ActionCodec = ONE_DECK) -> str:
+        """Render an action of ``codec``: a card, ``done``, or a pair lead ``♠Q+♠Q``."""
+        if codec.is_done(a):
             return self.bold("done")
-        if is_pair_action(a, decks):
-            c = a - NUM_CARDS
-            return self.suit(c // 13, f"{card_symbol(c)}+{card_symbol(c)}")
-        return self.suit(a // 13, card_symbol(a))
+        return self.suit(codec.cards(a)[0] // 13, codec.text(a, card_symbol))
 
     def cards(self, cards: Sequence[int]) -> str:
         """Several cards, or a dash when there are none."""
@@ -132,17 +116,17 @@ class Style:
 
 
 # ---------------------------------------------------------------------- reading input
-def action_text(a: int, decks: int = 1) -> str:
+def action_text(a: int, codec: ActionCodec = ONE_DECK) -> str:
     """Plain text of an action for messages: ``♠Q``, ``♠Q+♠Q`` or ``done``."""
-    return Style(False).action(a, decks)
+    return Style(False).action(a, codec)
 
 
-def parse_choice(text: str, options: Sequence[int], decks: int = 1) -> int:
+def parse_choice(text: str, options: Sequence[int], codec: ActionCodec = ONE_DECK) -> int:
     """Turn what the person typed into one of ``options`` (legal actions), or raise.
 
     Accepts a number from the numbered list, ``done`` (and short forms) for DONE, or a card
-    in any notation ``parse_card`` knows (``SQ``, ``h10``, ``♠Q``, ``CT``). With two decks
-    (``decks=2``) a pair lead is typed ``SQ+SQ``, ``SQ SQ`` or ``pair SQ``. Raises
+    in any notation ``parse_card`` knows (``SQ``, ``h10``, ``♠Q``, ``CT``). Where ``codec``
+    has pair leads (two decks) a pair lead is typed ``SQ+SQ``, ``SQ SQ`` or ``pair SQ``. Raises
     ``NotLegal`` for a well-formed action that is not among ``options`` and ``ValueError``
     with a readable reason for anything else; an empty string is the caller's business.
     """
@@ -152,30 +136,30 @@ def parse_choice(text: str, options: Sequence[int], decks: int = 1) -> int:
         if 1 <= n <= len(options):
             return options[n - 1]
         raise ValueError(f"there is no option {n}; choose a number from 1 to {len(options)}")
-    done = done_action(decks)
     if t.lower() in DONE_WORDS:
-        if done in options:
-            return done
+        if codec.done in options:
+            return codec.done
         raise ValueError("'done' only ends your declaration turn; now you must play a card")
-    cards = _typed_cards(t, decks)
+    cards = _typed_cards(t, codec)
     if len(cards) == 2:
         a, b = cards
         if a != b:
             raise ValueError(f"{card_symbol(a)} and {card_symbol(b)} are two different cards: a "
-                             "pair lead is two copies of one card (e.g. SQ+SQ), and to a pair "
-                             "lead you play your two cards one at a time")
-        action = NUM_CARDS + a
+                             f"pair lead is two copies of one card (e.g. "
+                             f"{codec.pair_text(SQ)}), and to a pair lead you play your two "
+                             "cards one at a time")
+        action = codec.pair_action(a)
     else:
         (action,) = cards
     if action not in options:
-        raise NotLegal(action, f"{action_text(action, decks)} is not legal here")
+        raise NotLegal(action, f"{action_text(action, codec)} is not legal here")
     return action
 
 
-def _typed_cards(t: str, decks: int) -> list[int]:
-    """Return the one card, or (two decks) the two cards of a pair, that the text ``t`` names."""
-    pairs = has_pairs(decks)
-    pair_hint = ", or a pair such as SQ+SQ, SQ SQ or pair SQ" if pairs else ""
+def _typed_cards(t: str, codec: ActionCodec) -> list[int]:
+    """Return the one card, or (with pair leads) the two cards of a pair, that ``t`` names."""
+    pairs = codec.pairs
+    pair_hint = f", or a pair such as {PAIR_FORMS}" if pairs else ""
     tokens = t.replace("+", " + ").split()
     if pairs and tokens and tokens[0].lower() == PAIR_WORD and len(tokens) == 2:
         tokens = [tokens[1], "+", tokens[1]]
@@ -219,13 +203,12 @@ def why_illegal(view: PlayerView, c: int) -> str:
     The legal set itself always comes from the engine; this only puts a name on the refusal,
     reading it off that set, so that a person learns the rule that stopped them.
     """
-    decks = view.rules.decks
-    if is_pair_action(c, decks):
-        return _why_pair_illegal(view, c - NUM_CARDS)
+    codec = ActionCodec.for_rules(view.rules)
+    if codec.is_pair(c):
+        return _why_pair_illegal(view, codec.pair_card(c), codec)
     if not view.hand_mask >> c & 1:
         return f"you do not hold {card_symbol(c)}"
-    done = done_action(decks)
-    legal = [a for a in view.legal_actions if a != done]
+    legal = [a for a in view.legal_actions if not codec.is_done(a)]
     if view.phase == "declare":
         if c not in EXPOSABLE:
             return "only ♠Q, ♦J, ♣10 and ♥A can be exposed"
@@ -234,9 +217,8 @@ def why_illegal(view: PlayerView, c: int) -> str:
         return f"{card_symbol(c)} is already exposed"
     lead = view.rules.lead_card  # C2 at four seats; S2 or C3 when C2 left the deck
     if not view.tricks and not view.current_trick and legal and \
-            all(a in (lead, NUM_CARDS + lead) for a in legal):
-        return f"the first trick must be led with {card_symbol(lead)}" + (
-            " (alone, or the pair ♣2+♣2)" if view.rules.pair_leads else "")
+            all(codec.cards(a)[0] == lead for a in legal):
+        return _first_lead_rule(lead, codec)
     led = view.led_suit
     if led is not None and legal and all(a // 13 == led for a in legal) and c // 13 != led:
         return (f"you must follow suit: {SUIT_SYMBOLS[led]} {SUIT_NAMES[led]} was led "
@@ -256,7 +238,13 @@ def why_illegal(view: PlayerView, c: int) -> str:
     return f"{card_symbol(c)} is not legal here"
 
 
-def _why_pair_illegal(view: PlayerView, c: int) -> str:
+def _first_lead_rule(lead: int, codec: ActionCodec) -> str:
+    """Say that the first trick is led with the lead card (or its pair, where pairs exist)."""
+    alone = f" (alone, or the pair {codec.pair_text(lead, card_symbol)})" if codec.pairs else ""
+    return f"the first trick must be led with {card_symbol(lead)}{alone}"
+
+
+def _why_pair_illegal(view: PlayerView, c: int, codec: ActionCodec) -> str:
     """Why leading the pair of card ``c`` is refused (two decks)."""
     if view.phase == "declare":
         return "a pair is led in play; while declaring you expose one copy at a time"
@@ -268,8 +256,9 @@ def _why_pair_illegal(view: PlayerView, c: int) -> str:
         return f"you do not hold {card_symbol(c)}"
     if not view.hand_pair_mask >> c & 1:
         return f"you hold only one {card_symbol(c)}; a pair lead needs both copies"
-    if not view.tricks and C2 in view.legal_actions:
-        return "the first trick must be led with ♣2 (alone, or the pair ♣2+♣2)"
+    lead = view.rules.lead_card
+    if not view.tricks and lead in view.legal_actions:
+        return _first_lead_rule(lead, codec)
     return (f"the pair uses an exposed copy of {card_symbol(c)}, which may not open its suit "
             "while you hold another card of that suit")
 

@@ -13,8 +13,8 @@ through per-suit lookup tables.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable
-from typing import SupportsIndex, cast
+from collections.abc import Callable, Iterable
+from typing import Protocol, SupportsIndex, cast
 
 import numpy as np
 
@@ -94,23 +94,6 @@ def cards_of(mask: int) -> tuple[int, ...]:
     t = SUIT_TABLES
     return (t[0][mask & _RANK_MASK] + t[1][(mask >> 13) & _RANK_MASK]
             + t[2][(mask >> 26) & _RANK_MASK] + t[3][mask >> 39])
-
-
-def actions_of(mask: int, decks: int = 1) -> list[int]:
-    """Return the actions of a legal-action mask, sorted (bit ``a`` is action ``a``).
-
-    ``0..51`` cards; with two decks ``52 + k`` the pair lead of card ``k``; DONE last (52, or
-    104 with two decks).
-    """
-    acts = list(cards_of(mask & FULL_DECK))
-    done = NUM_CARDS * decks
-    # The pair leads lie between the cards and DONE: none with one deck.
-    pairs = mask >> NUM_CARDS & ((1 << (done - NUM_CARDS)) - 1)
-    if pairs:
-        acts += [NUM_CARDS + c for c in cards_of(pairs)]
-    if mask >> done & 1:
-        acts.append(done)
-    return acts
 
 
 def mask_of(cards: Iterable[int]) -> int:
@@ -246,37 +229,6 @@ def parse_cards(text: str | Iterable[str]) -> list[int]:
     return [parse_card(tok) for tok in tokens]
 
 
-def action_str(action: int, decks: int = 1) -> str:
-    """Return the text of an action: a card (``"SQ"``), ``"DONE"`` or a pair lead.
-
-    A pair lead exists with two decks only: action ``52 + k`` is ``"SQ+SQ"`` for ``k`` = SQ, and
-    DONE is then 104.
-    """
-    done = NUM_CARDS * decks
-    if action == done:
-        return "DONE"
-    if NUM_CARDS <= action < done:  # a pair lead (none with one deck)
-        c = card_str(action - NUM_CARDS)
-        return f"{c}+{c}"
-    return card_str(action)
-
-
-def parse_action(text: str, decks: int = 1) -> int:
-    """Parse the text of an action (``action_str``'s inverse): a card, ``"DONE"`` or a pair."""
-    if not isinstance(text, str):
-        raise ValueError(f"an action must be card text or 'DONE', got {text!r}")
-    if text.strip().upper() == "DONE":
-        return NUM_CARDS * decks
-    first, plus, second = text.partition("+")
-    if not plus:
-        return parse_card(text)
-    a, b = parse_card(first), parse_card(second)
-    if a != b or NUM_CARDS + a >= NUM_CARDS * decks:
-        raise ValueError(f"bad action {text!r}: a pair lead is two copies of one card ('SQ+SQ') "
-                         "and exists only with two decks")
-    return NUM_CARDS + a
-
-
 def card_index(card: object, where: str) -> int:
     """Return one card given as an index (a Python or numpy int) or as text (``"SQ"``).
 
@@ -299,3 +251,235 @@ def card_index(card: object, where: str) -> int:
     if not 0 <= idx < NUM_CARDS:
         raise ValueError(f"{where}: card index {idx} is out of range 0..51 (not a card index)")
     return idx
+
+
+# ---------------------------------------------------------------------------- actions
+# The action space of a table, as one object per deck count: ``ActionCodec``.
+#
+# An action is an ``int``. With one deck there are 53: ``0..51`` the card with that index
+# (expose it while declaring, play it) and ``52`` DONE (end a declaration turn). Two decks
+# (RULES.md 6.11) add the 52 pair leads between the cards and DONE: ``52 + k`` leads both
+# copies of card ``k``, and DONE moves to ``104``. Everything that turns actions into words or
+# words into actions (records, the renderers, the players' errors, the command line, the web
+# table) asks the codec of its rules (``ActionCodec.for_rules(rules)``) instead of working the
+# layout out from ``rules.decks``: the numbers above, the text of a pair (``"SQ+SQ"``) and the
+# errors for text that names no action are written here and nowhere else. ``action_str``,
+# ``parse_action`` and ``actions_of`` are thin wrappers over it, for callers that hold a deck
+# count rather than rules. (It lives beside the card notation it extends: ``rules`` imports
+# this module, and nothing here may import back.)
+
+PAIR_JOIN = "+"
+"""What joins the two copies of a pair lead in its text: ``"SQ+SQ"``, ``"♠Q+♠Q"``."""
+
+DONE_TEXT = "DONE"
+
+
+class ActionCodec:
+    """The actions of a table with ``decks`` decks: their number, their text and their kinds.
+
+    One instance per deck count (``ONE_DECK``, ``TWO_DECKS``); get it with ``for_rules`` or
+    ``for_decks``. Attributes: ``decks``; ``num_actions`` (53 or 105); ``done`` (the DONE
+    action, 52 or 104); ``pairs`` (whether pair-lead actions exist: exactly with two decks,
+    ``Rules.pair_leads``).
+    """
+
+    __slots__ = ("decks", "num_actions", "done", "pairs")
+
+    decks: int
+    num_actions: int
+    done: int
+    pairs: bool
+
+    def __init__(self, decks: int) -> None:
+        if type(decks) is not int or decks not in (1, 2):
+            raise ValueError(f"decks must be 1 or 2; got {decks!r}")
+        self.decks = decks
+        self.done = NUM_CARDS * decks
+        self.num_actions = self.done + 1
+        self.pairs = decks == 2
+
+    @staticmethod
+    def for_decks(decks: int) -> ActionCodec:
+        """Return the codec of ``decks`` decks (1 or 2); anything else raises ``ValueError``."""
+        if decks == 1 and type(decks) is int:
+            return ONE_DECK
+        if decks == 2 and type(decks) is int:
+            return TWO_DECKS
+        raise ValueError(f"decks must be 1 or 2; got {decks!r}")
+
+    @staticmethod
+    def for_rules(rules: _HasDecks) -> ActionCodec:
+        """Return the codec of the table ``rules`` (a ``Rules``) describe."""
+        return ActionCodec.for_decks(rules.decks)
+
+    def __repr__(self) -> str:
+        return f"ActionCodec(decks={self.decks})"
+
+    def __reduce__(self) -> tuple[Callable[[int], ActionCodec], tuple[int]]:
+        # Unpickled as the shared instance of its deck count.
+        return ActionCodec.for_decks, (self.decks,)
+
+    # ------------------------------------------------------------------ kinds of action
+    def is_action(self, action: object) -> bool:
+        """Whether ``action`` is an action of this space (an int, or a numpy int, in range)."""
+        a = _as_int(action)
+        return a is not None and 0 <= a < self.num_actions
+
+    def is_card(self, action: int) -> bool:
+        """Whether ``action`` is one card (``0..51``): exposed while declaring, else played."""
+        return 0 <= action < NUM_CARDS
+
+    def is_pair(self, action: int) -> bool:
+        """Whether ``action`` leads a pair (``52 + k``; never with one deck)."""
+        return NUM_CARDS <= action < self.done
+
+    def is_done(self, action: int) -> bool:
+        """Whether ``action`` is DONE."""
+        return action == self.done
+
+    def pair_action(self, card: int) -> int:
+        """Return the action that leads both copies of ``card``; raises without pair leads."""
+        if not self.pairs:
+            raise ValueError(f"there are no pair leads with {self.decks} deck: a pair lead "
+                             "exists only with two decks")
+        if type(card) is not int or not 0 <= card < NUM_CARDS:
+            raise ValueError(f"a pair lead is of a card index 0..51; got {card!r}")
+        return NUM_CARDS + card
+
+    def pair_card(self, action: int) -> int:
+        """Return the card whose two copies the pair-lead ``action`` leads; raises otherwise."""
+        if not self.is_pair(action):
+            raise ValueError(f"action {action!r} is not a pair lead; pair leads are "
+                             f"{self._pair_range()}")
+        return action - NUM_CARDS
+
+    def cards(self, action: int) -> tuple[int, ...]:
+        """Return the cards ``action`` puts down: one card, a pair's two copies, none for DONE."""
+        if 0 <= action < NUM_CARDS:
+            return (action,)
+        if self.is_pair(action):
+            c = action - NUM_CARDS
+            return c, c
+        if action == self.done:
+            return ()
+        raise ValueError(self._not_an_action(action))
+
+    def actions_of(self, mask: int) -> list[int]:
+        """Return the actions of a legal-action mask, sorted (bit ``a`` is action ``a``).
+
+        Cards first, then the pair leads, then DONE.
+        """
+        acts = list(cards_of(mask & FULL_DECK))
+        if self.pairs:
+            pairs = mask >> NUM_CARDS & FULL_DECK
+            if pairs:
+                acts += [NUM_CARDS + c for c in cards_of(pairs)]
+        if mask >> self.done & 1:
+            acts.append(self.done)
+        return acts
+
+    def layout(self) -> str:
+        """Say how the actions are numbered, for error messages."""
+        if self.pairs:
+            return f"0..51 one card, 52+k the pair of card k, {self.done} DONE"
+        return f"0..51 a card index, {self.done} DONE"
+
+    # ------------------------------------------------------------------ text
+    def text(self, action: int, card_text: Callable[[int], str] = card_str) -> str:
+        """Return the text of ``action``: a card (``"SQ"``), ``"DONE"`` or a pair (``"SQ+SQ"``).
+
+        ``card_text`` writes one card (``cards.card_symbol`` gives ``"♠Q+♠Q"``). Anything that
+        is not an action of this space raises ``ValueError`` saying what the actions are.
+        """
+        if 0 <= action < NUM_CARDS:
+            return card_text(action)
+        if action == self.done:
+            return DONE_TEXT
+        if self.is_pair(action):
+            return self.pair_text(action - NUM_CARDS, card_text)
+        raise ValueError(self._not_an_action(action))
+
+    @staticmethod
+    def pair_text(card: int, card_text: Callable[[int], str] = card_str) -> str:
+        """Return the text of the pair of ``card`` (``"SQ+SQ"``): the one way a pair is written."""
+        c = card_text(card)
+        return f"{c}{PAIR_JOIN}{c}"
+
+    def parse(self, text: str) -> int:
+        """Return the action that ``text`` names (``text``'s inverse).
+
+        A card in any notation ``parse_card`` reads, ``"DONE"`` in any case, or with two decks
+        a pair ``"SQ+SQ"``. Anything else raises ``ValueError`` naming the text and what was
+        expected.
+        """
+        if not isinstance(text, str):
+            raise ValueError(f"an action must be card text or 'DONE', got {text!r}")
+        if text.strip().upper() == DONE_TEXT:
+            return self.done
+        first, join, second = text.partition(PAIR_JOIN)
+        if not join:
+            return parse_card(text)
+        a, b = parse_card(first), parse_card(second)
+        if a != b or not self.pairs:
+            raise ValueError(f"bad action {text!r}: a pair lead is two copies of one card "
+                             "('SQ+SQ') and exists only with two decks")
+        return NUM_CARDS + a
+
+    def _pair_range(self) -> str:
+        return f"52..{self.done - 1}" if self.pairs else "none with one deck"
+
+    def _not_an_action(self, action: object) -> str:
+        return (f"{action!r} is not an action with {self.decks} deck{'s' * (self.decks - 1)}; "
+                f"expected an int in 0..{self.done} ({self.layout()})")
+
+
+class _HasDecks(Protocol):
+    """What ``ActionCodec.for_rules`` reads of a ``Rules`` (which imports this module)."""
+
+    @property
+    def decks(self) -> int: ...
+
+
+def _as_int(action: object) -> int | None:
+    """Return ``action`` as an int if it is a Python or numpy integer (no bool), else ``None``."""
+    if isinstance(action, (bool, np.bool_)):
+        return None
+    try:
+        return operator.index(cast(SupportsIndex, action))
+    except TypeError:
+        return None
+
+
+ONE_DECK = ActionCodec(1)
+"""The 53 actions of one deck."""
+TWO_DECKS = ActionCodec(2)
+"""The 105 actions of two decks."""
+
+
+def action_str(action: int, decks: int = 1) -> str:
+    """Return the text of an action: a card (``"SQ"``), ``"DONE"`` or a pair lead (``"SQ+SQ"``).
+
+    A pair lead exists with two decks only, where DONE is 104. A wrapper over
+    ``ActionCodec.text``, kept for its callers: code that knows its
+    rules asks ``ActionCodec.for_rules(rules)`` once.
+    """
+    return ActionCodec.for_decks(decks).text(action)
+
+
+def parse_action(text: str, decks: int = 1) -> int:
+    """Parse the text of an action (``action_str``'s inverse): a card, ``"DONE"`` or a pair.
+
+    A wrapper over ``ActionCodec.parse``; bad text raises
+    ``ValueError`` naming it.
+    """
+    return ActionCodec.for_decks(decks).parse(text)
+
+
+def actions_of(mask: int, decks: int = 1) -> list[int]:
+    """Return the actions of a legal-action mask, sorted (bit ``a`` is action ``a``).
+
+    ``0..51`` cards; with two decks ``52 + k`` the pair lead of card ``k``; DONE last (52, or
+    104 with two decks). A wrapper over ``ActionCodec.actions_of``,
+    which owns the layout of the action space.
+    """
+    return ActionCodec.for_decks(decks).actions_of(mask)

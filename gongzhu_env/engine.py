@@ -24,16 +24,18 @@ Phases and actions (one flat action space of 53):
 * ``"over"``: ``scores()`` gives the four raw hand scores.
 
 Two decks differ in the rules of a trick only (pair leads, two-card follows, which play wins):
-those rules are ``gongzhu_env.pair_tricks``, pure functions of masks that ``Game`` asks with
-its own state; ``_pairs`` says whether they apply. Actions there are ``0..51`` one copy of a
-card, ``52 + k`` the pair lead of card ``k`` and ``104`` DONE (``rules.num_actions``).
+those rules are ``gongzhu_env.pair_tricks``, pure functions of masks, and the state only two
+decks have (the second copies, the pair trick in progress) is one ``pair_tricks.PairState``
+that a two-deck game holds in ``_two``; a one-deck game holds ``None`` there, so it carries
+nothing of two decks. Actions there are ``0..51`` one copy of a card, ``52 + k`` the pair
+lead of card ``k`` and ``104`` DONE (``gongzhu_env.cards.ActionCodec`` has the layout and
+the text of every action).
 
 Rule variants (``gongzhu_env.rules``) are decided once, in ``_setup``: which exposed cards are
 restricted in play (``_restrict``), whether strict exposure or exposed leads apply (``_strict``,
 ``_may_lead``), whether discards are checked for colour (``_colour``) and how hands are scored.
 Legality is written once: ``_declare_legal``, and for play ``_lead_legal`` and
-``_follow_legal`` (which ask ``pair_tricks`` at two decks); ``step`` checks every action
-against it.
+``_follow_legal`` (``PairState.legal`` at two decks); ``step`` checks every action against it.
 
 Outside this module a game is read only through its public surface (``gongzhu_env.state``
 describes it: ``GameState``); the private slots below are free to change.
@@ -48,7 +50,6 @@ from typing import SupportsIndex, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from gongzhu_env import pair_tricks
 from gongzhu_env.cards import (
     C10,
     DJ,
@@ -61,19 +62,17 @@ from gongzhu_env.cards import (
     SQ,
     SUIT_MASKS,
     SUIT_TABLES,
-    action_str,
-    actions_of,
+    ActionCodec,
     card_index,
     card_str,
     cards_of,
-    ms_put,
-    ms_take,
     multiset_cards,
     multiset_masks,
     parse_card,
 )
 from gongzhu_env.deal import shuffled_deck
 from gongzhu_env.html import game_html
+from gongzhu_env.pair_tricks import PairState
 from gongzhu_env.render import render_game
 from gongzhu_env.rules import Rules, count_word
 from gongzhu_env.scoring import score_masks, score_two_decks
@@ -90,7 +89,7 @@ _T0, _T1, _T2, _T3 = SUIT_TABLES
 # Dealing: ``np.add.reduceat`` sums each seat's block of the shuffled deck (as card bits) into
 # its hand mask in one call.
 _BLOCK_STARTS = {n: np.arange(0, NUM_CARDS // n * n, NUM_CARDS // n) for n in range(3, 9)}
-# The empty second masks of a one-deck table, shared (never written: only two decks do).
+# The empty second masks of a one-deck table, as the public properties give them.
 _NO_PAIRS = {n: (0,) * n for n in range(3, 9)}
 # The legal declaration actions for each subset of the exposable cards (DONE is always legal).
 _DECLARE_ACTIONS = {
@@ -137,8 +136,8 @@ def winning_play4(c0: int, c1: int, c2: int, c3: int, top: int) -> int:
     return w
 
 
-def _legal_text(mask: int, decks: int) -> str:
-    return "[" + ", ".join(action_str(a, decks) for a in actions_of(mask, decks)) + "]"
+def _legal_text(mask: int, codec: ActionCodec) -> str:
+    return "[" + ", ".join(codec.text(a) for a in codec.actions_of(mask)) + "]"
 
 
 class Game:
@@ -152,7 +151,7 @@ class Game:
     """
 
     __slots__ = (
-        "rules", "_pairs", "_hand", "_exposed", "_exposed_all", "_captured", "_played_by",
+        "rules", "_two", "_hand", "_exposed", "_exposed_all", "_captured", "_played_by",
         "_voids",
         "_phase", "_current", "_first_leader", "_free_first_lead", "_declare_turns",
         "_declarations", "_trick", "_trick_leader", "_led_suit", "_led_mask", "_suits_led",
@@ -160,16 +159,11 @@ class Game:
         "_restrict", "_restrictable", "_strict", "_may_lead", "_colour", "_wrong",
         "_first_drawn", "_doubled", "_teams", "_seats", "_lead_bit", "_num_tricks",
         "_first_pig", "_done",
-        # The second copies: cards held, exposed, taken or played twice (empty with one deck).
-        "_hand2", "_exposed2", "_exposed_all2", "_captured2", "_played2",
-        # Two decks' trick rules (``pair_tricks``): whether they apply, the exposed copies each
-        # seat still holds, the trick's plays, whether it was led with a pair, a follower's
-        # first card of two with the cards that may complete it, and the led suit (kept apart
-        # from ``_led_suit``/``_led_mask``, which stay -1/0 there: those belong to the one-deck
-        # trick rules and their fast paths).
-        "_xheld", "_xheld2", "_plays", "_pair_lead", "_pending", "_second",
-        "_pair_suit",
     )
+    # ``_two``: the state of two decks (``PairState``: the second copies, the exposed copies
+    # held, the pair trick in progress), ``None`` with one deck. Its trick keeps its own led
+    # suit: ``_led_suit``/``_led_mask`` stay -1/0 at two decks, as they belong to the one-deck
+    # trick rules and their fast paths.
 
     def __init__(self, rules: Rules | str | None = None, seed: int | None = None, *,
                  rng: np.random.Generator | None = None, leader: int | None = None) -> None:
@@ -270,30 +264,9 @@ class Game:
         self._lead_bit = lead = 1 << rules.lead_card
         self._num_tricks = rules.hand_size
         self._exposed_all = 0
-        self._exposed_all2 = 0
         self._done = rules.done_action
-        self._pairs = pairs = hands2 is not None
-        self._deal: tuple[tuple[int, int], ...] | tuple[int, ...]
-        if hands2 is not None:
-            self._hand2 = hands2
-            self._exposed2 = [0] * n
-            self._captured2 = [0] * n
-            self._played2 = [0] * n
-            self._xheld = [0] * n
-            self._xheld2 = [0] * n
-            self._deal = tuple(zip(hands, hands2, strict=True))
-        else:
-            # Typed as the lists they stand for with two decks; never written with one.
-            no_pairs = cast("list[int]", _NO_PAIRS[n])
-            self._hand2 = self._exposed2 = self._captured2 = self._played2 = \
-                self._xheld = self._xheld2 = no_pairs
-            self._deal = tuple(hands)
-        # One deck: an empty tuple, typed as the list of plays kept with two decks.
-        self._plays = cast("list[tuple[int, ...]]", [] if pairs else ())
-        self._pair_lead = False
-        self._pending = -1
-        self._second = 0
-        self._pair_suit = -1
+        self._two = None if hands2 is None else PairState(hands2)
+        self._deal = tuple(hands)
         self._first_pig = -1
         if leader is None:
             # The holder of the lead card (C2 at four; the lowest such seat with two decks).
@@ -333,8 +306,8 @@ class Game:
         """Decide once what a non-standard rule set changes; the hot path then reads flags."""
         # Exposed cards under the play restriction: none if exposures are hidden; a first-drawn
         # card exposed by its holder is free too. (With two decks the restriction is per copy:
-        # ``pair_tricks`` reads the exposed copies held, ``_xheld``.)
-        restrictable = 0 if rules.hidden_exposure or self._pairs else EXPOSABLE_MASK
+        # ``PairState`` keeps the exposed copies each seat holds, ``xheld``.)
+        restrictable = 0 if rules.hidden_exposure or self._two is not None else EXPOSABLE_MASK
         if first_drawn is not None:
             for c in first_drawn:
                 restrictable &= ~(1 << c)
@@ -357,21 +330,18 @@ class Game:
                 for c in forced:
                     holder = next(s for s in range(self._seats) if hands[s] >> c & 1)
                     self._expose(holder, c)
-            self._phase = _PLAY_PAIRS if self._pairs else _PLAY
+            self._phase = _PLAY if self._two is None else _PLAY_PAIRS
 
     def _expose(self, seat: int, card: int) -> None:
         """Record ``seat``'s exposure of one copy of ``card`` with every effect it has."""
         bit = 1 << card
-        if self._pairs:
-            self._exposed[seat], self._exposed2[seat] = ms_put(self._exposed[seat],
-                                                               self._exposed2[seat], bit)
-            self._exposed_all, self._exposed_all2 = ms_put(self._exposed_all,
-                                                           self._exposed_all2, bit)
-            self._xheld[seat], self._xheld2[seat] = ms_put(self._xheld[seat],
-                                                           self._xheld2[seat], bit)
-        else:
+        two = self._two
+        if two is None:
             self._exposed[seat] |= bit
             self._exposed_all |= bit
+        else:
+            self._exposed[seat], self._exposed_all = two.expose(
+                seat, bit, self._exposed[seat], self._exposed_all)
         self._restrict |= bit & self._restrictable
         first = self._first_drawn
         if first is not None and first[seat] == card:
@@ -407,7 +377,7 @@ class Game:
     @property
     def hands(self) -> tuple[tuple[int, ...], ...]:
         """Each seat's remaining cards, as sorted tuples (a card held twice appears twice)."""
-        return tuple(multiset_cards(a, b) for a, b in zip(self._hand, self._hand2, strict=True))
+        return self._multisets(self._hand, None if self._two is None else self._two.hand2)
 
     @property
     def deal(self) -> tuple[tuple[int, ...], ...]:
@@ -417,10 +387,9 @@ class Game:
         ``Game.from_hands(game.deal, rules)`` (which takes ``hands[i][0]`` as the first dealt
         card) restores it.
         """
-        if self._pairs:
-            pairs = cast("tuple[tuple[int, int], ...]", self._deal)
-            return tuple(multiset_cards(a, b) for a, b in pairs)
-        hands = tuple(cards_of(m) for m in cast("tuple[int, ...]", self._deal))
+        if self._two is not None:
+            return self._multisets(self._deal, self._two.deal2)
+        hands = tuple(cards_of(m) for m in self._deal)
         first = self._first_drawn
         if first is None:
             return hands
@@ -429,14 +398,21 @@ class Game:
     @property
     def exposed(self) -> tuple[tuple[int, ...], ...]:
         """The copies each seat exposed (including an auto-exposed card)."""
-        return tuple(multiset_cards(a, b)
-                     for a, b in zip(self._exposed, self._exposed2, strict=True))
+        return self._multisets(self._exposed, None if self._two is None else self._two.exposed2)
 
     @property
     def captured(self) -> tuple[tuple[int, ...], ...]:
         """The scoring cards each seat has taken so far (a card twice if it took both)."""
-        return tuple(multiset_cards(a, b)
-                     for a, b in zip(self._captured, self._captured2, strict=True))
+        return self._multisets(self._captured,
+                               None if self._two is None else self._two.captured2)
+
+    @staticmethod
+    def _multisets(once: Sequence[int], twice: Sequence[int] | None
+                   ) -> tuple[tuple[int, ...], ...]:
+        """Each seat's multiset as a sorted tuple; ``twice`` is ``None`` with one deck."""
+        if twice is None:
+            return tuple(cards_of(m) for m in once)
+        return tuple(multiset_cards(a, b) for a, b in zip(once, twice, strict=True))
 
     @property
     def first_drawn(self) -> tuple[int, ...] | None:
@@ -532,27 +508,31 @@ class Game:
     @property
     def hand_pair_masks(self) -> tuple[int, ...]:
         """Cards each seat holds twice (none with one deck)."""
-        return tuple(self._hand2)
+        two = self._two
+        return _NO_PAIRS[self._seats] if two is None else tuple(two.hand2)
 
     @property
     def exposed_pair_masks(self) -> tuple[int, ...]:
         """Cards each seat exposed both copies of (none with one deck)."""
-        return tuple(self._exposed2)
+        two = self._two
+        return _NO_PAIRS[self._seats] if two is None else tuple(two.exposed2)
 
     @property
     def captured_pair_masks(self) -> tuple[int, ...]:
         """Scoring cards each seat took both copies of (none with one deck)."""
-        return tuple(self._captured2)
+        two = self._two
+        return _NO_PAIRS[self._seats] if two is None else tuple(two.captured2)
 
     @property
     def played_pair_masks(self) -> tuple[int, ...]:
         """Cards each seat has played both copies of (none with one deck)."""
-        return tuple(self._played2)
+        two = self._two
+        return _NO_PAIRS[self._seats] if two is None else tuple(two.played2)
 
     @property
     def pair_lead(self) -> bool:
         """Whether the trick in progress was led with a pair (never with one deck)."""
-        return self._pair_lead
+        return self._two is not None and self._two.pair_lead
 
     @property
     def first_pig_taker(self) -> int | None:
@@ -634,11 +614,11 @@ class Game:
         """Return what each seat would score if the hand ended now with what it has taken."""
         prov = self._prov
         if prov is None:
-            exp, rules = self._exposed_all, self.rules
-            if self._pairs:
-                exposed = (exp, self._exposed_all2)
+            exp, rules, two = self._exposed_all, self.rules, self._two
+            if two is not None:
+                exposed = (exp, two.exposed_all2)
                 prov = [score_two_decks((c, c2), exposed)
-                        for c, c2 in zip(self._captured, self._captured2, strict=True)]
+                        for c, c2 in zip(self._captured, two.captured2, strict=True)]
             elif rules.is_standard:
                 prov = [score_masks(c, exp) for c in self._captured]
             else:
@@ -672,10 +652,10 @@ class Game:
         if suit >= 0 and legal & self._led_mask:
             # Following suit (the common case): the legal cards lie in the led suit. (A seat
             # that can follow must; one that cannot holds none of it.) Never at two decks,
-            # whose led suit is ``_pair_suit``.
+            # whose led suit is ``PairState.suit``.
             return [*SUIT_TABLES[suit][legal >> suit * 13]]
-        if self._pairs:
-            return actions_of(legal, 2)
+        if self._two is not None:
+            return ActionCodec.for_rules(self.rules).actions_of(legal)
         if legal & _DONE_BIT:
             # Declaring: some of the four exposable cards, then DONE.
             return [*_DECLARE_ACTIONS[legal]]
@@ -690,15 +670,22 @@ class Game:
             return self._follow_legal(hand) if self._trick else self._lead_legal(hand)
         if phase == _DECLARE:
             return self._declare_legal()
-        if phase == _PLAY_PAIRS:
-            return self._pair_legal()
+        two = self._two
+        if phase == _PLAY_PAIRS and two is not None:
+            p = self._current
+            first_lead = 0 if self._tricks or self._free_first_lead else self._lead_bit
+            return two.legal(p, self._hand[p], self._suits_led, first_lead, self._may_lead)
         return 0
 
     def _declare_legal(self) -> int:
         """Expose one more copy of an exposable card held and not yet exposed, or end the turn."""
         p = self._current
-        return (self._hand[p] & ~self._exposed[p] | self._hand2[p] & ~self._exposed2[p]) \
-            & EXPOSABLE_MASK | 1 << self._done
+        held = self._hand[p] & ~self._exposed[p]
+        two = self._two
+        if two is not None:
+            # A card held twice and exposed once has one more copy to expose.
+            held |= two.hand2[p] & ~two.exposed2[p]
+        return held & EXPOSABLE_MASK | 1 << self._done
 
     # The rules of play, clause by clause; each clause returns. ``hand`` is the hand of the
     # seat to move. ``_restrict`` holds the exposed cards under the play restriction (none
@@ -741,31 +728,6 @@ class Game:
             if hand & SUIT_MASKS[(bit.bit_length() - 1) // 13] != bit:
                 legal ^= bit
         return legal
-
-    def _pair_legal(self) -> int:
-        """Two decks: what the seat to move may play (``pair_tricks`` has the rules)."""
-        p = self._current
-        hand, hand2 = self._hand[p], self._hand2[p]
-        if not self._plays:
-            if not self._tricks and not self._free_first_lead:
-                # The first lead contains the lead card: alone, or as a pair.
-                lead = self._lead_bit
-                return lead | (hand2 & lead) << NUM_CARDS
-            return pair_tricks.lead_legal(hand, hand2, self._xheld[p], self._xheld2[p],
-                                          self._suits_led, self._may_lead)
-        if not self._pair_lead:
-            only_exposed = pair_tricks.restricted(hand2, self._xheld[p], self._xheld2[p],
-                                                  self._suits_led)
-            return pair_tricks.follow_legal(hand, SUIT_MASKS[self._pair_suit], only_exposed)
-        if self._pending >= 0:
-            return self._second
-        return pair_tricks.first_cards(self._follow_plays())
-
-    def _follow_plays(self) -> list[tuple[int, int]]:
-        """Two decks: every legal two-card play of the seat to move to the pair lead."""
-        p = self._current
-        return pair_tricks.follow_plays(self._hand[p], self._hand2[p], self._xheld[p],
-                                        self._xheld2[p], self._pair_suit, self._suits_led)
 
     def _unled_restricted(self, hand: int) -> int:
         """Restricted exposed cards in ``hand`` whose suit has not been led yet."""
@@ -874,89 +836,33 @@ class Game:
             self._legal = self._lead_legal(hands[winner])
 
     def _play_pairs(self, action: int) -> None:
-        """Two decks: apply a legal play (a single card, a pair lead, one card of two)."""
+        """Two decks: apply a legal play (``PairState.play``) and end the trick when complete."""
+        two = self._two
+        if two is None:  # never: only two decks reach the _PLAY_PAIRS phase
+            raise RuntimeError("_play_pairs at one deck")
         p = self._current
-        plays = self._plays
-        if not plays:
-            # A lead: one card, or a pair (``PAIR + k``).
-            card = action - pair_tricks.PAIR if action >= pair_tricks.PAIR else action
-            self._pair_lead = action >= pair_tricks.PAIR
-            self._pair_suit = card // 13
+        if not two.plays:
             self._trick_leader = p
-            self._take_copy(p, card)
-            if self._pair_lead:
-                self._take_copy(p, card)
-                plays.append((card, card))
-            else:
-                plays.append((card,))
-        elif not self._pair_lead:
-            self._take_copy(p, action)
-            plays.append((action,))
-        elif self._pending < 0:
-            # The first card of a two-card follow. An off-suit card here does not yet show a
-            # void (the seat may still hold one card of the suit): the completed play does.
-            self._second = pair_tricks.second_cards(self._follow_plays(), action)
-            self._take_copy(p, action, shows_void=False)
-            self._pending = action
-            self._legal = self._second
+        if two.play(p, action, self._hand, self._played_by, self._voids, self._trick,
+                    self._suits_led):
+            # The first card of a two-card follow: the same seat plays the second.
+            self._legal = two.second
             return
-        else:
-            self._take_copy(p, action, shows_void=False)
-            suit = self._pair_suit
-            if action // 13 != suit or self._pending // 13 != suit:
-                # A discard in a two-card follow: the seat had at most one card of the suit
-                # and has played it (the follow rule), so it holds none now.
-                self._voids[p] |= 1 << suit
-            plays.append((min(self._pending, action), max(self._pending, action)))
-            self._pending = -1
-            self._second = 0
-        if len(plays) == self._seats:
-            self._end_pair_trick()
-        else:
-            self._current = (p + 1) % self._seats
+        seats = self._seats
+        if len(two.plays) < seats:
+            self._current = (p + 1) % seats
             self._legal = self._compute_legal()
-
-    def _take_copy(self, p: int, card: int, shows_void: bool = True) -> None:
-        """Two decks: move one copy of ``card`` from seat ``p``'s hand to the trick.
-
-        The copy is the unexposed one when the card follows or leads its suit and the exposed
-        one when it is discarded (6.11); an off-suit card also shows the seat void in the led
-        suit (``shows_void``; a two-card follow decides that once both cards are played).
-        """
-        bit = 1 << card
-        in_suit = card // 13 == self._pair_suit
-        x1, x2 = self._xheld[p], self._xheld2[p]
-        if x1 & bit and (not in_suit or (x2 & bit) == (self._hand2[p] & bit)):
-            # An exposed copy leaves: every copy held is exposed, or the card is discarded.
-            self._xheld[p], self._xheld2[p] = ms_take(x1, x2, bit)
-        self._hand[p], self._hand2[p] = ms_take(self._hand[p], self._hand2[p], bit)
-        self._played_by[p], self._played2[p] = ms_put(self._played_by[p], self._played2[p], bit)
-        self._trick.append(card)
-        if not in_suit and shows_void:
-            self._voids[p] |= 1 << self._pair_suit
-
-    def _end_pair_trick(self) -> None:
-        """Two decks: give the complete trick to its winner, who leads next."""
-        suit = self._pair_suit
-        leader = self._trick_leader
-        winner = (leader + pair_tricks.trick_winner(self._plays, suit, self._pair_lead)) \
-            % self._seats
-        cap, cap2 = self._captured[winner], self._captured2[winner]
-        for c in self._trick:
-            bit = 1 << c
-            if bit & SCORING_MASK:
-                cap, cap2 = ms_put(cap, cap2, bit)
-                if c == SQ and self._first_pig < 0:
-                    self._first_pig = winner
-        if cap != self._captured[winner] or cap2 != self._captured2[winner]:
-            self._captured[winner], self._captured2[winner] = cap, cap2
+            return
+        # The trick is complete: its winner takes it and leads next.
+        suit, leader, trick = two.suit, self._trick_leader, self._trick
+        winner, taken = two.end_trick(leader, seats, self._captured, trick)
+        if taken:
             self._prov = None
-        self._tricks.append(_new_tuple(Trick, (leader, tuple(self._trick), winner)))
+            if self._first_pig < 0 and SQ in trick:
+                self._first_pig = winner
+        self._tricks.append(_new_tuple(Trick, (leader, tuple(trick), winner)))
         self._suits_led |= 1 << suit
         self._trick = []
-        self._plays = []
-        self._pair_lead = False
-        self._pair_suit = -1
         self._current = self._trick_leader = winner
         if not self._hand[winner]:
             # Pair tricks take two cards a seat: the hand ends when the cards do, whatever
@@ -993,41 +899,28 @@ class Game:
                 f"the hand is over: no action is legal (got {action!r}); start a new hand"
             )
         phase = _PHASE_OF[self._phase].value
-        decks, done, pairs = self.rules.decks, self.rules.done_action, self._pairs
-        if type(action) is not int or not 0 <= action <= done:
-            spaces = "0..51 one card, 52+k the pair of card k" if pairs else "0..51 a card index"
+        codec, two = ActionCodec.for_rules(self.rules), self._two
+        if type(action) is not int or not codec.is_action(action):
             what = (f"{action!r} (type {type(action).__name__}) is not an action; expected an "
-                    f"int in 0..{done} ({spaces}, {done} DONE)")
+                    f"int in 0..{codec.done} ({codec.layout()})")
         else:
-            what = f"{action_str(action, decks)} ({action}) is not legal"
-            if action == done:
+            what = f"{codec.text(action)} ({action}) is not legal"
+            if codec.is_done(action):
                 what += ": DONE only ends a declaration turn"
             elif self._phase == _DECLARE:
-                what += (": in declaration only a copy of SQ DJ C10 HA that is held and not yet "
-                         "exposed may be exposed" if pairs else
-                         ": in declaration only an exposable card (SQ DJ C10 HA) in hand, "
-                         "not yet exposed, may be exposed")
-            elif action >= NUM_CARDS:
-                card = action - pair_tricks.PAIR
-                if self._plays:
-                    what += ": only the leader may lead a pair; a follower plays its two cards " \
-                            "one action at a time"
-                elif not self._hand2[seat] >> card & 1:
-                    what += f": seat {seat} does not hold two copies of {card_str(card)}"
+                what += (": in declaration only an exposable card (SQ DJ C10 HA) in hand, "
+                         "not yet exposed, may be exposed" if two is None else
+                         ": in declaration only a copy of SQ DJ C10 HA that is held and not yet "
+                         "exposed may be exposed")
+            elif two is not None and codec.is_pair(action):
+                what += two.why_pair_illegal(seat, codec.pair_card(action))
             elif not self._hand[seat] >> action & 1:
                 what += f": seat {seat} does not hold it"
-            elif self._pending >= 0 or self._pair_lead:
-                suit = self._pair_suit
-                rule = pair_tricks.rule_text(
-                    self._hand[seat], self._hand2[seat], self._pending, suit,
-                    bool(self._xheld[seat] & SUIT_MASKS[suit])
-                    and not self._suits_led >> suit & 1)
-                what += (f": with {card_str(self._pending)} it would not make a legal play to "
-                         f"the pair lead ({rule})" if self._pending >= 0 else
-                         f": no legal play to the pair lead starts with it ({rule})")
+            elif two is not None:
+                what += two.why_follow_illegal(seat, self._hand[seat], self._suits_led)
         return IllegalActionError(
             f"{what} in the {phase} phase for seat {seat}; legal actions: "
-            f"{_legal_text(legal, decks)}"
+            f"{_legal_text(legal, codec)}"
         )
 
     def _end_declaration(self) -> None:
@@ -1036,7 +929,7 @@ class Game:
         if missing and missing & (missing - 1) == 0 and self.rules.auto_expose:
             holder = next(s for s in range(self._seats) if self._hand[s] & missing)
             self._expose(holder, missing.bit_length() - 1)
-        self._phase = _PLAY_PAIRS if self._pairs else _PLAY
+        self._phase = _PLAY if self._two is None else _PLAY_PAIRS
         self._current = self._first_leader
 
     def _colour_discard(self, p: int, c: int) -> None:
@@ -1116,25 +1009,8 @@ class Game:
         g._num_tricks = self._num_tricks
         g._first_pig = self._first_pig
         g._done = self._done
-        g._exposed_all2 = self._exposed_all2
-        g._pairs = self._pairs
-        g._pair_lead = self._pair_lead
-        g._pending = self._pending
-        g._second = self._second
-        g._pair_suit = self._pair_suit
-        if self._pairs:
-            g._hand2 = self._hand2[:]
-            g._exposed2 = self._exposed2[:]
-            g._captured2 = self._captured2[:]
-            g._played2 = self._played2[:]
-            g._xheld = self._xheld[:]
-            g._xheld2 = self._xheld2[:]
-            g._plays = self._plays[:]
-        else:
-            # One deck: the second masks are one shared tuple of zeros, never written.
-            g._hand2 = g._exposed2 = g._captured2 = g._played2 = g._xheld = g._xheld2 = \
-                self._hand2
-            g._plays = self._plays
+        two = self._two
+        g._two = None if two is None else two.clone()
         return g
 
     def view(self, seat: int) -> PlayerView:

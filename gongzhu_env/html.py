@@ -19,14 +19,13 @@ from html import escape
 
 from gongzhu_env.cards import (
     DONE,
-    NUM_CARDS,
     SUIT_SYMBOLS,
-    actions_of,
+    ActionCodec,
     card_symbol,
     ms_size,
     multiset_cards,
 )
-from gongzhu_env.render import trick_plays
+from gongzhu_env.render import trick_number, trick_plays
 from gongzhu_env.state import GameState, SeatView, Trick
 
 __all__ = ["action_html", "card_html", "game_html", "view_html"]
@@ -48,12 +47,13 @@ def card_html(c: int, *, legal: bool = False) -> str:
 
 def action_html(action: int, decks: int = 1) -> str:
     """One action: a card, ``DONE``, or (two decks) a pair lead drawn as ``♠Q+♠Q``."""
-    if action == NUM_CARDS * decks:
+    return _action_html(action, ActionCodec.for_decks(decks))
+
+
+def _action_html(action: int, codec: ActionCodec) -> str:
+    if codec.is_done(action):
         return '<span style="font-weight:bold;">DONE</span>'
-    if NUM_CARDS <= action < NUM_CARDS * decks:  # a pair lead (none with one deck)
-        c = card_html(action - NUM_CARDS)
-        return f"{c}+{c}"
-    return card_html(action)
+    return codec.text(action, card_html)
 
 
 def _cards_html(mask: int, twice: int = 0) -> str:
@@ -105,11 +105,10 @@ class _Table:
     pair_lead: bool
     tricks: Sequence[Trick]
     legal: int
-    decks: int
-    pair_leads: bool
+    codec: ActionCodec
+    trick_number: str
     observer: int | None
     names: Sequence[str]
-    tricks_per_hand: int
 
 
 def _names(names: Sequence[str] | None, observer: int | None, seats: int) -> list[str]:
@@ -122,12 +121,9 @@ def _names(names: Sequence[str] | None, observer: int | None, seats: int) -> lis
 
 
 def _render(t: _Table) -> str:
-    n_tricks = len(t.tricks)
     header = f"Gong Zhu &middot; phase: {escape(t.phase)}"
     if t.phase == "play":
-        # With two decks pair leads shorten the hand, so there is no fixed number of tricks.
-        header += f" &middot; trick {n_tricks + 1}" + (f"/{t.tricks_per_hand}"
-                                                        if not t.pair_leads else "")
+        header += f" &middot; trick {t.trick_number}"
     if t.phase != "over":
         header += f" &middot; {escape(t.names[t.current_player])} to act"
     parts = ['<div class="gongzhu" style="font-family:sans-serif;font-size:14px;">',
@@ -162,7 +158,7 @@ def _render(t: _Table) -> str:
         parts.append(f"<div>Last trick: {played} &rarr; taken by "
                      f"{escape(t.names[last.winner])}</div>")
     if t.legal:
-        legal_text = " ".join(action_html(a, t.decks) for a in actions_of(t.legal, t.decks))
+        legal_text = " ".join(_action_html(a, t.codec) for a in t.codec.actions_of(t.legal))
         parts.append(f"<div>Legal actions: {legal_text}</div>")
     if t.final:
         parts.append("<div style=\"font-weight:bold;\">Final scores: " + ", ".join(
@@ -207,11 +203,10 @@ def game_html(game: GameState, seat: int | None = None, names: Sequence[str] | N
         pair_lead=game.pair_lead,
         tricks=game.tricks,
         legal=game.legal_mask(),
-        decks=game.rules.decks,
-        pair_leads=game.rules.pair_leads,
+        codec=ActionCodec.for_rules(game.rules),
+        trick_number=trick_number(game.tricks_played, game.rules),
         observer=None,
         names=_names(names, None, n),
-        tricks_per_hand=game.rules.hand_size,
     ))
 
 
@@ -221,7 +216,7 @@ def view_html(view: SeatView, names: Sequence[str] | None = None) -> str:
     The observer's legal actions are highlighted when it is its turn.
     """
     played, played2 = view.played_masks, view.played_pair_masks
-    decks, n = view.rules.decks, view.rules.players
+    n = view.rules.players
     return _render(_Table(
         phase=str(view.phase.value if hasattr(view.phase, "value") else view.phase),
         current_player=view.current_player,
@@ -240,9 +235,8 @@ def view_html(view: SeatView, names: Sequence[str] | None = None) -> str:
         pair_lead=view.pair_lead,
         tricks=view.tricks,
         legal=view.legal_mask,
-        decks=decks,
-        pair_leads=view.rules.pair_leads,
+        codec=ActionCodec.for_rules(view.rules),
+        trick_number=trick_number(len(view.tricks), view.rules),
         observer=view.seat,
         names=_names(names, view.seat, n),
-        tricks_per_hand=view.rules.hand_size,
     ))

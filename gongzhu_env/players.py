@@ -40,7 +40,7 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Protocol, SupportsIndex, cast
 
-from gongzhu_env.cards import NUM_CARDS, action_str
+from gongzhu_env.cards import ActionCodec
 from gongzhu_env.engine import Game, IllegalActionError
 from gongzhu_env.match import Match
 from gongzhu_env.rules import Rules
@@ -71,13 +71,10 @@ def action_text(action: object, decks: int = 1) -> str:
 
     Anything that is not an action of a ``decks``-deck game is shown as its ``repr``.
     """
-    if isinstance(action, bool):
+    codec = ActionCodec.for_decks(decks)
+    if not codec.is_action(action):
         return repr(action)
-    try:
-        a = operator.index(cast(SupportsIndex, action))
-    except TypeError:
-        return repr(action)
-    return action_str(a, decks) if 0 <= a <= NUM_CARDS * decks else repr(action)
+    return codec.text(operator.index(cast(SupportsIndex, action)))
 
 
 class IllegalPlayerActionError(IllegalActionError):

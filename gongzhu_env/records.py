@@ -74,7 +74,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from gongzhu_env.cards import action_str, card_str, parse_action, parse_card
+from gongzhu_env.cards import ActionCodec, card_str, parse_card
 from gongzhu_env.engine import Game, IllegalActionError
 from gongzhu_env.integrity import (
     ReadLimitError,
@@ -154,6 +154,7 @@ def record_hand(game: Game, *, leader: int | None | str = "infer",
         raise ValueError(f"leader must be a seat 0..{game.rules.players - 1}, None or 'infer'; "
                          f"got {leader!r}")
     over = game.is_over()
+    codec = ActionCodec.for_rules(game.rules)
     record: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
@@ -162,7 +163,7 @@ def record_hand(game: Game, *, leader: int | None | str = "infer",
         "leader": leader,
         "first_leader": game.first_leader,
         "declarations": [[seat, card_str(c)] for seat, c in game.declarations],
-        "actions": [action_str(a, game.rules.decks) for a in game.actions],
+        "actions": [codec.text(a) for a in game.actions],
         "tricks": [{"leader": t.leader, "cards": [card_str(c) for c in t.cards],
                     "winner": t.winner} for t in game.tricks],
         "complete": over,
@@ -317,7 +318,8 @@ def replay_record(record: Mapping[str, Any]) -> Game:
         _check_structure(record)
         rules = Rules.from_dict(record["rules"])
         deal = [[parse_card(c) for c in hand] for hand in record["deal"]]
-        actions = [parse_action(a, rules.decks) for a in record["actions"]]
+        codec = ActionCodec.for_rules(rules)
+        actions = [codec.parse(a) for a in record["actions"]]
     except (ValueError, TypeError) as e:
         raise RecordError(f"malformed hand record: {printable(e, 400)}") from None
     try:

@@ -10,7 +10,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gongzhu_env.cards import SUIT_SYMBOLS, card_symbol, ms_size, multiset_cards
+from gongzhu_env.rules import Rules
 from gongzhu_env.state import GameState
+
+
+def trick_number(tricks_played: int, rules: Rules) -> str:
+    """Which trick is in play, as every table writes it: ``"3/13"``, or ``"3"`` at two decks.
+
+    One deck always has ``rules.hand_size`` tricks (13 at four seats); with two decks pair
+    leads take two cards a seat, so the number of tricks is not known in advance.
+    """
+    if rules.pair_leads:
+        return str(tricks_played + 1)
+    total = rules.hand_size
+    return f"{min(tricks_played + 1, total)}/{total}"
 
 
 def hand_by_suit(mask: int, twice: int = 0) -> str:
@@ -56,12 +69,8 @@ def render_game(game: GameState, seat: int | None = None) -> str:
     Shows hands (only ``seat``'s unless ``seat`` is None, a spectator), exposures, captured
     scoring cards, provisional scores, the trick in progress and the last completed trick.
     """
-    two_decks = game.rules.pair_leads
-    n = game.tricks_played
-    seats, total = game.rules.players, game.rules.hand_size
-    # One deck always has hand_size tricks (13 at four); with two decks pair leads make the
-    # hand shorter.
-    trick = f"trick {n + 1}" if two_decks else f"trick {min(n + 1, total)}/{total}"
+    seats = game.rules.players
+    trick = f"trick {trick_number(game.tricks_played, game.rules)}"
     lines = [f"Gong Zhu — phase: {game.phase.value}, {trick}"
              + ("" if game.is_over() else f", seat {game.current_player} to act")]
     ex2 = game.exposed_pair_masks

@@ -92,7 +92,7 @@ from gongzhu_cli.web.tables import (
     config_dict,
     hint_process_start,
 )
-from gongzhu_env.cards import parse_card
+from gongzhu_env.cards import ActionCodec, parse_card
 from gongzhu_env.engine import Game
 from gongzhu_env.integrity import printable
 from gongzhu_env.records import RecordError, replay_record
@@ -508,7 +508,7 @@ async def on_hint(server: Server, conn: Connection, msg: dict[str, Any]) -> None
     finally:
         table.hinting = False
         server.hints_waiting -= 1
-    await conn.send(hint_message(seq, values, choice, table.rules.decks, note))
+    await conn.send(hint_message(seq, values, choice, ActionCodec.for_rules(table.rules), note))
 
 
 async def on_next_hand(server: Server, conn: Connection, msg: dict[str, Any]) -> None:
@@ -607,11 +607,11 @@ def replay_frames(record: Mapping[str, Any]) -> dict[str, Any]:
     game = Game.from_hands([[parse_card(c) for c in h] for h in record["deal"]], rules,
                            leader=record["leader"])
     frames = [spectator_frame(game, "The deal", 0)]
+    codec = ActionCodec.for_rules(rules)
     for step, action in enumerate(final.actions, start=1):
         seat, phase = game.current_player, str(game.phase)
         game.step(action)
-        frames.append(spectator_frame(game, describe(labels, seat, phase, action, rules.decks),
-                                      step))
+        frames.append(spectator_frame(game, describe(labels, seat, phase, action, codec), step))
     return {"labels": labels, "players": n, "decks": rules.decks, "rules": rules.to_dict(),
             "frames": frames, "scores": game.scores() if game.is_over() else None}
 

@@ -14,7 +14,7 @@ their own record, every hand in it is finished and the record holds the deal, so
 show every seat's cards, read from the replayed game's public surface.
 
 Cards travel as card text (``"SQ"``, ``"C10"``); a two-deck pair lead as ``"SQ+SQ"``; the end of
-a declaration turn as ``"DONE"`` (``gongzhu_env.cards.action_str``), the notation of the hand
+a declaration turn as ``"DONE"`` (``gongzhu_env.cards.ActionCodec``), the notation of the hand
 records.
 """
 
@@ -27,7 +27,7 @@ from typing import Any
 
 from gongzhu_cli.terminal import view_part
 from gongzhu_env.cards import (
-    action_str,
+    ActionCodec,
     card_str,
     card_symbol,
     cards_of,
@@ -140,9 +140,9 @@ def state_message(view: PlayerView, public: PublicTable, seq: int,
     rules = view.rules
     n = rules.players
     me = view.seat
-    decks = rules.decks
+    codec = ActionCodec.for_rules(rules)
     your_turn = view.current_player == me and view.phase != "over" and public.thinking is None
-    legal = [action_str(a, decks) for a in view.legal_actions] if your_turn else []
+    legal = [codec.text(a) for a in view.legal_actions] if your_turn else []
     last = view.tricks[-1] if view.tricks else None
     exposed = [cards(multiset_cards(view.exposed_masks[s], view.exposed_pair_masks[s]))
                for s in range(n)]
@@ -154,7 +154,7 @@ def state_message(view: PlayerView, public: PublicTable, seq: int,
         "table": public.table,
         "seat": me,
         "players": n,
-        "decks": decks,
+        "decks": rules.decks,
         "labels": list(public.labels),
         "phase": str(view.phase),
         "current_player": view.current_player,
@@ -201,7 +201,7 @@ def action_event(view: PlayerView, seat: int, phase: str) -> dict[str, Any]:
     hidden exposure arrives as ``null`` ("exposed a card"), exactly as the view hides it.
     """
     last = view.actions[-1]
-    text = None if last == HIDDEN_ACTION else action_str(last, view.rules.decks)
+    text = None if last == HIDDEN_ACTION else ActionCodec.for_rules(view.rules).text(last)
     return {"seat": seat, "phase": phase, "action": text}
 
 
@@ -215,26 +215,26 @@ def error_message(code: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message, **extra}
 
 
-def hint_message(seq: int, values: Mapping[int, float] | None, choice: int, decks: int,
-                 note: str) -> dict[str, Any]:
+def hint_message(seq: int, values: Mapping[int, float] | None, choice: int,
+                 codec: ActionCodec, note: str) -> dict[str, Any]:
     """Build the search's answer for the person's position: each legal card's value in points."""
     return {"type": "hint", "seq": seq,
             "values": None if values is None else
-            {action_str(a, decks): round(v, 1) for a, v in values.items()},
-            "choice": action_str(choice, decks), "note": note}
+            {codec.text(a): round(v, 1) for a, v in values.items()},
+            "choice": codec.text(choice), "note": note}
 
 
 # ------------------------------------------------------------------------ replay (own records)
-def describe(labels: Sequence[str], seat: int, phase: str, action: int, decks: int) -> str:
-    """One line for a recorded action, for the replay."""
+def describe(labels: Sequence[str], seat: int, phase: str, action: int,
+             codec: ActionCodec) -> str:
+    """One line for a recorded action of ``codec``'s space, for the replay."""
     who = labels[seat]
-    text = action_str(action, decks)
-    if text == "DONE":
+    if codec.is_done(action):
         return f"{who} is done declaring"
-    shown = "+".join(card_symbol(parse_card(c)) for c in text.split("+"))
+    shown = codec.text(action, card_symbol)
     if phase == "declare":
         return f"{who} exposes {shown}"
-    if "+" in text:
+    if codec.is_pair(action):
         return f"{who} leads the pair {shown}"
     return f"{who} plays {shown}"
 

@@ -43,7 +43,7 @@ from agents.base import Agent, AgentError
 from gongzhu_cli.play import build_opponents
 from gongzhu_cli.terminal import why_illegal
 from gongzhu_cli.web.messages import PublicTable, action_event, hand_result, state_message
-from gongzhu_env.cards import action_str, parse_action
+from gongzhu_env.cards import ActionCodec
 from gongzhu_env.engine import Game
 from gongzhu_env.integrity import (
     ReadLimitError,
@@ -301,16 +301,16 @@ class TableSession:
             raise TableError("bad_action", "'action' must be card text such as \"SQ\", "
                              f"\"C10\", \"DONE\" or a two-deck pair \"SQ+SQ\"; got {_show(text)}")
         try:
-            action = parse_action(text, self.rules.decks)
+            codec = ActionCodec.for_rules(self.rules)
+            action = codec.parse(text)
         except ValueError as e:
             raise TableError("bad_action", str(e)) from None
         view = self.view()
         legal = view.legal_actions
         if action not in legal:
-            decks = self.rules.decks
-            raise TableError("illegal", f"{action_str(action, decks)} is not legal: "
+            raise TableError("illegal", f"{codec.text(action)} is not legal: "
                              f"{why_illegal(view, action)}. Legal now: "
-                             f"{', '.join(action_str(a, decks) for a in legal)}")
+                             f"{', '.join(codec.text(a) for a in legal)}")
         return self._apply(self.seat, action)
 
     def ai_move(self, seat: int, action: int) -> dict[str, Any]:

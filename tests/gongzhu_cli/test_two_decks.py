@@ -11,7 +11,14 @@ import pytest
 
 from agents import make_agent
 from gongzhu_cli.terminal import Style
-from gongzhu_env.cards import card_str, parse_action, parse_card, parse_cards
+from gongzhu_env.cards import (
+    ONE_DECK,
+    TWO_DECKS,
+    card_str,
+    parse_action,
+    parse_card,
+    parse_cards,
+)
 from gongzhu_env.engine import Game
 from gongzhu_env.players import play_turns, start_hand
 from gongzhu_env.records import load_records, record_hand, replay_record, save_records
@@ -206,10 +213,10 @@ def test_typed_pairs_and_their_refusals():
     game = Game.from_hands(deal, TWO)
     # Declaration: each copy of SQ is exposed one at a time; a pair is not an exposure.
     view = game.view(0)
-    assert parse_choice("sq", view.legal_actions, 2) == parse_card("SQ")
-    assert parse_choice("done", view.legal_actions, 2) == DONE2
+    assert parse_choice("sq", view.legal_actions, TWO_DECKS) == parse_card("SQ")
+    assert parse_choice("done", view.legal_actions, TWO_DECKS) == DONE2
     with pytest.raises(NotLegal) as e:
-        parse_choice("SQ+SQ", view.legal_actions, 2)
+        parse_choice("SQ+SQ", view.legal_actions, TWO_DECKS)
     assert "while declaring" in why_illegal(view, e.value.action)
     for _ in range(4):
         game.step(DONE2)
@@ -217,16 +224,16 @@ def test_typed_pairs_and_their_refusals():
     # The first lead contains C2: C2 alone or the pair of C2, in every accepted spelling.
     assert view.legal_actions == [parse_card("C2"), PAIR + parse_card("C2")]
     for typed in ("C2+C2", "c2 c2", "pair C2", "♣2 + ♣2", "PAIR ♣2", "2"):
-        assert parse_choice(typed, view.legal_actions, 2) == PAIR + parse_card("C2")
+        assert parse_choice(typed, view.legal_actions, TWO_DECKS) == PAIR + parse_card("C2")
     with pytest.raises(NotLegal, match="♠Q\\+♠Q is not legal here") as e:
-        parse_choice("SQ SQ", view.legal_actions, 2)
+        parse_choice("SQ SQ", view.legal_actions, TWO_DECKS)
     assert why_illegal(view, e.value.action).startswith("the first trick must be led with ♣2")
     for typed, message in [("SQ+HA", "two different cards"), ("SQ SQ SQ", "not a card"),
                            ("pair", "not a card"), ("SQ+", "not a card")]:
         with pytest.raises(ValueError, match=message):
-            parse_choice(typed, view.legal_actions, 2)
+            parse_choice(typed, view.legal_actions, TWO_DECKS)
     with pytest.raises(ValueError, match="Type one card such as SQ"):
-        parse_choice("SQ SQ", [parse_card("SQ")], 1)
+        parse_choice("SQ SQ", [parse_card("SQ")], ONE_DECK)
     game.step(PAIR + parse_card("C2"))
     # A follower: pairs are not theirs to lead, and a held-once card cannot be led as a pair.
     view = game.view(1)
