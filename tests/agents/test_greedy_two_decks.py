@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from agents import make_agent
-from gongzhu_env.cards import parse_action
+from gongzhu_env.cards import parse_action, parse_cards
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
 from tests.agents.helpers import choose_action, two_deck_deal, two_deck_game_at
@@ -52,3 +54,23 @@ def test_greedy_counts_a_copy_of_the_heading_card_as_a_duck():
     hands = two_deck_deal(["", "SK", "SK SA S2", ""], voids={2: "S"}, seed=3)
     g = two_deck_game_at(hands, 1, "SK")
     assert choose_action("greedy", g) == "SK"
+
+
+@pytest.mark.parametrize("decks", [1, 2])
+def test_greedy_sheds_the_higher_suit_between_equal_ranks(decks):
+    # Void in hearts and diamonds, seat 2 holds clubs and spades up to the nine: its highest
+    # discard is a nine either way, and between equal ranks it sheds the higher suit (spades),
+    # at one deck and at two alike.
+    low = "C2 C3 C4 C5 C6 C7 C8 C9 S2 S3 S4 S5 S9"
+    mine = parse_cards(" ".join([low] * decks))
+    rest = [c for c in range(52) for _ in range(decks - mine.count(c))]
+    h3 = parse_cards("H3")[0]
+    rest.remove(h3)
+    size = 13 * decks
+    others = [rest[:size], [h3] + rest[size:2 * size - 1], mine, rest[2 * size - 1:]]
+    rules = Rules(decks=decks)
+    g = Game.from_hands(others, rules, leader=1)
+    while g.phase == "declare":
+        g.step(rules.done_action)
+    g.step(h3)
+    assert choose_action("greedy", g) == "S9"

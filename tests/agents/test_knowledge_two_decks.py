@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.knowledge import Situation
-from agents.knowledge import candidate_plays
+from agents.knowledge import Situation, candidate_plays
 from gongzhu_env.cards import multiset_cards, parse_action, parse_cards
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
