@@ -62,6 +62,7 @@ from gongzhu_env.cards import (
     SQ,
     SUIT_MASKS,
     SUIT_TABLES,
+    TWO_DECKS,
     ActionCodec,
     card_index,
     card_str,
@@ -138,6 +139,13 @@ def winning_play4(c0: int, c1: int, c2: int, c3: int, top: int) -> int:
 
 def _legal_text(mask: int, codec: ActionCodec) -> str:
     return "[" + ", ".join(codec.text(a) for a in codec.actions_of(mask)) + "]"
+
+
+def _multisets(once: Sequence[int], twice: Sequence[int] | None) -> tuple[tuple[int, ...], ...]:
+    """Each seat's multiset as a sorted tuple; ``twice`` is ``None`` with one deck."""
+    if twice is None:
+        return tuple(cards_of(m) for m in once)
+    return tuple(multiset_cards(a, b) for a, b in zip(once, twice, strict=True))
 
 
 class Game:
@@ -377,7 +385,7 @@ class Game:
     @property
     def hands(self) -> tuple[tuple[int, ...], ...]:
         """Each seat's remaining cards, as sorted tuples (a card held twice appears twice)."""
-        return self._multisets(self._hand, None if self._two is None else self._two.hand2)
+        return _multisets(self._hand, None if self._two is None else self._two.hand2)
 
     @property
     def deal(self) -> tuple[tuple[int, ...], ...]:
@@ -388,7 +396,7 @@ class Game:
         card) restores it.
         """
         if self._two is not None:
-            return self._multisets(self._deal, self._two.deal2)
+            return _multisets(self._deal, self._two.deal2)
         hands = tuple(cards_of(m) for m in self._deal)
         first = self._first_drawn
         if first is None:
@@ -398,21 +406,14 @@ class Game:
     @property
     def exposed(self) -> tuple[tuple[int, ...], ...]:
         """The copies each seat exposed (including an auto-exposed card)."""
-        return self._multisets(self._exposed, None if self._two is None else self._two.exposed2)
+        return _multisets(self._exposed, None if self._two is None else self._two.exposed2)
 
     @property
     def captured(self) -> tuple[tuple[int, ...], ...]:
         """The scoring cards each seat has taken so far (a card twice if it took both)."""
-        return self._multisets(self._captured,
+        return _multisets(self._captured,
                                None if self._two is None else self._two.captured2)
 
-    @staticmethod
-    def _multisets(once: Sequence[int], twice: Sequence[int] | None
-                   ) -> tuple[tuple[int, ...], ...]:
-        """Each seat's multiset as a sorted tuple; ``twice`` is ``None`` with one deck."""
-        if twice is None:
-            return tuple(cards_of(m) for m in once)
-        return tuple(multiset_cards(a, b) for a, b in zip(once, twice, strict=True))
 
     @property
     def first_drawn(self) -> tuple[int, ...] | None:
@@ -655,7 +656,7 @@ class Game:
             # whose led suit is ``PairState.suit``.
             return [*SUIT_TABLES[suit][legal >> suit * 13]]
         if self._two is not None:
-            return ActionCodec.for_rules(self.rules).actions_of(legal)
+            return TWO_DECKS.actions_of(legal)
         if legal & _DONE_BIT:
             # Declaring: some of the four exposable cards, then DONE.
             return [*_DECLARE_ACTIONS[legal]]
@@ -850,8 +851,10 @@ class Game:
             return
         seats = self._seats
         if len(two.plays) < seats:
-            self._current = (p + 1) % seats
-            self._legal = self._compute_legal()
+            # The next seat follows (the hand's first lead, the one rule ``PairState.legal``
+            # needs the game's history for, is behind us).
+            p = self._current = (p + 1) % seats
+            self._legal = two.legal(p, self._hand[p], self._suits_led, 0, self._may_lead)
             return
         # The trick is complete: its winner takes it and leads next.
         suit, leader, trick = two.suit, self._trick_leader, self._trick
@@ -864,13 +867,14 @@ class Game:
         self._suits_led |= 1 << suit
         self._trick = []
         self._current = self._trick_leader = winner
-        if not self._hand[winner]:
+        hand = self._hand[winner]
+        if not hand:
             # Pair tricks take two cards a seat: the hand ends when the cards do, whatever
             # the number of tricks.
             self._phase = _OVER
             self._legal = 0
         else:
-            self._legal = self._compute_legal()
+            self._legal = two.legal(winner, hand, self._suits_led, 0, self._may_lead)
 
     def _declare(self, action: int) -> None:
         """Expose a card for the seat to move, or end its declaration turn with DONE."""

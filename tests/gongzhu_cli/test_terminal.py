@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gongzhu_env.cards import parse_card
+from gongzhu_env.cards import ONE_DECK, TWO_DECKS, ActionCodec, card_symbol, parse_card
 from gongzhu_env.engine import Game
 
 
@@ -47,6 +47,23 @@ def test_refusals_are_named_after_the_rule():
     view = game.view(0)
     assert parse_card("H3") in view.legal_actions and parse_card("HA") not in view.legal_actions
     assert "♥A is exposed" in why_illegal(view, parse_card("HA"))
+
+
+@pytest.mark.parametrize("codec", [ONE_DECK, TWO_DECKS], ids=["one_deck", "two_decks"])
+def test_every_action_shown_at_the_terminal_reads_back_as_itself(codec: ActionCodec) -> None:
+    # What the terminal shows for an action (the codec's text in suit symbols) is what a person
+    # may type to choose it, for every action of both spaces.
+    from gongzhu_cli.terminal import Style, action_text, parse_choice
+
+    every = list(range(codec.num_actions))
+    for a in every:
+        shown = action_text(a, codec)
+        assert shown == Style(False).action(a, codec)
+        assert shown == ("done" if codec.is_done(a) else codec.text(a, card_symbol))
+        assert parse_choice(shown, every, codec) == a
+    # A pair typed where no pair lead exists is refused as text, not misread as a card.
+    with pytest.raises(ValueError, match="Type one card such as SQ"):
+        parse_choice("♠Q+♠Q", every, ONE_DECK)
 
 
 # A child that asks for a line over and over while a second thread sends it SIGINT at the moment
