@@ -664,8 +664,9 @@ def _lead_cost(s: Situation, c: int, ov: int, pig_out: bool, t: dict[str, float]
     """Cost of leading the single card ``c``, the lowest worth leading of its suit."""
     suit = c // 13
     unseen, unseen2 = s.unseen, s.unseen2
-    higher = ms_size(unseen & above(c), unseen2 & above(c))
-    lower = ms_size(unseen & below(c), unseen2 & below(c))
+    up, down = above(c), below(c)
+    higher = (unseen & up).bit_count() + (unseen2 & up).bit_count()  # copies, as ms_size
+    lower = (unseen & down).bit_count() + (unseen2 & down).bit_count()
     v = t["lead_lower"] * lower - higher
     if higher == 0:
         v += t["sure_win"]  # we would win it for sure
@@ -686,7 +687,8 @@ def _lead_cost(s: Situation, c: int, ov: int, pig_out: bool, t: dict[str, float]
         v += t["lead_pig"]
     if c == C10:
         v += t["lead_c10"]
-    held = ms_size(s.hand & SUIT_MASKS[suit], s.hand2 & SUIT_MASKS[suit])
+    in_suit = SUIT_MASKS[suit]
+    held = (s.hand & in_suit).bit_count() + (s.hand2 & in_suit).bit_count()
     return v + t["lead_short"] * held
 
 
@@ -758,7 +760,7 @@ def _lead(s: Situation, t: dict[str, float]) -> int:
             if not unseen & above(top) and not ov >> 1 & 1:
                 return top
     best_a, best_v = -1, 1e18
-    for c in cards_of(pairs):
+    for c in cards_of(pairs) if pairs else ():
         v = _lead_pair(s, c, ov, t)
         if v < best_v:
             best_a, best_v = NUM_CARDS + c, v

@@ -5,13 +5,12 @@ separated by commas or (for ``policy``) a path, which may be followed by the pol
 options (``POLICY_OPTIONS``: ``policy:runs/x/policy.pt,device=cuda``). Each builder is
 registered once in ``BUILDERS``.
 
-The rule agents (``expert``, ``greedy``) are one class each for every table: they read every
-card set copy by copy. A strategy that still plays one deck and two by different classes
-(``PimcAgent`` and ``TwoDeckPimcAgent``) is registered under one name in ``BUILDERS`` by deck
-count; this module picks the one for the table's rules, and no strategy hands a decision to
-another. Given the rules, ``make_agent`` builds that class; without them it builds a
-``TableAgent``, which builds its strategy when it first meets the table's rules (``reset`` or
-the first view) and keeps one per deck count it meets.
+The rule agents and ``pimc`` are one class each for every table: they read every card set
+copy by copy. A strategy built differently per deck count (``search``, whose network is
+trained for one table) is registered under one name in ``BUILDERS`` by deck count; this module
+picks the builder for the table's rules. Given the rules, ``make_agent`` builds that class;
+without them it builds a ``TableAgent``, which builds its strategy when it first meets the
+table's rules (``reset`` or the first view) and keeps one per deck count it meets.
 A key may be given once; ``seed`` and ``rules`` are not options (``make_agent`` passes them),
 and each agent bounds its own numeric options (``pimc:worlds`` at most ``MAX_WORLDS``...), so a
 spec either builds an agent whose decisions end or is refused with the reason.
@@ -26,7 +25,7 @@ from typing import TYPE_CHECKING
 from agents.base import Agent, AgentError, table_error
 from agents.expert import ExpertAgent
 from agents.greedy import GreedyAgent
-from agents.pimc import PimcAgent, TwoDeckPimcAgent
+from agents.pimc import PimcAgent
 from agents.random_agent import RandomAgent
 
 if TYPE_CHECKING:
@@ -113,7 +112,7 @@ BUILDERS: dict[str, Builder | dict[int, Builder]] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
     "expert": ExpertAgent,
-    "pimc": {1: PimcAgent, 2: TwoDeckPimcAgent},
+    "pimc": PimcAgent,
     "policy": _build_policy,
     "search": {1: _build_search, 2: _build_search},
     "ismcts": _build_ismcts,

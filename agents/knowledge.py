@@ -60,6 +60,8 @@ PIG_CAGES = SK_BIT | SA_BIT
 SHEEP_CAGES = (1 << (DJ + 1)) | (1 << (DJ + 2)) | (1 << (DJ + 3))
 """DQ, DK, DA: the diamonds that beat the sheep."""
 SPADES, HEARTS, DIAMONDS, CLUBS = SUIT_MASKS[3], HEARTS_MASK, SUIT_MASKS[1], SUIT_MASKS[0]
+_EMPTY = {n: (0,) * n for n in range(3, 9)}
+"""Empty second masks for a table of ``n`` seats, shared."""
 
 
 def lowest(mask: int) -> int:
@@ -186,11 +188,18 @@ class Situation:
         """
         seat = game.current_player
         rules = game.rules
-        return cls._of(seat, rules, game.hand_masks[seat], game.hand_pair_masks[seat],
+        n = rules.players
+        if deck_of(rules)[1]:
+            hand2, played2_by = game.hand_pair_masks[seat], game.played_pair_masks
+            exposed2_by, captured2 = game.exposed_pair_masks, game.captured_pair_masks
+        else:  # no card has a second copy: the engine's second masks are all empty
+            hand2, played2_by = 0, _EMPTY[n]
+            exposed2_by = captured2 = played2_by
+        return cls._of(seat, rules, game.hand_masks[seat], hand2,
                        game.legal_mask(), game.trick_cards, game.trick_leader,
-                       game.played_masks, game.played_pair_masks, game.void_masks,
-                       game.exposed_masks, game.exposed_pair_masks, game.captured_masks,
-                       game.captured_pair_masks, game.tricks_played,
+                       game.played_masks, played2_by, game.void_masks,
+                       game.exposed_masks, exposed2_by, game.captured_masks,
+                       captured2, game.tricks_played,
                        game.partners(seat) if rules.has_teams else (), game.pair_lead)
 
     @classmethod
@@ -224,26 +233,31 @@ class Situation:
         s.partners = partners
         s.pair_lead = pair_lead
         n = s.seats = len(played_by)
+        deck, deck2 = deck_of(rules)
         if n == 4:  # the common table, unrolled: this runs at every rollout step
             p0, p1, p2, p3 = played_by
             e0, e1, e2, e3 = exposed_by
-            p01, e01 = p0 | p1, e0 | e1
-            p012, e012 = p01 | p2, e01 | e2
-            played = p012 | p3
-            exposed = e012 | e3
-            q0, q1, q2, q3 = played2_by
-            x0, x1, x2, x3 = exposed2_by
-            played2 = q0 | q1 | q2 | q3 | (p0 & p1) | (p01 & p2) | (p012 & p3)
-            exposed2 = x0 | x1 | x2 | x3 | (e0 & e1) | (e01 & e2) | (e012 & e3)
+            played = p0 | p1 | p2 | p3
+            exposed = e0 | e1 | e2 | e3
+            if deck2:
+                # ``ms_add`` seat by seat, written out: a card twice is a card twice in one
+                # seat's set, or once in two seats' sets.
+                q0, q1, q2, q3 = played2_by
+                x0, x1, x2, x3 = exposed2_by
+                p01, e01 = p0 | p1, e0 | e1
+                played2 = q0 | q1 | q2 | q3 | (p0 & p1) | (p01 & p2) | ((p01 | p2) & p3)
+                exposed2 = x0 | x1 | x2 | x3 | (e0 & e1) | (e01 & e2) | ((e01 | e2) & e3)
+            else:  # no card has a second copy: the sums are plain unions
+                played2 = exposed2 = 0
         else:
             played = played2 = exposed = exposed2 = 0
             for p in range(n):
                 played, played2 = ms_add((played, played2), (played_by[p], played2_by[p]))
                 exposed, exposed2 = ms_add((exposed, exposed2), (exposed_by[p], exposed2_by[p]))
         s.played, s.exposed, s.exposed2 = played, exposed, exposed2
-        seen, seen2 = ms_add((played, played2), (hand, hand2))
-        deck, deck2 = deck_of(rules)
-        s.unseen = (deck & ~seen) | (deck2 & ~seen2)
+        seen = played | hand
+        # A card is unseen while fewer of its copies are seen than the deck has.
+        s.unseen = (deck & ~seen) | (deck2 & ~(played2 | hand2 | (played & hand)))
         s.unseen2 = deck2 & ~seen
         return s
 

@@ -26,11 +26,10 @@ Table sizes 3 to 8 (``rules.players``): the worlds are deals of that many seats,
 long as its seat still holds, made of the unseen cards *in play* only (the cards the smaller
 deck leaves out are dealt to nobody), and the rollouts play that many seats.
 
-Two decks: the same search over two-deck worlds
-(``gongzhu_env.worlds.sample_world``: unseen copies dealt under hand sizes, voids, exposed
-copies and shown pairs, each world checked by the engine's replay), with the same rollout
-policies (they play both deck counts): ``TwoDeckPimcAgent``, which ``agents.factory`` picks
-from the rules.
+Two decks: the same class and search, over two-deck worlds (``gongzhu_env.worlds``: unseen
+copies dealt under hand sizes, voids, exposed copies and shown pairs, each world checked by
+the engine's replay; a draw the engine refuses is drawn again), with the same rollout policies
+(they play both deck counts) and pair leads among the candidates.
 
 Under ``hidden_exposure`` (another seat's exposures are hidden) worlds are not built: the agent
 plays its rollout policy's card. Known limit of the method (strategy fusion): each world is
@@ -46,6 +45,7 @@ points/hand against the expert on the same 150 duplicate deals); ``worlds`` is 1
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from agents.base import Agent, AgentError
 from agents.expert import expert_declare_view, expert_play
@@ -54,7 +54,10 @@ from agents.knowledge import Situation
 from gongzhu_env.cards import NUM_CARDS, SCORING_MASK
 from gongzhu_env.engine import Game
 from gongzhu_env.view import PlayerView
-from gongzhu_env.worlds import build_world, sample_hands, sample_world
+from gongzhu_env.worlds import sample_world
+
+if TYPE_CHECKING:
+    from gongzhu_env.rules import Rules
 
 ROLLOUTS: dict[str, Callable[[Situation], int]] = {"expert": expert_play, "greedy": greedy_play}
 """The rollout policies by name; each plays both deck counts."""
@@ -123,6 +126,17 @@ def action_runs(legal: list[int], unseen: int) -> list[list[int]]:
     return runs + [[NUM_CARDS + c for c in run] for run in card_runs(pairs, unseen)]
 
 
+def exact_draws(rules: Rules) -> bool:
+    """Whether every draw of ``gongzhu_env.worlds.sample_hands`` replays at these rules.
+
+    With one deck the draw is exact, so a world that does not replay means the view itself is
+    wrong (the searches raise ``AgentError``). With two decks the draw does not know every
+    pair rule (which pairs a follower showed it lacks ...): a draw the engine refuses is drawn
+    again, and a world no draw could build is left out.
+    """
+    return rules.decks == 1
+
+
 def candidates(runs: list[list[int]], prefer: int = -1) -> list[int]:
     """One action of each run: ``prefer`` where it belongs, else the run's highest."""
     return [prefer if prefer in run else run[-1] for run in runs]
@@ -132,7 +146,6 @@ class PimcAgent(Agent):
     """Sampled-world search; see the module docstring. Deterministic for a seed."""
 
     name = "pimc"
-    decks = 1
 
     def __init__(self, seed: int | None = None, worlds: int = 32, rollout: str = "expert",
                  objective: str = "zero_sum") -> None:
@@ -155,7 +168,13 @@ class PimcAgent(Agent):
             self.name += f",objective={objective}"
 
     def act(self, view: PlayerView) -> int:
-        """Expose like the expert; play the card with the best average rollout outcome."""
+        """Expose like the expert; play the action with the best average rollout outcome.
+
+        The candidates are the legal actions: singles, pair leads (where a card can be held
+        twice) and, after a pair lead, the first card of a two-card follow (the rollout policy
+        completes it in each world, as it would at the table) or its second card. Equivalent
+        actions are searched once (``action_runs``).
+        """
         if view.phase == "declare":
             return expert_declare_view(view)
         legal = view.legal_actions
@@ -167,75 +186,31 @@ class PimcAgent(Agent):
             # Hidden exposures (``hidden_exposure``): the history cannot be replayed without
             # guessing which cards were exposed, so this seat plays its rollout policy's card.
             return default
-        legal = distinct_cards(legal, situation.unseen, default)
-        if len(legal) == 1:
-            return legal[0]
-        me = view.seat
-        zero_sum = self.objective == "zero_sum"
-        team = (me, *situation.partners)
-        teams = len(view.teams) if view.teams else 0
-        policy = self.policy
-        totals = [0.0] * len(legal)
-        for _ in range(self.worlds):
-            world = build_world(view, sample_hands(view, self.rng))
-            if world is None:
-                raise AgentError("pimc: a sampled world does not reproduce the view")
-            for i, a in enumerate(legal):
-                g = world.clone()
-                g.step(a)
-                totals[i] += objective(rollout(g, policy), me, team, zero_sum, teams)
-        best = max(totals)
-        if totals[legal.index(default)] >= best - 1e-9:
-            return default
-        return legal[totals.index(best)]
-
-
-class TwoDeckPimcAgent(PimcAgent):
-    """``pimc`` at a two-deck table (``agents.factory`` picks it from the rules).
-
-    The same options, objective and rollout policies as ``PimcAgent``, over two-deck worlds.
-    """
-
-    decks = 2
-
-    def act(self, view: PlayerView) -> int:
-        """Search a two-deck decision over worlds of ``gongzhu_env.worlds.sample_world``.
-
-        The candidates are the legal actions: singles, pair leads and, after a pair lead, the
-        first card of a two-card follow (the rollout policy completes it in each world, as it
-        would at the table) or its second card. Equivalent cards are searched once, pair
-        leads as their card. A world the engine refuses is drawn again; if no world can be
-        built the rollout policy's own action is played.
-        """
-        if view.phase == "declare":
-            return expert_declare_view(view)
-        legal = view.legal_actions
-        if len(legal) == 1:
-            return legal[0]
-        situation = Situation.from_view(view)
-        policy = self.policy
-        default = policy(situation)
         cands = candidates(action_runs(legal, situation.unseen), default)
         if len(cands) == 1:
             return cands[0]
         me = view.seat
         zero_sum = self.objective == "zero_sum"
         team = (me, *situation.partners)
+        teams = len(view.teams) if view.teams else 0
+        policy = self.policy
         totals = [0.0] * len(cands)
         built = 0
         for _ in range(self.worlds):
             world = sample_world(view, self.rng)
             if world is None:
-                continue
+                if exact_draws(view.rules):
+                    raise AgentError("pimc: a sampled world does not reproduce the view")
+                continue  # a world no draw could build is left out
             built += 1
             for i, a in enumerate(cands):
                 g = world.clone()
                 g.step(a)
-                totals[i] += objective(rollout(g, policy), me, team, zero_sum)
+                totals[i] += objective(rollout(g, policy), me, team, zero_sum, teams)
         if not built:
             return default
         best = max(totals)
-        if default in cands and totals[cands.index(default)] >= best - 1e-9:
+        if totals[cands.index(default)] >= best - 1e-9:
             return default
         return cands[totals.index(best)]
 

@@ -118,7 +118,14 @@ from agents.base import Agent, AgentError
 from agents.devices import DeviceError, resolve_device
 from agents.expert import expert_action, expert_declare_view, expert_play
 from agents.knowledge import Situation
-from agents.pimc import MAX_WORLDS, action_runs, candidates, objective, rollout
+from agents.pimc import (
+    MAX_WORLDS,
+    action_runs,
+    candidates,
+    exact_draws,
+    objective,
+    rollout,
+)
 from agents.policy import (
     PolicyLoadError,
     QNetwork,
@@ -586,7 +593,7 @@ def draw_world(view: PlayerView, rng: np.random.Generator, model: str = "net"
         try:
             return replay_world(view, sample_hands(view, rng), model)
         except AgentError:
-            if view.rules.decks == 1:
+            if exact_draws(view.rules):
                 raise
     return None
 

@@ -10,7 +10,7 @@ import pytest
 
 from agents import AgentError, ExpertAgent, GreedyAgent, PimcAgent, make_agent
 from agents.factory import TableAgent, _for_table
-from agents.pimc import TwoDeckPimcAgent
+from agents.random_agent import RandomAgent
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
 
@@ -81,17 +81,17 @@ def test_every_agent_kind_plays_a_full_two_deck_hand_legally(rules):
         assert sum(1 if a < 52 else 2 for a in actions if a != table.done_action) == 104
 
 
-def test_the_factory_picks_the_strategy_of_the_table():
-    # Given the rules, the class for that table; a one-deck strategy never plays two decks.
-    assert type(make_agent("pimc", seed=1, rules=Rules())) is PimcAgent
-    assert type(make_agent("pimc", seed=1, rules=Rules(players=5))) is PimcAgent
-    assert type(make_agent("pimc", seed=1, rules=Rules.preset("two_decks"))) is TwoDeckPimcAgent
-    assert PimcAgent.decks == 1 and TwoDeckPimcAgent.decks == 2
+class OneDeckOnly(RandomAgent):
+    """A strategy that plays one-deck tables only (``decks = 1``)."""
+
+    name = "solo"
+    decks = 1
 
 
-@pytest.mark.parametrize("name, cls", [("greedy", GreedyAgent), ("expert", ExpertAgent)])
+@pytest.mark.parametrize("name, cls", [("greedy", GreedyAgent), ("expert", ExpertAgent),
+                                       ("pimc", PimcAgent)])
 def test_a_rule_agent_is_one_class_at_every_table(name, cls):
-    # The rule agents read copies, so one class plays one deck, two, and any table size.
+    # The rule agents and pimc read copies, so one class plays one deck, two, any table size.
     tables = [Rules(), Rules(players=5), Rules(decks=2), Rules.preset("two_decks")]
     for rules in tables:
         agent = make_agent(name, seed=1, rules=rules)
@@ -101,27 +101,31 @@ def test_a_rule_agent_is_one_class_at_every_table(name, cls):
     assert cls.decks is None
 
 
-def test_an_agent_built_without_rules_plays_as_the_table_it_meets():
-    agent = make_agent("pimc:worlds=2", seed=3)
-    assert isinstance(agent, TableAgent) and agent.worlds == 2
+def test_a_table_agent_plays_as_the_strategy_of_the_table_it_meets():
+    # A name with a builder per deck count (search's networks) builds a TableAgent; here two
+    # stand-in strategies show which one acts: the one-deck one up front, the other when a
+    # two-deck table is met, each with the agent's seed.
+    agent = TableAgent("mixed", {1: GreedyAgent, 2: RandomAgent}, 3, {})
+    assert set(agent.strategies) == {1}
     two = Rules.preset("two_decks")
     g = Game(two, seed=1)
+    for _ in range(8):  # into the play: the random strategy has a choice to make
+        g.step(g.legal_actions()[0])
     view = g.view(g.current_player)
-    # The same action as the two-deck strategy built with the same seed and options.
-    assert agent.act(view) == make_agent("pimc:worlds=2", seed=3, rules=two).act(view)
-    assert set(agent.strategies) == {1, 2} and type(agent.strategies[2]) is TwoDeckPimcAgent
+    assert agent.act(view) == RandomAgent(seed=3).act(view)
+    assert set(agent.strategies) == {1, 2} and type(agent.strategies[2]) is RandomAgent
     agent.reseed(7)
     assert all(s.seed == 7 for s in agent.strategies.values())
     # The arena copies agents for every seat and sends them to worker processes.
     for twin in (copy.deepcopy(agent), pickle.loads(pickle.dumps(agent))):
-        assert twin.worlds == 2 and set(twin.strategies) == {1, 2}
+        assert set(twin.strategies) == {1, 2}
         twin.reseed(3)
-        assert twin.act(view) == make_agent("pimc:worlds=2", seed=3, rules=two).act(view)
+        assert twin.act(view) == RandomAgent(seed=3).act(view)
 
 
 def test_a_strategy_refuses_a_table_it_does_not_play_by_name():
     with pytest.raises(AgentError, match="solo agent plays one-deck tables only; these "
                                          "rules have decks=2"):
         _for_table("solo", {1: ExpertAgent}, 2)
-    with pytest.raises(AgentError, match="pimc agent plays one-deck tables only"):
-        PimcAgent().check_table(Rules(decks=2))
+    with pytest.raises(AgentError, match="solo agent plays one-deck tables only"):
+        OneDeckOnly().check_table(Rules(decks=2))
