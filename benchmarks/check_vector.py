@@ -12,8 +12,11 @@ sets given instead; ``--random N --only-random`` checks N random rule sets only.
 
 Each target plays a ``GameBatch`` of ``--tables`` tables and, beside each table, a
 ``Game.from_hands`` of the same deal; ``gongzhu_env.batch.differential`` says what is compared.
-One line per target counts its hands; the last line counts the hands that disagreed anywhere;
-the exit status is 1 if any did.
+``--obs-dtype both`` (the default) splits each target's hands between a float32 batch and a
+uint8 one (``GameBatch(..., obs_dtype=np.uint8)``, whose observations must be the reference's
+as bytes, ``np.rint(x * 255)``), on the same seed; ``float32`` or ``uint8`` checks one.
+One line per target and dtype counts its hands; the last line counts the hands that disagreed
+anywhere; the exit status is 1 if any did.
 """
 
 from __future__ import annotations
@@ -38,6 +41,9 @@ from gongzhu_env.batch.differential import (
 )
 from gongzhu_env.rules import rules_value
 
+OBS_DTYPE_NAMES = ("float32", "uint8")
+"""The observation dtypes a batch writes (``gongzhu_env.batch.base.OBS_DTYPES``), by name."""
+
 
 def _describe_rules(rules: Rules) -> str:
     """Name the hand options that differ from the standard game (``players=4`` shown too)."""
@@ -60,6 +66,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="rule sets drawn at random from the covered options (default 20)")
     parser.add_argument("--only-random", action="store_true",
                         help="check only the --random rule sets")
+    parser.add_argument("--obs-dtype", choices=("both", *OBS_DTYPE_NAMES), default="both",
+                        help="the batches' observation dtype; both (default) splits each "
+                             "target's hands between float32 and uint8")
     parser.add_argument("--rules", action="append", type=rules_value, metavar="RULES",
                         help="check this rule set (a preset name or a JSON object of options) "
                              "instead of the default targets; repeatable")
@@ -74,15 +83,18 @@ def main(argv: list[str] | None = None) -> int:
     else:
         sets = default_rule_sets(rng, players, args.random)
     todo = targets(rng, sets)
-    per_target = max(1, -(-args.hands // len(todo)))
+    dtypes = OBS_DTYPE_NAMES if args.obs_dtype == "both" else (args.obs_dtype,)
+    per_run = max(1, -(-args.hands // (len(todo) * len(dtypes))))
     total = Report()
     t0 = time.perf_counter()
     for k, (name, rules, mode, scale) in enumerate(todo):
-        r = differential(rules, args.tables, per_target, args.seed + k, reward_mode=mode,
-                         reward_scale=scale)
-        total.add(r)
-        print(f"{name:<16} {mode:<8} x1/{scale:g}: {r.hands} hands, {r.decisions} decisions, "
-              f"{r.bad_hands} disagreeing  [{_describe_rules(rules)}]", file=sys.stderr)
+        for dtype in dtypes:
+            r = differential(rules, args.tables, per_run, args.seed + k, reward_mode=mode,
+                             reward_scale=scale, obs_dtype=dtype)
+            total.add(r)
+            print(f"{name:<16} {mode:<8} x1/{scale:g} {dtype:<7}: {r.hands} hands, "
+                  f"{r.decisions} decisions, {r.bad_hands} disagreeing  "
+                  f"[{_describe_rules(rules)}]", file=sys.stderr)
     return finish(total, f"{total.hands} hands ({total.decisions} decisions) over {len(todo)} "
                   f"rule sets in {time.perf_counter() - t0:.0f} s: {total.bad_hands} "
                   f"disagreements")

@@ -4,8 +4,10 @@ Run: ``python -m benchmarks.check_vector_pairs --hands 20000 --seed 0``. The han
 over every covered two-deck rule set (``gongzhu_env.batch.differential.two_deck_rule_sets``:
 the ``"two_decks"`` preset first, with half the hands, then each valid combination of the
 covered options), each with its own reward mode and scale; ``gongzhu_env.batch.differential``
-says what is compared. It prints hands played and hands that disagreed per rule set; the exit
-status is 1 if any hand disagreed.
+says what is compared. Each rule set's hands are split between a float32 batch and a uint8 one
+(``obs_dtype=np.uint8``: the reference's observation as bytes, ``np.rint(x * 255)``) unless
+``--obs-dtype`` names one. It prints hands played and hands that disagreed per rule set and
+dtype; the exit status is 1 if any hand disagreed.
 
 ``--speed`` instead measures decisions per second of a batch (``--tables``, 1,024 by default
 there, random legal actions from ``sample_legal``) and of the scalar engine (``Game`` with
@@ -20,6 +22,7 @@ import time
 
 import numpy as np
 
+from benchmarks.check_vector import OBS_DTYPE_NAMES
 from gongzhu_env import Game, Rules
 from gongzhu_env.batch import GameBatch
 from gongzhu_env.batch.differential import Report, differential, finish
@@ -76,6 +79,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--speed", action="store_true",
                         help="measure decisions/s of the batch and of the scalar engine")
+    parser.add_argument("--obs-dtype", choices=("both", *OBS_DTYPE_NAMES), default="both",
+                        help="the batches' observation dtype; both (default) splits each rule "
+                             "set's hands between float32 and uint8")
     parser.add_argument("--seconds", type=float, default=5.0, help="--speed: seconds per engine")
     args = parser.parse_args(argv)
     if args.speed:
@@ -97,11 +103,14 @@ def main(argv: list[str] | None = None) -> int:
         modes = ["raw", "zero_sum", *(["team"] if rules.has_teams else [])]
         mode = modes[int(rng.integers(len(modes)))]
         scale = float(rng.choice([1.0, 100.0, 3.0]))
-        r = differential(rules, min(tables, hands), hands, args.seed + k, reward_mode=mode,
-                         reward_scale=scale)
-        total.add(r)
-        print(f"{name} ({mode}, scale {scale:g}): {r.hands} hands, {r.decisions} decisions, "
-              f"{r.bad_hands} disagreements", flush=True)
+        dtypes = OBS_DTYPE_NAMES if args.obs_dtype == "both" else (args.obs_dtype,)
+        share = max(1, -(-hands // len(dtypes)))
+        for dtype in dtypes:
+            seen = differential(rules, min(tables, share), share, args.seed + k,
+                                reward_mode=mode, reward_scale=scale, obs_dtype=dtype)
+            total.add(seen)
+            print(f"{name} ({mode}, scale {scale:g}, {dtype}): {seen.hands} hands, "
+                  f"{seen.decisions} decisions, {seen.bad_hands} disagreements", flush=True)
     return finish(total, f"total: {total.hands} hands, {total.decisions} decisions, "
                          f"{total.bad_hands} hands disagreed ({time.perf_counter() - t0:.0f}s)")
 

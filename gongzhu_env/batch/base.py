@@ -58,8 +58,91 @@ def _load_numba(engine: str) -> ModuleType:
 # numba before the kernels: mypy reads its own annotations; a run without it is told who needs it.
 if TYPE_CHECKING:
     import numba
+    import numba.extending
 else:
     numba = _load_numba("the batched engine (gongzhu_env.vector)")
+    importlib.import_module("numba.extending")
+
+OBS_DTYPES = (np.dtype(np.float32), np.dtype(np.uint8))
+"""The dtypes a batch writes its observations in: float32 (``PlayerView.encode()`` exactly) or
+uint8, each value ``x`` as the byte ``np.rint(x * 255)`` (the DMC replay's scale), a quarter of
+the memory and of the bytes written at every step."""
+OBS_SCALE = 255
+"""The byte that stands for the value 1.0 in a uint8 observation."""
+
+
+def obs_dtype_of(obs_dtype: object) -> np.dtype[Any]:
+    """Return ``obs_dtype`` as one of ``OBS_DTYPES``, or raise ``ValueError`` naming both."""
+    try:
+        dtype = np.dtype(cast(Any, obs_dtype))
+        accepted = any(dtype == d for d in OBS_DTYPES)
+    except TypeError:
+        accepted = False
+    if not accepted:
+        raise ValueError(f"obs_dtype must be numpy.float32 (the observation as encoded) or "
+                         f"numpy.uint8 (each value x as the byte rint(x * 255)); got "
+                         f"{obs_dtype!r}")
+    return cast("np.dtype[Any]", dtype)
+
+
+def in_obs_dtype(values: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
+    """Return float32 observation ``values`` as ``dtype`` writes them: as they are, or bytes.
+
+    The one statement of the byte scale: ``np.rint(x * 255)`` of the float32 value (the
+    product taken in float32, as the replay takes it), for the tables the kernels copy from
+    (the squashed scores) and for the checks that compare a batch with ``PlayerView.encode``.
+    """
+    values = np.asarray(values, dtype=np.float32)
+    if dtype == np.float32:
+        return values
+    return np.rint(values * np.float32(OBS_SCALE)).astype(np.uint8)
+
+
+def _unit(out: np.ndarray) -> int:
+    """Return the value that stands for 1.0 in ``out``: 255 in a uint8 array, else 1.
+
+    Compiled, it is a constant of the array's dtype (numba compiles a kernel once per dtype of
+    its arguments), so the same kernel source writes a float32 or a uint8 observation with no
+    cost of a run-time scale; an int8 action mask gets 1.
+    """
+    return OBS_SCALE if out.dtype == np.uint8 else 1
+
+
+def _fraction(out: np.ndarray, k: int | np.int64, d: int) -> float:
+    """Return ``k / d`` as ``out`` holds it: float32, or its byte (``in_obs_dtype``)."""
+    x = np.float32(k / d)
+    return float(np.rint(x * np.float32(OBS_SCALE))) if out.dtype == np.uint8 else float(x)
+
+
+# (numba wants each implementation's parameters, annotations included, to be the overload's.)
+@numba.extending.overload(_unit, inline="always")
+def _unit_compiled(out: Any) -> Callable[[Any], int]:
+    """Compile ``_unit`` into a kernel: chosen by the array's dtype when the kernel compiles."""
+    byte = out.dtype == numba.types.uint8
+
+    def unit(out: Any) -> int:
+        return 255 if byte else 1
+
+    return unit
+
+
+@numba.extending.overload(_fraction, inline="always")
+def _fraction_compiled(out: Any, k: Any, d: Any) -> Callable[[Any, Any, Any], Any]:
+    """Compile ``_fraction`` into a kernel: float32 ``k / d`` or its byte, by the dtype."""
+    if out.dtype == numba.types.uint8:
+        def byte(out: Any, k: Any, d: Any) -> Any:
+            return np.uint8(np.rint(np.float32(k / d) * np.float32(255.0)))
+
+        return byte
+
+    def value(out: Any, k: Any, d: Any) -> Any:
+        return np.float32(k / d)
+
+    return value
+
+
+if OBS_SCALE != 255:
+    raise RuntimeError("the compiled _unit and _fraction write 255 for 1.0; OBS_SCALE changed")
 
 # SplitMix64: the deals' generator and the snapshots' digest both scramble with it.
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -235,10 +318,15 @@ class GameBatch:
     """``num_tables`` hands of Gong Zhu played side by side by compiled kernels.
 
     ``GameBatch(num_tables, rules, *, reward_mode="raw", reward_scale=1.0,
-    final_observations=False)``: ``rules`` (a ``Rules`` or a preset name; the standard game by
-    default) may be any rule set ``gongzhu_env.batch.check_covered`` accepts, one deck or two.
-    ``reward_mode`` and ``reward_scale`` mean what they mean for ``gongzhu_env.env``;
-    ``final_observations=True`` also keeps every seat's view of each finished hand (one deck).
+    final_observations=False, obs_dtype=numpy.float32)``: ``rules`` (a ``Rules`` or a preset
+    name; the standard game by default) may be any rule set ``gongzhu_env.batch.check_covered``
+    accepts, one deck or two. ``reward_mode`` and ``reward_scale`` mean what they mean for
+    ``gongzhu_env.env``; ``final_observations=True`` also keeps every seat's view of each
+    finished hand (one deck).
+    ``obs_dtype`` (``numpy.float32`` by default, or ``numpy.uint8``) is the dtype of
+    ``observations`` and ``final_observations``: uint8 writes each value ``x`` of
+    ``PlayerView.encode()`` as the byte ``np.rint(x * 255)`` (``in_obs_dtype``), straight from
+    the kernels, in a quarter of the memory.
 
     Making one returns an instance of the private table layout that plays ``rules`` (see the
     module docstring). A layout sets the class attributes below and the hooks: ``_covered``
@@ -271,7 +359,7 @@ class GameBatch:
 
     def __init__(self, num_tables: int, rules: Rules | str | None = None, *,
                  reward_mode: str = "raw", reward_scale: float = 1.0,
-                 final_observations: bool = False) -> None:
+                 final_observations: bool = False, obs_dtype: object = np.float32) -> None:
         n = _unsigned(num_tables, "num_tables")
         if n < 1:
             raise ValueError(f"num_tables must be at least 1; got {n}")
@@ -292,17 +380,18 @@ class GameBatch:
         if final_observations and not self._keeps_final_views:
             raise ValueError(f"final_observations=True is not kept at {rules.decks} decks (the "
                              f"tables write the views of the seat to move only)")
+        self.obs_dtype = dtype = obs_dtype_of(obs_dtype)
         self.num_tables = n
         self.num_seats = seats = rules.players
         self.obs_size = size = self._obs_size()
         self.num_actions = rules.num_actions
-        self.observations = np.zeros((n, size), dtype=np.float32)
+        self.observations = np.zeros((n, size), dtype=dtype)
         self.action_masks = np.zeros((n, rules.num_actions), dtype=np.int8)
         self.current_player = np.zeros(n, dtype=np.int64)
         self.terminated = np.zeros(n, dtype=np.bool_)
         self.rewards = np.zeros((n, seats), dtype=np.float32)
         self.scores = np.zeros((n, seats), dtype=np.int32)
-        self.final_observations = (np.zeros((n, seats, size), dtype=np.float32)
+        self.final_observations = (np.zeros((n, seats, size), dtype=dtype)
                                    if final_observations else None)
         self._all_tables = np.ones(n, dtype=np.bool_)
         self._build(n)
@@ -331,6 +420,8 @@ class GameBatch:
     reward_mode: str
     reward_scale: float
     final_observations: np.ndarray | None
+    obs_dtype: np.dtype[Any]
+    """The dtype of the observations (one of ``OBS_DTYPES``)."""
     _seed: int | None = None
     _key: np.uint64 | None = None
     """The snapshots' digest key (``_rules_key``), made at the first snapshot."""

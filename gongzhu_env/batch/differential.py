@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from gongzhu_env.batch import COVERED, GameBatch, check_covered, deal
+from gongzhu_env.batch.base import in_obs_dtype
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import hand_results
@@ -51,7 +52,8 @@ def compare_position(batch: Any, i: int, game: Game) -> str | None:
     """Describe how table ``i`` differs from ``game`` before a decision, or return ``None``.
 
     The seat to move, the legal actions, the mask and the observation (exactly
-    ``PlayerView.encode()``): what either engine must show a seat, whatever its kernels.
+    ``PlayerView.encode()``, or its bytes ``np.rint(x * 255)`` where the batch's observations
+    are uint8): what either engine must show a seat, whatever its kernels.
     """
     seat = game.current_player
     if int(batch.current_player[i]) != seat:
@@ -61,7 +63,7 @@ def compare_position(batch: Any, i: int, game: Game) -> str | None:
     view = game.view(seat)
     if not np.array_equal(batch.action_masks[i], view.action_mask()):
         return "action mask differs"
-    obs = view.encode()
+    obs = in_obs_dtype(view.encode(), batch.observations.dtype)
     got = batch.observations[i]
     if got.shape != obs.shape or got.dtype != obs.dtype or not np.array_equal(got, obs):
         where = np.flatnonzero(got != obs) if got.shape == obs.shape else "shape"
@@ -262,7 +264,7 @@ def _compare_end(batch: GameBatch, i: int, game: Game, seed: int) -> str | None:
         return why
     if batch.final_observations is not None:
         for s in range(batch.num_seats):
-            obs = game.view(s).encode()
+            obs = in_obs_dtype(game.view(s).encode(), batch.final_observations.dtype)
             got = batch.final_observations[i, s]
             if not np.array_equal(got, obs):
                 return f"final observation of seat {s} differs at {np.flatnonzero(got != obs)}"
@@ -273,8 +275,9 @@ def _compare_end(batch: GameBatch, i: int, game: Game, seed: int) -> str | None:
 
 
 def differential(rules: Rules, tables: int, hands: int, seed: int, *, reward_mode: str = "raw",
-                 reward_scale: float = 1.0, batch: GameBatch | None = None,
-                 reference_rules: Rules | None = None) -> Report:
+                 reward_scale: float = 1.0, obs_dtype: object = np.float32,
+                 batch: GameBatch | None = None, reference_rules: Rules | None = None
+                 ) -> Report:
     """Play at least ``hands`` hands on a batch and on reference games side by side; compare.
 
     ``seed`` seeds the deals (``reset``) and the choice of actions. A table that disagrees is
@@ -282,11 +285,13 @@ def differential(rules: Rules, tables: int, hands: int, seed: int, *, reward_mod
     until its hand ends, when comparison resumes from the next deal. ``batch`` may be passed
     to check a batch set up (or tampered with) by the caller, and ``reference_rules`` to play
     the reference under other rules than the batch (both only to prove that the check can fail).
+    ``obs_dtype`` is the batch's (``GameBatch``): a uint8 batch's observations must be the
+    reference's float32 ones as bytes, ``np.rint(x * 255)``.
     """
     if batch is None:
         rules = check_covered(rules)
         batch = GameBatch(tables, rules, reward_mode=reward_mode, reward_scale=reward_scale,
-                          final_observations=rules.decks == 1)
+                          final_observations=rules.decks == 1, obs_dtype=obs_dtype)
         batch.reset(seed)
     rng = np.random.default_rng([seed, 7])
     ref_rules = batch.rules if reference_rules is None else reference_rules

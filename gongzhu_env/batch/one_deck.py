@@ -98,14 +98,16 @@ shares the memory):
 ==================  ==================  =====================================================
 attribute           shape, dtype        meaning
 ==================  ==================  =====================================================
-observations        (n, obs_size) f32   ``PlayerView.encode()`` of the seat to move
+observations        (n, obs_size) f32   ``PlayerView.encode()`` of the seat to move (a uint8
+                    or u8               array with ``obs_dtype=np.uint8``: each value x as the byte
+                                        ``rint(x * 255)``)
 action_masks        (n, 53) int8        its legal actions (``PlayerView.action_mask()``)
 current_player      (n,) int64          the seat to move
 terminated          (n,) bool           the table's hand ended in this step
 rewards             (n, s) f32          hand results by absolute seat (``reward_mode``,
                                         ``reward_scale`` as in the env); 0 if not terminated
 scores              (n, s) int32        raw hand scores by absolute seat; 0 if not terminated
-final_observations  (n, s, obs) f32     only with ``GameBatch(..., final_observations=True)``
+final_observations  (n, s, obs) f32/u8  only with ``GameBatch(..., final_observations=True)``
                                         (else ``None``): where ``terminated``, every seat's
                                         ``PlayerView.encode()`` of the finished hand (phase
                                         "over"), by absolute seat; other rows keep old values
@@ -135,12 +137,15 @@ from gongzhu_env.batch.base import (
     SETTLEMENT_ONLY,
     GameBatch,
     _bit_counts,
+    _fraction,
     _mix,
     _outside_unit,
     _refuser,
+    _unit,
     _unsigned,
     _within,
     check_options,
+    in_obs_dtype,
 )
 
 # numba before the rest: mypy reads its own annotations; a run without it is told who needs it.
@@ -688,7 +693,7 @@ def _write_view4(st: np.ndarray, me: np.int64, over: bool, obs: np.ndarray, squa
         rel = (st[_TLEAD] - me) & 3
         _put_bits(obs, _O_TRICK_LEADER, np.int64(1) << rel, 4)
         for k in range(n):
-            obs[_O_TRICK_CARDS + 52 * ((rel + k) & 3) + st[_TRICK + k]] = 1.0
+            obs[_O_TRICK_CARDS + 52 * ((rel + k) & 3) + st[_TRICK + k]] = _unit(obs)
     else:
         _put_bits(obs, _O_TRICK_LEADER, np.int64(0), 4)
     if st[_PHASE] == _DECLARE:
@@ -1136,12 +1141,14 @@ def _apply(st: np.ndarray, a: np.int64, rp: np.ndarray, heart_sums: np.ndarray) 
 def _put_bits(out: np.ndarray, offset: int, m: np.int64, nbits: int) -> None:
     """Write the low ``nbits`` bits of ``m`` as 0/1 values from ``out[offset]`` on.
 
-    The indices are unsigned on purpose: numba checks every signed index for a negative
-    (wrap-around) value, and that check keeps the compiler from vectorising the loop.
+    A set bit is written as ``_unit(out)``: 1 (a float32 observation, an int8 mask) or 255 (a
+    uint8 observation), a constant of the compiled kernel. The indices are unsigned on purpose:
+    numba checks every signed index for a negative (wrap-around) value, and that check keeps
+    the compiler from vectorising the loop.
     """
     base = np.uint64(offset)
     for c in range(nbits):
-        out[base + np.uint64(c)] = (m >> c) & 1
+        out[base + np.uint64(c)] = ((m >> c) & 1) * _unit(out)
 
 
 @numba.njit(cache=True, inline="always")
@@ -1243,7 +1250,7 @@ def _write_view(st: np.ndarray, me: np.int64, over: bool, obs: np.ndarray, squas
         rel = _wrap(st[_TLEAD] - me, ns)
         _put_bits(obs, oo[_OB_TRICK_LEADER], np.int64(1) << rel, ns)
         for k in range(n):
-            obs[o_cards + 52 * _wrap(rel + k, ns) + st[_NSCALAR + k]] = 1.0
+            obs[o_cards + 52 * _wrap(rel + k, ns) + st[_NSCALAR + k]] = _unit(obs)
     else:
         _put_bits(obs, oo[_OB_TRICK_LEADER], np.int64(0), ns)
     full = (np.int64(1) << ns) - 1
@@ -1303,11 +1310,11 @@ def _write_view(st: np.ndarray, me: np.int64, over: bool, obs: np.ndarray, squas
         o_count = oo[_OB_EXPOSED_COUNT]
         for r in range(ns):
             e = st[exposed0 + _wrap(me + r, ns)]
-            obs[o_count + r] = np.float32(_popcount(e) / 4)
+            obs[o_count + r] = _fraction(obs, _popcount(e), 4)
     if rp[_R_FIRST_DRAWN]:
         o_first = oo[_OB_FIRST_DRAWN]
         _clear(obs, o_first, o_first + 52)
-        obs[o_first + st[_col(_B_FIRST, ns) + me]] = 1.0
+        obs[o_first + st[_col(_B_FIRST, ns) + me]] = _unit(obs)
         doubled = st[_xcol(_DOUBLED, ns)]
         if hidden:
             doubled &= mine
@@ -1635,7 +1642,8 @@ class OneDeckTables(GameBatch, decks=1):
         self._rp = _rule_params(r, self.reward_mode)
         self._oo = _obs_offsets(r)
         self._heart_sums = _heart_sums_of(r)
-        self._squash = _squash_for(int(self._rp[_R_OFFSET]))
+        # The squashed scores in the observations' dtype: the kernels copy them as they are.
+        self._squash = in_obs_dtype(_squash_for(int(self._rp[_R_OFFSET])), self.obs_dtype)
         self._cards = _cards_in_play(r)
         self._fast = self._four_seat_kernels and _four_seat(r)
         self._state = np.zeros((n, _NCOL if self._fast else _ncol(seats)), dtype=np.int64)
@@ -1654,7 +1662,7 @@ class OneDeckTables(GameBatch, decks=1):
         strict, may_lead = r.strict_exposure, r.exposed_may_lead
         free_first = r.first_lead == "any"
         final_obs = self.final_observations if self._final else \
-            np.zeros((1, self.num_seats, self.obs_size), dtype=np.float32)
+            np.zeros((1, self.num_seats, self.obs_size), dtype=self.obs_dtype)
         if self._fast:
             _reset_kernel4(self._state, seed_, self._decl, strict, may_lead, free_first,
                            r.team_play, self._deck, self._heart_sums, self._squash,

@@ -60,7 +60,9 @@ Arrays (overwritten in place by every ``reset`` and ``step``):
 ==============  ==================  =======================================================
 attribute       shape, dtype        meaning
 ==============  ==================  =======================================================
-observations    (n, obs_size) f32   ``PlayerView.encode()`` of the seat to move
+observations    (n, obs_size) f32   ``PlayerView.encode()`` of the seat to move (a uint8
+                or u8               array with ``obs_dtype=np.uint8``: each value x as the byte
+                                    ``rint(x * 255)``)
 action_masks    (n, 105) int8       its legal actions (``PlayerView.action_mask()``)
 current_player  (n,) int64          the seat to move
 terminated      (n,) bool           the table's hand ended in this step (it is then dealt
@@ -94,9 +96,11 @@ from gongzhu_env.batch.base import (
     _bit_counts,
     _outside_unit,
     _refuser,
+    _unit,
     _unsigned,
     _within,
     check_options,
+    in_obs_dtype,
 )
 
 # numba before the rest: mypy reads its own annotations; a run without it is told who needs it.
@@ -640,15 +644,15 @@ def _write_outputs(st: np.ndarray, obs: np.ndarray, mask: np.ndarray, squash: np
         _put_bits(obs, oo[_OB_TRICK_LEADER], np.int64(1) << rel, 4)
         for k in range(n):
             seat = (rel + (k >> 1 if pair else k)) & 3
-            obs[oo[_OB_TRICK_CARDS] + 52 * seat + st[_TRICK + k]] = 1.0
+            obs[oo[_OB_TRICK_CARDS] + 52 * seat + st[_TRICK + k]] = _unit(obs)
         if pair:
             for k in range(0, n - 1, 2):
                 if st[_TRICK + k] == st[_TRICK + k + 1]:
                     seat = (rel + (k >> 1)) & 3
-                    obs[oo[_OB_TRICK2] + 52 * seat + st[_TRICK + k]] = 1.0
+                    obs[oo[_OB_TRICK2] + 52 * seat + st[_TRICK + k]] = _unit(obs)
     else:
         _put_bits(obs, oo[_OB_TRICK_LEADER], np.int64(0), 4)
-    obs[oo[_OB_PAIR_LEAD]] = 1.0 if pair else 0.0
+    obs[oo[_OB_PAIR_LEAD]] = _unit(obs) if pair else 0
     if oo[_OB_PARTNERS] >= 0:
         _put_bits(obs, oo[_OB_PARTNERS], np.int64(4), 4)  # the partner sits across
     _put_bits(mask, 0, st[_LEGAL], 52)
@@ -877,7 +881,7 @@ class PairTables(GameBatch, decks=2):
         self._c10 = np.zeros((3, 3), dtype=np.int64)
         for (exposed, taken), factor in TWO_DECK_C10_FACTORS.items():
             self._c10[exposed, taken] = factor
-        self._squash = _squash_table()
+        self._squash = in_obs_dtype(_squash_table(), self.obs_dtype)
         self._state = np.zeros((n, _NCOL), dtype=np.int64)
         self._deck = np.zeros(104, dtype=np.int64)
         self._stream = np.uint64(0)
