@@ -1,12 +1,14 @@
 """The invariant checks catch what they claim, under ``python -O`` too.
 
 ``python -O`` strips ``assert`` statements; the checks of ``gongzhu_env.checks`` (one deck and
-two) are explicit tests that raise ``InvariantViolation``, so a corrupted engine is caught whatever the interpreter's flags. Each test here corrupts one fact
-(a score, a lead, the match leader or end) and sees the independent checker name it.
+two) are explicit tests that raise ``InvariantViolation``, so a corrupted engine is caught
+whatever the interpreter's flags. Each test here corrupts one fact (a score, a lead, the match
+leader or end) and sees the independent checker name it.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -23,9 +25,11 @@ from tests.helpers import random_playout
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# Run under ``python -O``: every engine's provisional scores (so its final scores too) are
-# 1000 too high for seat 0, consistently, so only the scoring check can see it.
-_CORRUPT_AND_CHECK = textwrap.dedent("""
+# A ``sitecustomize`` module that Python imports at start-up corrupts the engine before the
+# command runs: every engine's provisional scores (so its final scores too) are 1000 too high
+# for seat 0, consistently, so only the scoring check can see it. The command itself is run as
+# a user runs it, under ``python -O``.
+_CORRUPT = textwrap.dedent("""
     import sys
     if __debug__:
         sys.exit("this check must run under python -O")
@@ -39,15 +43,16 @@ _CORRUPT_AND_CHECK = textwrap.dedent("""
         return provisional_scores
 
     Game.provisional_scores = corrupt(Game.provisional_scores)
-    from benchmarks.check_presets import main
-    sys.exit(main(["--games", "2", "--random-combinations", "0", "--two-deck-combinations",
-                   "0", "--players", "none", "--matches", "0"]))
 """)
 
 
-def test_check_presets_catches_corrupted_scores_under_python_O() -> None:
-    done = subprocess.run([sys.executable, "-O", "-c", _CORRUPT_AND_CHECK], cwd=ROOT,
-                          capture_output=True, text=True, check=False)
+def test_check_presets_catches_corrupted_scores_under_python_O(tmp_path: Path) -> None:
+    (tmp_path / "sitecustomize.py").write_text(_CORRUPT)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    done = subprocess.run([sys.executable, "-O", "-m", "benchmarks.check_presets", "--games", "2",
+                           "--random-combinations", "0", "--two-deck-combinations", "0",
+                           "--players", "none", "--matches", "0"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, check=False)
     out = done.stdout
     assert done.returncode == 1, (done.returncode, out, done.stderr)
     # Every preset, one deck and two, fails on the scores; none is reported clean.
