@@ -74,7 +74,7 @@ from gongzhu_env.cards import (
     NUM_CARDS,
     NUM_RANKS,
     SCORING_MASK,
-    action_str,
+    ActionCodec,
     card_str,
     cards_of,
     multiset_cards,
@@ -372,7 +372,7 @@ class GongZhuState(pyspiel.State):  # type: ignore[misc]
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             return f"deal {card_str(action)}"
-        return action_str(action, self.rules.decks)
+        return ActionCodec.for_rules(self.rules).text(action)
 
     def is_terminal(self) -> bool:
         """Whether the hand is over."""
@@ -435,9 +435,9 @@ class GongZhuState(pyspiel.State):  # type: ignore[misc]
         if self.engine is None:
             return (f"dealing: {len(self._h.dealt)} cards dealt\n" + "\n".join(
                 f"seat {s}: {_text(h)}" for s, h in enumerate(self.hands_dealt())))
-        decks = self.rules.decks
+        text = _action_texts(ActionCodec.for_rules(self.rules))
         return "deal: " + " | ".join(_text(h) for h in self.hands_dealt()) + \
-            "\nactions: " + " ".join(action_str(a, decks) for a in self.engine.actions)
+            "\nactions: " + " ".join([text[a] for a in self.engine.actions])
 
 
 
@@ -571,7 +571,7 @@ class GongZhuObserver:
         dealt = sorted(state.hands_dealt()[player])
         first = "" if view.first_drawn is None else \
             f" first:{card_str(view.first_drawn)} doubled:{_text(cards_of(view.doubled_mask))}"
-        text = _action_texts(state.rules.decks)
+        text = _action_texts(ActionCodec.for_rules(state.rules))
         history = " ".join([text[a] for a in view.actions])
         return f"p{player} dealt:{_text(dealt)}{first} actions:{history}"
 
@@ -585,9 +585,9 @@ def _text(cards: Iterable[int]) -> str:
 
 
 @lru_cache(maxsize=2)
-def _action_texts(decks: int) -> dict[int, str]:
+def _action_texts(codec: ActionCodec) -> dict[int, str]:
     """Each action's text (``HIDDEN_ACTION`` as ``?``), looked up: histories are long."""
-    return {HIDDEN_ACTION: "?", **{a: action_str(a, decks) for a in range(NUM_CARDS * decks + 1)}}
+    return {HIDDEN_ACTION: "?", **{a: codec.text(a) for a in range(codec.num_actions)}}
 
 
 def _dealing_string(state: GongZhuState, player: int) -> str:
