@@ -365,3 +365,31 @@ def test_the_registry_finder_sees_one(tmp_path: Path) -> None:
                      "LOCAL = {}\nLOCAL[1] = 2\n")
     assert _import_side_effects(probe) == ["probe.py:3: writes into IMPLEMENTATIONS",
                                            "probe.py:4: plugins.register(...)"]
+
+
+def _benchmark_imports(path: Path) -> list[str]:
+    """The ``benchmarks`` modules a file imports (every import statement, wherever it stands)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                 [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                 else [])
+        found += [n for n in names if n.split(".")[0] == "benchmarks"]
+    return found
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "tests").rglob("*.py")),
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_test_imports_the_benchmarks(path: Path) -> None:
+    # What a test needs of a measurement lives in a room (training/diagnostics,
+    # gongzhu_env/batch/differential.py); a benchmark is a command around it, and a test of
+    # a benchmark runs that command.
+    assert _benchmark_imports(path) == []
+
+
+def test_the_benchmark_import_finder_sees_both_forms(tmp_path: Path) -> None:
+    planted = tmp_path / "test_planted.py"
+    planted.write_text("import benchmarks.bench_env\n"
+                       "def f():\n    from benchmarks.report import save_rows\n"
+                       "from training.diagnostics import latency\n")
+    assert _benchmark_imports(planted) == ["benchmarks.bench_env", "benchmarks.report"]
