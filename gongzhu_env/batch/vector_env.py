@@ -21,7 +21,8 @@ Both take opponents or players as *batched policies*: ``"random"`` (a uniformly 
 action, drawn by the compiled ``GameBatch.sample_legal`` from the driver's seeded generator),
 or any callable ``policy(observations, action_masks) -> actions`` that receives the rows of
 the tables where it is to move, ``observations`` ``(k, obs_size)`` float32 (exactly
-``PlayerView.encode()`` of the seat to move) and ``action_masks`` ``(k, num_actions)`` bool, and
+``PlayerView.encode()`` of the seat to move; uint8 bytes with ``obs_dtype=np.uint8``, see
+"Compact observations") and ``action_masks`` ``(k, num_actions)`` bool, and
 returns ``k`` integer actions (a numpy array, a list, or anything ``numpy.asarray`` reads,
 e.g. a CPU torch tensor). A frozen network, or the learner itself, then plays all its seats of
 all tables in one forward pass per engine step. The arrays passed are copies: a policy may
@@ -44,7 +45,8 @@ Action space        ``MultiDiscrete([A] * num_envs)`` (``single_action_space``
 Observation space   ``Box(0, 1, (num_envs, obs_size), float32)``; a row is the learner seat's
                     ``PlayerView.encode()`` (seats relative to the learner); ``obs_size``
                     changes with the rules: 600 for the standard rules, 1,153 for
-                    ``"two_decks"``
+                    ``"two_decks"``. With ``obs_dtype=np.uint8``:
+                    ``Box(0, 255, (num_envs, obs_size), uint8)`` (see below)
 Action mask         ``action_masks()`` -> ``bool[num_envs, A]``; also ``info["action_mask"]``
 Rewards             float32 ``(num_envs,)``: 0 but at the end of the learner's hand, then its
                     hand result (``reward_mode``, default ``"zero_sum"``, divided by
@@ -97,6 +99,20 @@ tables at once exists (``options`` are refused): tables are reset by autoreset.
 >>> obs.shape, pairs.action_masks().shape, pairs.num_actions
 ((8, 1153), (8, 105), 105)
 
+Compact observations
+--------------------
+Both drivers take ``obs_dtype``, passed to their ``GameBatch``: ``np.float32`` (the default,
+the observation exactly as ``PlayerView.encode()`` gives it) or ``np.uint8``, where the engine
+writes each value ``x`` as the byte ``np.rint(x * 255)`` (every value but the squashed scores
+is 0 or 1, so those are exactly 0 or 255; a score is rounded to 1/255). That is a quarter of the
+bytes written at every step and held per table, and the scale the Deep Monte-Carlo replay keeps.
+The spaces say it: ``single_observation_space`` is ``Box(0, 255, (obs_size,), uint8)``, and
+everything observation-shaped follows (the rows a policy receives, ``info["final_obs"]``,
+``SelfPlayRollout.observations``). A network reads ``obs / 255``. The space is one-dimensional,
+so Stable-Baselines3 does not take it for an image (``is_image_space`` is False) and does *not*
+divide it by 255: its ``preprocess_obs`` gives floats in [0, 255]. With SB3, keep the float32
+default or scale inside the policy.
+
 ``SelfPlayBatch``
 -----------------
 ``SelfPlayBatch(num_tables, rules)`` drives every seat. ``play(policies, steps)`` makes
@@ -126,6 +142,9 @@ Version History
 * v0 (two decks): both drivers play the two-deck tables of ``GameBatch``; spaces, masks
   and action checks take their size from the rules (``num_actions``). The one-deck envs, and
   their seeded streams, are unchanged.
+* v0 (compact observations): ``obs_dtype`` (default float32, unchanged); ``np.uint8`` gives
+  byte observations and a ``Box(0, 255, ..., uint8)`` space. The seeded streams do not depend
+  on it.
 """
 
 from __future__ import annotations
@@ -140,6 +159,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from gongzhu_env.batch import GameBatch, check_covered
+from gongzhu_env.batch.base import OBS_SCALE
 from gongzhu_env.engine import seat_index
 from gongzhu_env.opponents import OpponentMix
 from gongzhu_env.players import IllegalPlayerActionError, player_label
@@ -149,7 +169,8 @@ RANDOM = "random"
 """The built-in batched opponent: a uniformly random legal action (``sample_legal``)."""
 
 BatchPolicy = Callable[[np.ndarray, np.ndarray], Any]
-"""``policy(observations (k, obs) float32, action_masks (k, num_actions) bool) -> k actions``."""
+"""``policy(observations (k, obs), action_masks (k, num_actions) bool) -> k actions``; the
+observations are float32, or uint8 bytes in a driver built with ``obs_dtype=np.uint8``."""
 
 PolicyLike = Any  # RANDOM or a BatchPolicy
 
@@ -250,6 +271,17 @@ def _policy_mix(policies: PolicyLike | Sequence[PolicyLike] | Mapping[PolicyLike
     return mix
 
 
+def observation_space(obs_size: int, obs_dtype: np.dtype[Any]) -> spaces.Box:
+    """Return the space of one observation row written in ``obs_dtype`` (float32 or uint8).
+
+    float32: ``Box(0, 1)``, the values as encoded; uint8: ``Box(0, 255)``, each value as the
+    byte ``rint(x * 255)``. One-dimensional either way, so no library takes it for an image.
+    """
+    if obs_dtype == np.uint8:
+        return spaces.Box(0, OBS_SCALE, (obs_size,), dtype=np.uint8)
+    return spaces.Box(0.0, 1.0, (obs_size,), dtype=np.float32)
+
+
 def _seed(seed: object, where: str) -> int:
     """Return ``seed`` as a Python int if it is a non-negative integer, else raise.
 
@@ -300,7 +332,9 @@ class SingleSeatVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     ``opponents``: ``"random"``, a batched callable, a list of them (drawn per seat per hand,
     uniformly or by ``weights``), or a mapping of them to weights. ``rules`` must be covered by
     the batched engine (``gongzhu_env.batch.check_covered``: one deck or two). ``seat``
-    fixes the learner's seat at every table; ``None`` draws it at every hand.
+    fixes the learner's seat at every table; ``None`` draws it at every hand. ``obs_dtype``
+    (``np.float32`` or ``np.uint8``) is the batch's, and the spaces' (see "Compact
+    observations" in the module docstring).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": [],
@@ -310,11 +344,15 @@ class SingleSeatVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                  opponents: PolicyLike | Sequence[PolicyLike] | Mapping[PolicyLike, float]
                  = (RANDOM,), weights: Sequence[float] | None = None, *,
                  rules: Rules | str | None = None, reward_mode: str = "zero_sum",
-                 reward_scale: float = 400.0, seat: int | None = None) -> None:
+                 reward_scale: float = 400.0, seat: int | None = None,
+                 obs_dtype: object = np.float32) -> None:
         rules = check_covered(rules)
         # The views of ended hands are kept where the batch keeps them (one deck).
         self.batch = GameBatch(num_envs, rules, reward_mode=reward_mode,
-                               reward_scale=reward_scale, final_observations=rules.decks == 1)
+                               reward_scale=reward_scale, final_observations=rules.decks == 1,
+                               obs_dtype=obs_dtype)
+        self.obs_dtype = obs_dtype = self.batch.obs_dtype
+        """The dtype of every observation row (``GameBatch.obs_dtype``)."""
         self.rules = self.batch.rules
         self.num_actions = self.rules.num_actions
         self.final_obs_is_terminal = self.batch.final_observations is not None
@@ -326,8 +364,7 @@ class SingleSeatVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         self.fixed_seat = None if seat is None else seat_index(
             seat, seats, "seat (or None: drawn at every hand)")
         self.render_mode = None
-        self.single_observation_space = spaces.Box(0.0, 1.0, (self.batch.obs_size,),
-                                                   dtype=np.float32)
+        self.single_observation_space = observation_space(self.batch.obs_size, obs_dtype)
         self.single_action_space = spaces.Discrete(self.num_actions)
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
@@ -343,10 +380,10 @@ class SingleSeatVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         # What one step produces (filled by ``_advance``).
         self._rewards = np.zeros(n, dtype=np.float32)
         self._terminated = np.zeros(n, dtype=np.bool_)
-        self._final_obs = np.zeros((n, self.batch.obs_size), dtype=np.float32)
+        self._final_obs = np.zeros((n, self.batch.obs_size), dtype=obs_dtype)
         # Without final views (two decks): the learner's observation at its last decision.
         self._last_obs = None if self.final_obs_is_terminal else \
-            np.zeros((n, self.batch.obs_size), dtype=np.float32)
+            np.zeros((n, self.batch.obs_size), dtype=obs_dtype)
         self._final_scores = np.zeros((n, seats), dtype=np.int32)
         self._final_seats = np.zeros(n, dtype=np.int64)
         self._actions = np.zeros(n, dtype=np.int64)
@@ -541,7 +578,8 @@ class SelfPlayRollout(NamedTuple):
     """What one ``SelfPlayBatch.play`` returns: the decisions of the hands finished in it.
 
     Decision arrays (one row per decision, in the order they were made):
-    ``observations`` ``(N, obs_size)`` float32 and ``action_masks`` ``(N, num_actions)`` bool
+    ``observations`` ``(N, obs_size)`` float32 (uint8 bytes in a ``SelfPlayBatch`` built with
+    ``obs_dtype=np.uint8``) and ``action_masks`` ``(N, num_actions)`` bool
     (what the acting seat saw), ``actions`` ``(N,)``, ``tables``, ``seats`` (absolute),
     ``hands`` (the hand's index in its table's stream since ``reset``), ``players`` (the index
     of the policy that acted, in the list given to ``play``) and ``returns`` ``(N,)`` float32:
@@ -571,13 +609,19 @@ class SelfPlayBatch:
     """Every seat of ``num_tables`` batched tables played by batched policies.
 
     See "SelfPlayBatch" in the module docstring. ``batch`` is the ``GameBatch`` of ``rules``
-    (its arrays show the tables between calls).
+    (its arrays show the tables between calls); ``obs_dtype`` is its observations' dtype
+    (``np.float32`` or ``np.uint8``, "Compact observations" in the module docstring).
     """
 
     def __init__(self, num_tables: int, rules: Rules | str | None = None, *,
-                 reward_mode: str = "zero_sum", reward_scale: float = 1.0) -> None:
+                 reward_mode: str = "zero_sum", reward_scale: float = 1.0,
+                 obs_dtype: object = np.float32) -> None:
         self.batch = GameBatch(num_tables, check_covered(rules), reward_mode=reward_mode,
-                               reward_scale=reward_scale)
+                               reward_scale=reward_scale, obs_dtype=obs_dtype)
+        self.obs_dtype = self.batch.obs_dtype
+        """The dtype of the observations the rollouts return (``GameBatch.obs_dtype``)."""
+        self.single_observation_space = observation_space(self.batch.obs_size, self.obs_dtype)
+        """The space of one observation row (``Box(0, 1)`` float32 or ``Box(0, 255)`` uint8)."""
         self.rules = self.batch.rules
         self.num_actions = self.rules.num_actions
         self.num_tables = self.batch.num_tables
@@ -648,7 +692,7 @@ class SelfPlayBatch:
     def _play(self, pool: list[PolicyLike], seating: np.ndarray, steps: int) -> SelfPlayRollout:
         b, n, rng = self.batch, self.num_tables, self.rng
         assert rng is not None
-        obs = np.empty((steps, n, b.obs_size), dtype=np.float32)
+        obs = np.empty((steps, n, b.obs_size), dtype=b.obs_dtype)
         masks = np.empty((steps, n, self.num_actions), dtype=np.bool_)
         ints = {k: np.empty((steps, n), dtype=np.int64)
                 for k in ("actions", "tables", "seats", "hands", "players")}
@@ -701,4 +745,4 @@ class SelfPlayBatch:
 
 
 __all__ = ["SingleSeatVectorEnv", "SelfPlayBatch", "SelfPlayRollout", "RANDOM",
-           "check_policy", "policy_label"]
+           "check_policy", "observation_space", "policy_label"]
