@@ -88,7 +88,7 @@ DMC_QUICK = {
     "preset": "quick", "seed": 0, "rules": "standard", "rules_mix": [], "episode": "hand",
     "max_hands": 100, "hidden": [256, 256],
     "card_features": True, "holder_features": False, "init_policy": "", "num_tables": 128,
-    "engine": "auto",
+    "engine": "auto", "obs_dtype": "uint8",
     "epsilon_start": 0.05, "epsilon_end": 0.01, "epsilon_decay_decisions": 1_000_000,
     "reward_mode": "zero_sum", "reward_scale": 400.0, "reward_clip": 4.0, "td_lambda": 0.8,
     "rollout_share": 0.0, "rollout_share_final": None, "rollout_policy": "expert",

@@ -47,10 +47,13 @@ class _Replay:
         sim = self.sim
         views = []
         for t, g in enumerate(self.games):
-            # The batch shows the acting seat's observation and mask; the reference agrees.
+            # The batch shows the acting seat's observation and mask; the reference agrees
+            # (as bytes, rint(x * 255), in a compact batch: DMCConfig.obs_dtype).
             assert sim.batch.current_player[t] == g.current_player
             enc = g.view(g.current_player).encode()
-            np.testing.assert_array_equal(sim.batch.observations[t], enc)
+            shown = enc if sim.batch.obs_dtype == np.float32 else \
+                np.rint(enc * 255.0).astype(np.uint8)
+            np.testing.assert_array_equal(sim.batch.observations[t], shown)
             views.append((g.current_player, enc, len(g.legal_actions())))
         sim.step_tables()
         for t, g in enumerate(self.games):
@@ -67,14 +70,19 @@ class _Replay:
                 self.games[t] = Game.from_hands(sim.batch.deal_of(t), self.rules)
 
 
-@pytest.mark.parametrize("rules", ["standard", "scrofazero", {"players": 5},
-                                   {"players": 6, "team_play": True}, "two_decks"])
-def test_samples_are_each_seats_own_decisions_labelled_with_its_own_result(rules):
+@pytest.mark.parametrize("rules, obs_dtype", [("standard", "uint8"), ("standard", "float32"),
+                                              ("scrofazero", "uint8"),
+                                              ({"players": 5}, "uint8"),
+                                              ({"players": 6, "team_play": True}, "float32"),
+                                              ("two_decks", "uint8")])
+def test_samples_are_each_seats_own_decisions_labelled_with_its_own_result(rules, obs_dtype):
     """Learner seats only at every table: every sample is an observation the reference
     engine shows that seat before a move it chose among several, with that move as the
-    labelled action and the seat's own hand result (lambda = 1) as the target."""
+    labelled action and the seat's own hand result (lambda = 1) as the target. Either batch
+    (compact or float32) sends the same bytes."""
     r = Rules.coerce(rules)
-    cfg = _cfg(rules=rules, reward_mode="team" if r.team_play else "zero_sum")
+    cfg = _cfg(rules=rules, reward_mode="team" if r.team_play else "zero_sum",
+               obs_dtype=obs_dtype)
     sent: list[tuple[np.ndarray, np.ndarray]] = []
     sim = make_simulator(cfg, QNetwork(obs_size(r), r.num_actions, hidden=(8,)),
                          seed=4, sink=lambda o, t: sent.append((o, t)))

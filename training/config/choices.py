@@ -19,6 +19,9 @@ ENGINES = ("auto", "batch", "scalar")
 engine wherever it covers the run (``TrainerConfig.uses_batch_engine``)."""
 PRECISIONS = ("auto", "float32", "bfloat16")
 """``DMCConfig.precision`` values (``training.dmc.precision`` resolves them)."""
+OBS_DTYPES = ("uint8", "float32")
+"""``DMCConfig.obs_dtype`` values: the numpy dtype the batched engine writes observations in
+(``gongzhu_env.batch.GameBatch(obs_dtype=...)``)."""
 BATCH_OPPONENTS = ("random", "self", "snapshot")
 """Who can sit at the SB3 learner's tables on the batched engine: rule agents read Python
 views one seat at a time, which the batched engine does not make."""

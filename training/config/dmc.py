@@ -24,7 +24,7 @@ from training.config.checks import (
     positive_int,
     quoted,
 )
-from training.config.choices import PRECISIONS
+from training.config.choices import OBS_DTYPES, PRECISIONS
 from training.config.trainer import TrainerConfig
 
 
@@ -72,6 +72,15 @@ class DMCConfig(TrainerConfig):
     # ------------------------------------------------------------------ acting
     num_tables: int = 128
     """Games stepped in lockstep; one batched forward pass scores all their seats to move."""
+
+    obs_dtype: str = "uint8"
+    """How the batched engine writes the observations the actors read and the replay keeps:
+    ``"uint8"``, each value ``x`` as the byte ``rint(x * 255)`` (``GameBatch(obs_dtype=
+    numpy.uint8)``), or ``"float32"``, the encoded values, which the actors then round to the
+    same bytes. The network reads ``byte / 255`` either way, in the actors' forward passes and
+    on the learner's device, so a seed gives the same run with both; uint8 writes and moves a
+    quarter of the bytes (docs/train.md has the memory and the speed). Unused by the scalar
+    engine, whose actors encode float32 views and keep their bytes."""
 
     epsilon_start: float = 0.05
     """Exploration rate of the learner seats at the start (uniform legal action). With
@@ -247,6 +256,7 @@ class DMCConfig(TrainerConfig):
             raise ConfigError(f"min_replay: {self.min_replay} exceeds replay_size "
                               f"{self.replay_size}")
         one_of(self, "precision", PRECISIONS)
+        one_of(self, "obs_dtype", OBS_DTYPES)
 
     def check_network(self) -> dict[str, Any]:
         """Check the network on the input this config's tables give; check a starting policy.

@@ -68,7 +68,7 @@ _FORMER_DMC_DEFAULTS: dict[str, Any] = {
     "min_replay": 8192, "epsilon_start": 0.2, "epsilon_end": 0.02,
     "epsilon_decay_decisions": 2_000_000, "snapshot_interval_s": 120.0,
     "time_budget_s": 240.0, "eval_interval_s": 60.0, "eval_deals": 100, "final_eval_deals": 500,
-    "engine": "scalar", "precision": "float32",
+    "engine": "scalar", "precision": "float32", "obs_dtype": "float32",
 }
 """``DMCConfig`` defaults before they became the quick preset. A ``config.json`` written before
 one of these fields existed meant this value, so ``load_config`` fills it in."""

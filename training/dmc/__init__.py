@@ -61,7 +61,7 @@ from training.dmc.actors import Actor, ActorPool, Chunk, LocalActors
 from training.dmc.batch_tables import BatchTableSimulator
 from training.dmc.learner import DMCTrainer
 from training.dmc.loss import q_loss
-from training.dmc.networks import fresh_network, frozen_network, mixed_input
+from training.dmc.networks import fresh_network, frozen_network, mixed_input, network_input
 from training.dmc.precision import native_bfloat16, q_values, resolve_precision
 from training.dmc.ray_actors import MAX_FRUITLESS, RayActors
 from training.dmc.replay import ReplayBuffer
@@ -75,5 +75,6 @@ __all__ = ["MAX_FRUITLESS", "ActingSide", "Actor", "ActorPool", "BatchTableSimul
            "TableSimulator", "action_targets", "actor_seed", "clip_target", "clip_targets",
            "epsilon_at",
            "fresh_network", "frozen_network", "lambda_returns", "make_simulator",
-           "mixed_input", "native_bfloat16", "q_loss", "q_values", "resolve_precision",
+           "mixed_input", "native_bfloat16", "network_input", "q_loss", "q_values",
+           "resolve_precision",
            "train_dmc"]

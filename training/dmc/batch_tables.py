@@ -4,10 +4,17 @@
 one batched forward pass for the learner seats, one per snapshot in use, each learner seat
 learning from its own trajectory and its own result -- but the tables live in one batch of the
 batched engine (``gongzhu_env.batch.GameBatch``, one deck or two): the compiled kernels
-apply the moves and write every table's observation and mask into one preallocated array,
-which torch reads without a copy (``torch.from_numpy`` once, at construction). Python then
-touches a table only when one of its hands ends (to label the learner seats' decisions and
-draw the next hand's seats).
+apply the moves and write every table's observation and mask into one preallocated array.
+Python then touches a table only when one of its hands ends (to label the learner seats'
+decisions and draw the next hand's seats).
+
+Observations travel as bytes (``DMCConfig.obs_dtype``, ``"uint8"`` by default): the batch
+writes each value ``x`` as ``rint(x * 255)``, the rows of the seats to move are copied as bytes
+into the seats' trajectories and on to the sink and the replay, and only the network's input is
+float (``networks.network_input``, ``byte / 255``). No float32 copy of an observation is made
+on the way from the batch to the replay. With ``obs_dtype="float32"`` the batch writes the
+encoded floats and the actors round them to the same bytes before anything else reads them,
+so both options give the same moves, samples and training numbers for a seed.
 
 Why it is a second simulator and not a faster engine behind the first: the scalar simulator
 spends most of its time building a ``PlayerView`` and encoding it for every decision, one
@@ -41,10 +48,12 @@ from torch import nn
 from agents.base import Agent
 from agents.policy import QNetwork
 from gongzhu_env.batch import GameBatch
+from gongzhu_env.batch.base import in_obs_dtype
 from gongzhu_env.engine import Game
 from gongzhu_env.rules import Rules
 from training.config import DMCConfig
 from training.dmc.acting import ActingSide
+from training.dmc.networks import network_input
 from training.dmc.targets import action_targets, clip_target, clip_targets, lambda_returns
 
 _LEARNER, _SNAPSHOT, _RANDOM, _AGENT = 0, 1, 2, 3
@@ -75,9 +84,10 @@ class BatchTableSimulator(ActingSide):
         n = cfg.num_tables
         seats = self.rules.players  # 3 to 8: every size the batched engine covers
         self.batch = GameBatch(n, self.rules, reward_mode=cfg.reward_mode,
-                               reward_scale=cfg.reward_scale)
+                               reward_scale=cfg.reward_scale, obs_dtype=np.dtype(cfg.obs_dtype))
+        self._compact = self.batch.obs_dtype == np.uint8
+        """Whether the batch writes the bytes itself (else the float rows are rounded here)."""
         self._max_decisions = max_decisions(self.rules)
-        self._obs_t = torch.from_numpy(self.batch.observations)  # shares the batch's memory
         self._actions = np.empty(n, dtype=np.int64)
         self._uniforms = np.empty(n, dtype=np.float64)
         self._rows = np.arange(n)
@@ -184,20 +194,30 @@ class BatchTableSimulator(ActingSide):
 
     def _greedy(self, net: nn.Module, rows: np.ndarray) -> np.ndarray:
         """Return the masked argmax of ``net``'s Q at ``rows`` (a frozen snapshot's moves)."""
-        return self._q(net, rows).argmax(axis=1)
+        return self._q(net, self._bytes(rows), rows).argmax(axis=1)
 
-    def _q(self, net: nn.Module, rows: np.ndarray) -> np.ndarray:
-        """Q of ``rows``, illegal actions at -inf."""
-        idx = torch.from_numpy(rows)
+    def _bytes(self, rows: np.ndarray) -> np.ndarray:
+        """Return the observations of ``rows`` as bytes, a new uint8 array (``rint(x * 255)``).
+
+        A compact batch holds them already; a float32 batch's rows are rounded here, once, to
+        what a compact batch would hold (``in_obs_dtype``), so the network sees the same input
+        with either option.
+        """
+        obs = self.batch.observations[rows]
+        return obs if self._compact else in_obs_dtype(obs, np.dtype(np.uint8))
+
+    def _q(self, net: nn.Module, obs: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Q of the observation bytes ``obs`` of ``rows``, illegal actions at -inf."""
         with torch.inference_mode():
-            q = net(self._obs_t.index_select(0, idx)).numpy()
+            q = net(network_input(torch.from_numpy(obs))).numpy()
         return np.where(self.batch.action_masks[rows].astype(bool), q, -np.inf)
 
     def _act_learner(self, rows: np.ndarray) -> float:
         """Choose the learner's moves at ``rows`` (epsilon-greedy) and record them."""
         b = self.batch
+        obs = self._bytes(rows)
         t1 = time.perf_counter()
-        q = self._q(self.net, rows)
+        q = self._q(self.net, obs, rows)
         spent = time.perf_counter() - t1
         best_a = q.argmax(axis=1)
         best = q[np.arange(len(rows)), best_a]
@@ -211,7 +231,7 @@ class BatchTableSimulator(ActingSide):
         if k.size and int(k.max()) >= self._max_decisions:
             raise RuntimeError(f"a seat made more than {self._max_decisions} decisions in one "
                                "hand")
-        self._traj_obs[rows, seats, k] = np.rint(b.observations[rows] * 255.0)
+        self._traj_obs[rows, seats, k] = obs
         self._traj_act[rows, seats, k] = chosen
         self._traj_val[rows, seats, k] = best
         self._traj_len[rows, seats] = k + 1

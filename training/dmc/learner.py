@@ -33,7 +33,7 @@ from training.config import ConfigError, DMCConfig
 from training.dmc.acting import epsilon_at
 from training.dmc.actors import ActorPool, Chunk, LocalActors
 from training.dmc.loss import q_loss
-from training.dmc.networks import fresh_network, frozen_network
+from training.dmc.networks import fresh_network, frozen_network, network_input
 from training.dmc.precision import q_values, resolve_precision
 from training.dmc.replay import ReplayBuffer
 from training.dmc.simulator import Simulator, make_simulator
@@ -232,7 +232,8 @@ class DMCTrainer:
         """Draw a training batch: self-play decisions and, with expert iteration, labels.
 
         ``search_label_share`` of the rows come from the search labels (``self.labels``), the
-        rest from the replay buffer.
+        rest from the replay buffer. CPU tensors: uint8 observations (``train_step`` converts
+        them on the learner's device) and float32 targets.
         """
         c = self.cfg
         k = round(c.batch_size * c.search_label_share) if self.labels is not None else 0
@@ -245,9 +246,9 @@ class DMCTrainer:
     def train_step(self) -> float:
         """One Adam step on a uniform minibatch of decisions (``q_loss``)."""
         obs, tgt = self.minibatch()
-        if self.device.type != "cpu":
+        if self.device.type != "cpu":  # the bytes cross, not floats four times their size
             obs, tgt = _to_device(obs, self.device), _to_device(tgt, self.device)
-        q = q_values(self.net, obs, self.dtype, self.device.type)
+        q = q_values(self.net, network_input(obs), self.dtype, self.device.type)
         loss = q_loss(q, tgt, self.cfg.rollout_level_weight)
         self.opt.zero_grad(set_to_none=True)
         loss.backward()

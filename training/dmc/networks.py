@@ -16,6 +16,24 @@ from gongzhu_env.rules import Rules
 from gongzhu_env.view import obs_size
 from training.config import DMCConfig
 
+BYTE = 1.0 / 255.0
+"""The value of one step of an observation byte (the byte 255 stands for 1.0)."""
+
+
+def network_input(obs: torch.Tensor) -> torch.Tensor:
+    """Return observation bytes (uint8, ``rint(x * 255)``) as the network's float32 input.
+
+    The conversion runs where ``obs`` is: on the learner's device for a minibatch (so a quarter
+    of the bytes cross to a GPU), on the CPU for the actors' forward passes. It multiplies by
+    ``1 / 255`` rather than dividing by 255: the two differ in the last bit for about half the
+    bytes, and the product is what the replay has always given the learner, so the training
+    numbers of a seed stay as they were.
+    """
+    if obs.dtype != torch.uint8:
+        raise TypeError(f"network_input takes observation bytes (torch.uint8, value x as "
+                        f"rint(x * 255)); got {obs.dtype}")
+    return obs.float().mul_(BYTE)
+
 
 def mixed_input(cfg: DMCConfig) -> MixedInput | None:
     """Return the input of a network for ``cfg.rules_mix`` (``None`` for one rule set)."""
