@@ -9,6 +9,12 @@ for each network size and for the shipped policy.
     python benchmarks/bench_train.py                 # both, about 2 minutes
     python benchmarks/bench_train.py --seconds 60 --actors 0 1 2 --preset full
     python benchmarks/bench_train.py --latency-only
+    python benchmarks/bench_train.py --memory        # bytes per sample and per table
+    python benchmarks/bench_train.py --preset full --actors 2 --obs-dtype float32 uint8
+
+``--obs-dtype`` measures the throughput with each observation dtype of the batched engine
+(``DMCConfig.obs_dtype``), interleaved with the actor counts; ``--memory`` prints what one
+replay sample and one table of the batch hold with each, for each rule set of ``--rules``.
 
 Numbers depend on the machine and on what else runs on it: report them with ``nproc`` and the
 load average (printed).
@@ -17,6 +23,7 @@ load average (printed).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import time
 
@@ -57,6 +64,38 @@ def _split(trainer) -> dict[str, float]:
             "learning": trainer.seconds_learning}
 
 
+def memory_rows(rules_names: list[str]) -> list[dict[str, object]]:
+    """Bytes of one replay sample and of one table's observation buffer, by dtype and rules.
+
+    Measured on the objects a run builds (``ReplayBuffer`` and ``GameBatch`` of the rules'
+    sizes), not computed from a formula: ``nbytes`` of their arrays, divided by the rows.
+    """
+    from gongzhu_env.batch import GameBatch
+    from gongzhu_env.rules import Rules
+    from gongzhu_env.view import obs_size
+    from training.dmc import ReplayBuffer
+
+    rows = []
+    for name in rules_names:
+        as_json = name.lstrip().startswith("{")
+        rules = Rules.coerce(json.loads(name) if as_json else name)
+        if as_json:  # a short name for the table
+            name = f"{rules.players} seats" + (", 2 decks" if rules.decks == 2 else "")
+        replay = ReplayBuffer(1024, np.random.default_rng(0), obs_size(rules), rules.num_actions)
+        for dtype in (np.float32, np.uint8):
+            batch = GameBatch(64, rules, obs_dtype=dtype)
+            rows.append({
+                "rules": name, "obs": batch.obs_size, "dtype": np.dtype(dtype).name,
+                "batch_obs_per_table": batch.observations.nbytes // batch.num_tables,
+                "batch_out_per_table": sum(getattr(batch, a).nbytes for a in (
+                    "observations", "action_masks", "current_player", "terminated",
+                    "rewards")) // batch.num_tables,
+                "replay_per_sample": (replay.obs.nbytes + replay.tgt.nbytes) // replay.capacity,
+                "replay_obs_per_sample": replay.obs.nbytes // replay.capacity,
+            })
+    return rows
+
+
 def bench_latency(agent, views, repeats: int = 3) -> dict[str, float]:
     times = []
     for _ in range(repeats):
@@ -94,8 +133,23 @@ def main() -> None:
                    help="which engine plays the tables (each is measured in turn)")
     p.add_argument("--set", action="append", default=[], metavar="FIELD=JSON",
                    help="override a config field, e.g. --set num_tables=256")
+    p.add_argument("--obs-dtype", nargs="+", choices=["uint8", "float32"], default=None,
+                   help="observation dtypes of the batched engine to measure in turn "
+                        "(default: the preset's)")
+    p.add_argument("--memory", action="store_true",
+                   help="print bytes per replay sample and per batch table, then stop")
+    p.add_argument("--rules", nargs="+", default=["standard", "two_decks"],
+                   help="rule sets of --memory (default: standard, two_decks)")
     args = p.parse_args()
     torch.set_num_threads(1)
+    if args.memory:
+        print(f"{'rules':<12} {'obs':>5} {'dtype':>8} {'batch obs B/table':>18} "
+              f"{'batch outputs B/table':>22} {'replay B/sample':>16} {'of which obs':>13}")
+        for r in memory_rows(args.rules):
+            print(f"{r['rules']:<12} {r['obs']:>5} {r['dtype']:>8} "
+                  f"{r['batch_obs_per_table']:>18,} {r['batch_out_per_table']:>22,} "
+                  f"{r['replay_per_sample']:>16,} {r['replay_obs_per_sample']:>13,}")
+        return
     print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()}")
     from agents.policy import (
         PRETRAINED_DIR,
@@ -122,24 +176,26 @@ def main() -> None:
               f"p50 {r['p50_ms']:.3f} ms, p99 {r['p99_ms']:.3f} ms")
     if args.latency_only:
         return
-    import json
-
     overrides = {}
     for item in args.set:
         key, _, value = item.partition("=")
         overrides[key] = json.loads(value)
     print(f"\nDMC training throughput, preset {args.preset}, {args.seconds:.0f} s each"
           f"{', ' + str(overrides) if overrides else ''}:")
-    for engine in args.engine:
-        for actors in args.actors:
-            r = bench_throughput(args.preset, actors, args.seconds, engine, overrides)
-            line = (f"  engine={r['engine']:6s} actors={actors}: "
-                    f"{r['decisions_per_s']:,.0f} learner decisions/s, "
-                    f"{r['samples_trained_per_s']:,.0f} samples trained/s")
-            if "env" in r:
-                line += (f"; share of wall clock: env {r['env']:.0%}, inference "
-                         f"{r['inference']:.0%}, learning {r['learning']:.0%}")
-            print(line, flush=True)
+    dtypes = args.obs_dtype or [None]
+    runs = [(engine, actors, dtype) for engine in args.engine for actors in args.actors
+            for dtype in dtypes]
+    for engine, actors, dtype in runs:
+        extra = dict(overrides) if dtype is None else {**overrides, "obs_dtype": dtype}
+        r = bench_throughput(args.preset, actors, args.seconds, engine, extra)
+        shown = extra.get("obs_dtype", make_config(args.preset).obs_dtype)
+        line = (f"  engine={r['engine']:6s} actors={actors} obs_dtype={shown}: "
+                f"{r['decisions_per_s']:,.0f} learner decisions/s, "
+                f"{r['samples_trained_per_s']:,.0f} samples trained/s")
+        if "env" in r:
+            line += (f"; share of wall clock: env {r['env']:.0%}, inference "
+                     f"{r['inference']:.0%}, learning {r['learning']:.0%}")
+        print(line, flush=True)
 
 
 if __name__ == "__main__":
