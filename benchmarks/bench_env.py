@@ -32,6 +32,10 @@ Contenders (each plays ``--hands`` complete hands with uniformly random legal ac
 * ``engine_3p``, ``engine_6p``, ``batch_3p256`` ... ``batch_6p1024``: the engine loop and the
   batched engine (256, 512 and 1,024 tables) at tables of three and of six players
   (``Rules(players=N)``: the reduced deck), compared per decision.
+* ``batch1024_u8``, ``batch_6p1024_u8``, ``batch_2decks1024_u8``: ``batch1024``,
+  ``batch_6p1024`` and ``batch_2decks1024`` with compact observations (``GameBatch(...,
+  obs_dtype=np.uint8)``: each value as the byte ``rint(x * 255)``, a quarter of the bytes
+  written), compared with the float32 rows and (six seats) with ``engine_6p``.
 * ``engine@baseline``, ``engine_2decks@baseline`` (with ``--baseline DIR``): the same engine
   loops run by the code of another checkout (an earlier commit, e.g. from ``git worktree add
   DIR COMMIT``), each in a child process that imports that checkout's engine and times only the
@@ -193,12 +197,13 @@ def _baseline_runner(root: str, preset: str, clock: str) -> Runner:
 
 
 def _batch_runner(size: int, decisions: int, rules: Rules | None = None,
-                  general: bool = False) -> tuple[Runner, float]:
+                  general: bool = False, obs_dtype: type = np.float32) -> tuple[Runner, float]:
     """A runner for a batch of ``size`` tables, and the seconds its kernels took to load.
 
     The batched engine of ``rules`` (``gongzhu_env.batch.GameBatch``, one deck or two);
     ``general`` plays four-seat rules with the general kernels instead of the four-seat ones
-    (what those are worth). numba compiles the kernels at their first call (or loads them from
+    (what those are worth); ``obs_dtype`` is the batch's (float32, or uint8 for the compact
+    rows). numba compiles the kernels at their first call (or loads them from
     its cache); that happens here, outside every timed region.
     """
     t0 = time.perf_counter()
@@ -210,7 +215,8 @@ def _batch_runner(size: int, decisions: int, rules: Rules | None = None,
 
     rules = rules or Rules()
     two_decks = rules.decks == 2
-    batch = GeneralKernels(size, rules) if general else GameBatch(size, rules)
+    batch = (GeneralKernels(size, rules, obs_dtype=obs_dtype) if general
+             else GameBatch(size, rules, obs_dtype=obs_dtype))
     batch.reset(0)
     batch.step(batch.sample_legal(np.zeros(size)))
     ready = time.perf_counter() - t0
@@ -344,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="run only these contenders (engine raw_env env engine_2decks "
                         "raw_env_2decks engine@baseline engine_2decks@baseline batch64 "
                         "batch256 batch1024 batch4096 batch1024_general batch_2decks256 "
-                        "batch_2decks1024 "
+                        "batch_2decks1024 batch1024_u8 batch_6p1024_u8 batch_2decks1024_u8 "
                         "engine_3p engine_6p batch_3p256 batch_3p512 batch_3p1024 "
                         "batch_6p256 batch_6p512 batch_6p1024 openspiel "
                         "openspiel+infostate)")
@@ -405,6 +411,12 @@ def main(argv: list[str] | None = None) -> int:
             if not args.no_batch and (not wanted or batch_name in wanted):
                 contenders.append((batch_name, _batch_runner(size, args.batch_decisions,
                                                              table)[0]))
+    # The compact observations (uint8) beside the float32 rows of the same rules and tables.
+    for name, rules in (("batch1024_u8", None), ("batch_6p1024_u8", Rules(players=6)),
+                        ("batch_2decks1024_u8", TWO_DECKS)):
+        if not args.no_batch and (not wanted or name in wanted):
+            contenders.append((name, _batch_runner(1024, args.batch_decisions, rules,
+                                                   obs_dtype=np.uint8)[0]))
     if not args.no_openspiel:
         for name, infostate in (("openspiel", False), ("openspiel+infostate", True)):
             runner = _openspiel_runner(infostate)
@@ -463,6 +475,15 @@ def main(argv: list[str] | None = None) -> int:
                 / by_name[f"engine_{p}p"]["decisions_per_s"], "decisions/s")
                for p in TABLE_SIZES for n in TABLE_BATCH_SIZES
                if f"batch_{p}p{n}" in by_name and f"engine_{p}p" in by_name]
+    # The compact observations: against the float32 rows (the bar 1.3x) and, at six seats, the
+    # scalar engine (the bar 10x).
+    ratios += [(ours, theirs, by_name[ours]["decisions_per_s"]
+                / by_name[theirs]["decisions_per_s"], "decisions/s")
+               for ours, theirs in (("batch1024_u8", "batch1024"),
+                                    ("batch_6p1024_u8", "batch_6p1024"),
+                                    ("batch_2decks1024_u8", "batch_2decks1024"),
+                                    ("batch_6p1024_u8", "engine_6p"))
+               if ours in by_name and theirs in by_name]
     _print_table(rows, ratios)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:

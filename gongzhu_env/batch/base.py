@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, SupportsIndex, cast
 
 import numpy as np
 
+from gongzhu_env.cards import EXPOSABLE_MASK, SCORING_MASK, card_str
 from gongzhu_env.engine import IllegalActionError
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import check_reward_mode, check_reward_scale
@@ -59,9 +60,11 @@ def _load_numba(engine: str) -> ModuleType:
 if TYPE_CHECKING:
     import numba
     import numba.extending
+    import numba.np.numpy_support
 else:
     numba = _load_numba("the batched engine (gongzhu_env.vector)")
     importlib.import_module("numba.extending")
+    importlib.import_module("numba.np.numpy_support")
 
 OBS_DTYPES = (np.dtype(np.float32), np.dtype(np.uint8))
 """The dtypes a batch writes its observations in: float32 (``PlayerView.encode()`` exactly) or
@@ -98,14 +101,24 @@ def in_obs_dtype(values: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
     return np.rint(values * np.float32(OBS_SCALE)).astype(np.uint8)
 
 
-def _unit(out: np.ndarray) -> int:
+def _unit(out: np.ndarray) -> Any:
     """Return the value that stands for 1.0 in ``out``: 255 in a uint8 array, else 1.
 
-    Compiled, it is a constant of the array's dtype (numba compiles a kernel once per dtype of
-    its arguments), so the same kernel source writes a float32 or a uint8 observation with no
-    cost of a run-time scale; an int8 action mask gets 1.
+    Compiled, it is a constant of the array's own dtype (numba compiles a kernel once per
+    dtype of its arguments), so the same kernel source writes a float32 or a uint8
+    observation with no cost of a run-time scale; an int8 action mask gets 1.
     """
-    return OBS_SCALE if out.dtype == np.uint8 else 1
+    return out.dtype.type(OBS_SCALE if out.dtype == np.uint8 else 1)
+
+
+def _bit(out: np.ndarray, on: Any) -> Any:
+    """Return ``_unit(out)`` if ``on`` else 0, in ``out``'s dtype (what ``_put_bits`` writes).
+
+    A select between two constants of the array's dtype: the compiler vectorises it into
+    blends, about twice (float32) to four times (uint8) as fast as converting ``bit * scale``
+    from int64 (``benchmarks/bench_env.py``).
+    """
+    return _unit(out) if on else out.dtype.type(0)
 
 
 def _fraction(out: np.ndarray, k: int | np.int64, d: int) -> float:
@@ -114,16 +127,33 @@ def _fraction(out: np.ndarray, k: int | np.int64, d: int) -> float:
     return float(np.rint(x * np.float32(OBS_SCALE))) if out.dtype == np.uint8 else float(x)
 
 
+def _constants(out: Any) -> tuple[Any, Any]:
+    """Return the 1.0 and the 0 of a compiled array type, as numpy scalars of its dtype."""
+    dtype = numba.np.numpy_support.as_dtype(out.dtype)
+    return dtype.type(OBS_SCALE if dtype == np.uint8 else 1), dtype.type(0)
+
+
 # (numba wants each implementation's parameters, annotations included, to be the overload's.)
 @numba.extending.overload(_unit, inline="always")
-def _unit_compiled(out: Any) -> Callable[[Any], int]:
-    """Compile ``_unit`` into a kernel: chosen by the array's dtype when the kernel compiles."""
-    byte = out.dtype == numba.types.uint8
+def _unit_compiled(out: Any) -> Callable[[Any], Any]:
+    """Compile ``_unit`` into a kernel: a constant of the array's dtype."""
+    one, _ = _constants(out)
 
-    def unit(out: Any) -> int:
-        return 255 if byte else 1
+    def unit(out: Any) -> Any:
+        return one
 
     return unit
+
+
+@numba.extending.overload(_bit, inline="always")
+def _bit_compiled(out: Any, on: Any) -> Callable[[Any, Any], Any]:
+    """Compile ``_bit`` into a kernel: a select between two constants of the array's dtype."""
+    one, zero = _constants(out)
+
+    def bit(out: Any, on: Any) -> Any:
+        return one if on else zero
+
+    return bit
 
 
 @numba.extending.overload(_fraction, inline="always")
@@ -295,6 +325,71 @@ def _within(snap: np.ndarray, column: int, width: int, low: int, high: int) -> n
     return (part >= low) & (part <= high)
 
 
+DECLARE, PLAY = 0, 1
+"""The phase codes of every layout's state rows."""
+_CARD_BITS = np.arange(52, dtype=np.int64)
+
+
+class RowColumns(NamedTuple):
+    """Where a layout's state row keeps what every table holds: what ``_check_snapshot`` reads.
+
+    A scalar is a column; a per-seat block is the column of seat 0 (one column a seat from
+    it). A card set is a multiset, as ``Game`` holds it: the cards held at least once, and
+    (the ``*2`` column) those held twice, -1 where the layout has one deck (every card once).
+    """
+
+    names: tuple[str, ...]
+    """Every column's name, for the refusals."""
+    phase: int
+    cur: int
+    first: int
+    turns: int
+    """Declaration turns taken."""
+    tlen: int
+    """Cards in the trick in progress."""
+    tlead: int
+    led: int
+    sled: int
+    """Suits led so far."""
+    done: int
+    """The count of the finished tricks (one deck) or of their cards (two decks)."""
+    expall: int
+    expall2: int
+    legal: int
+    trick: int
+    """The first card of the trick in progress, in play order."""
+    trick_width: int
+    hand: int
+    hand2: int
+    played: int
+    played2: int
+    exposed: int
+    exposed2: int
+    capt: int
+    capt2: int
+    deal: int
+    deal2: int
+    voids: int
+    prov: int
+
+
+class TrickPlays(NamedTuple):
+    """Who played what to the trick in progress, as a layout reads it from its rows."""
+
+    plays: np.ndarray
+    """(tables,) plays made to the trick (a two-card follow counts once)."""
+    owner: np.ndarray
+    """(tables, trick_width) the seat that played each card of the trick."""
+    live: np.ndarray
+    """(tables, trick_width) which trick columns hold a card of the trick."""
+    held: np.ndarray
+    """(tables, seats) the cards each seat has played to the trick."""
+    finished: np.ndarray
+    """(tables,) the cards each seat played to the finished tricks (alike for every seat)."""
+    tricks: np.ndarray
+    """(tables,) the most finished tricks there can be (one deck: exactly these)."""
+
+
 _MIXED: dict[tuple[type, type], type] = {}
 _LAYOUTS: dict[int, type[GameBatch]] = {}
 """The table layouts by deck count; each registers itself (``GameBatch.__init_subclass__``)."""
@@ -458,9 +553,160 @@ class GameBatch:
         """Rewrite the observations, masks and seats to move from the state rows."""
         raise NotImplementedError
 
-    def _check_snapshot(self, snap: np.ndarray) -> None:
-        """Raise ``ValueError`` unless every row of ``snap`` is a position play can reach."""
+    def _row_columns(self) -> RowColumns:
+        """Return where this layout's state rows keep what every table holds."""
         raise NotImplementedError
+
+    def _snapshot_ranges(self) -> list[tuple[int, int, int, int, str]]:
+        """Return ``(column, width, low, high, expected)``: every column's range, in order.
+
+        Checked first, in this order: each later check reads only columns found in range.
+        """
+        raise NotImplementedError
+
+    def _trick_plays(self, snap: np.ndarray) -> TrickPlays:
+        """Return who played what to each row's trick (columns already found in range)."""
+        raise NotImplementedError
+
+    def _forced_exposures(self) -> int | None:
+        """Return the exposures the deal makes (0: none at all), or None if seats declare."""
+        raise NotImplementedError
+
+    def _check_layout(self, snap: np.ndarray, need: Callable[[np.ndarray, int, str], None],
+                      counts: Callable[[int], np.ndarray]) -> None:
+        """Check what only this layout keeps (after the shared bookkeeping has passed).
+
+        ``need`` refuses (``_refuser``); ``counts(block)`` is a card block's copies of each card
+        by seat, shape ``(tables, seats, 52)``.
+        """
+        raise NotImplementedError
+
+    def _derived(self, snap: np.ndarray) -> list[tuple[int, np.ndarray, str]]:
+        """Return ``(column, ok, expected)`` for the columns that follow from the rest.
+
+        The legal sets and the scores, each compared with what the kernels compute from the
+        rest of the (checked) row.
+        """
+        raise NotImplementedError
+
+    def _check_snapshot(self, snap: np.ndarray) -> None:
+        """Raise ``ValueError`` unless every row of ``snap`` is a position play can reach.
+
+        One check for every layout (the rows as multisets, the twice masks empty at one deck):
+        first every column's range (``_snapshot_ranges``: the kernels index and shift with
+        them), then the bookkeeping that ties the columns together (each seat's hand and the
+        cards it played make up its deal, the deals make up the cards in play, the trick
+        matches the plays made to it and the seat to move follows from them, exposures follow
+        the declaration rule, the captured cards are the scoring cards of the finished tricks),
+        then what only the layout keeps (``_check_layout``), and last the legal sets and the
+        scores, which must be what the rules give for the rest (``_derived``). Together they
+        hold after every step from any position that passes them, so play from a restored
+        position stays inside the arrays. Vectorised over the tables.
+        """
+        c = self._row_columns()
+        rules, ns = self.rules, self.num_seats
+        need = _refuser(snap, c.names)
+        for column, width, low, high, what in self._snapshot_ranges():
+            ok = _within(snap, column, width, low, high)
+            need(ok if width > 1 else ok[:, 0], column, what)
+
+        def seats(column: int) -> np.ndarray:
+            return snap[:, column:column + ns]
+
+        twice_of = {c.hand: c.hand2, c.played: c.played2, c.exposed: c.exposed2,
+                    c.capt: c.capt2, c.deal: c.deal2}
+        for once, twice in twice_of.items():
+            if twice >= 0:
+                need((seats(twice) & ~seats(once)) == 0, twice,
+                     f"cards also in {c.names[once]} (a card twice is a card once too)")
+        if c.expall2 >= 0:
+            need((snap[:, c.expall2] & ~snap[:, c.expall]) == 0, c.expall2,
+                 "cards also exposed once")
+
+        def counts(block: int) -> np.ndarray:
+            copies = (seats(block)[:, :, None] >> _CARD_BITS) & 1
+            twice = twice_of.get(block, -1)
+            if twice >= 0:
+                copies = copies + ((seats(twice)[:, :, None] >> _CARD_BITS) & 1)
+            return np.asarray(copies)
+
+        def mask_of(cards: np.ndarray) -> np.ndarray:
+            return np.asarray((cards.astype(np.int64) << _CARD_BITS).sum(axis=-1))
+
+        # The deal: hands of the hand size that hold each card in play once a deck; the first
+        # leader is the first seat dealt the lead card.
+        deal = counts(c.deal)
+        in_play = rules.decks * ((rules.deck_mask >> _CARD_BITS) & 1)
+        need(deal.sum(axis=2) == rules.hand_size, c.deal, f"{rules.hand_size} cards in play")
+        wrong = deal.sum(axis=1) != in_play[None, :]
+        need(~((deal > 0) & wrong[:, None, :]).any(axis=2), c.deal,
+             f"each card in play dealt {'once' if rules.decks == 1 else 'twice'} over the "
+             f"seats, no card also dealt to another seat beyond that")
+        phase, cur, first = snap[:, c.phase], snap[:, c.cur], snap[:, c.first]
+        turns, tlen, tlead = snap[:, c.turns], snap[:, c.tlen], snap[:, c.tlead]
+        led, sled, done = snap[:, c.led], snap[:, c.sled], snap[:, c.done]
+        need(first == np.argmax((seats(c.deal) >> rules.lead_card) & 1, axis=1), c.first,
+             f"the first seat dealt {card_str(rules.lead_card)}")
+        hand, played = counts(c.hand), counts(c.played)
+        need(((hand + played) == deal).all(axis=2), c.hand,
+             "the seat's deal less the cards it played")
+        # Whose turn it is, and what each seat has played.
+        free = self._forced_exposures() is None
+        declaring = phase == DECLARE
+        need(~declaring | (turns <= ns - 1), c.turns, f"0..{ns - 1} while declaring")
+        need(declaring | (turns == (ns if free else 0)), c.turns,
+             f"{ns if free else 0} once the play has begun")
+        need(~declaring | (done == 0), c.done, "0 while declaring")
+        need(~declaring | (tlen == 0), c.tlen, "0 while declaring")
+        t = self._trick_plays(snap)
+        need(np.where(declaring, cur == (first + turns) % ns, cur == (tlead + t.plays) % ns),
+             c.cur, "the seat after the last to act (the trick leader plus the plays made to "
+             "the trick, or the first leader plus the turns taken while declaring)")
+        need((done > 0) | (tlead == first), c.tlead, "the first leader in the first trick")
+        need(played.sum(axis=2) == t.finished[:, None] + t.held, c.played,
+             "the seat's cards of the finished tricks, and those it played to this one")
+        trick = snap[:, c.trick:c.trick + c.trick_width]
+        owned = played[np.arange(len(snap))[:, None], t.owner, trick]
+        need(~t.live | (owned > 0), c.trick,
+             "a card played by its seat (the trick leader's, then the next seats')")
+        need(np.where(tlen > 0, led == trick[:, 0] // 13, led == -1), c.led,
+             "the suit of the trick's first card, or -1 between tricks")
+        if rules.first_lead != "any":
+            need((done > 0) | (tlen == 0) | (trick[:, 0] == rules.lead_card), c.trick,
+                 f"{card_str(rules.lead_card)} to lead the hand")
+        need(np.where(done > 0, (sled > 0) & (_bit_counts(sled) <= t.tricks), sled == 0), c.sled,
+             "one suit or more per trick taken, and none before the first")
+        need(~declaring[:, None] | (seats(c.voids) == 0), c.voids, "none while declaring")
+        # Exposures: exposable copies of the seat's own deal, by the declaration rule.
+        exposed = counts(c.exposed)
+        need(((seats(c.exposed) & ~EXPOSABLE_MASK) == 0) & (exposed <= deal).all(axis=2),
+             c.exposed, "exposable cards (SQ, DJ, C10, HA) dealt to the seat")
+        shown = exposed.sum(axis=1)
+        ok = snap[:, c.expall] == mask_of(shown >= 1)
+        if c.expall2 >= 0:
+            ok &= snap[:, c.expall2] == mask_of(shown >= 2)
+        need(ok, c.expall, "every seat's exposed cards together")
+        forced = self._forced_exposures()
+        if forced is None:
+            waiting = ((np.arange(ns)[None, :] - first[:, None]) % ns) > turns[:, None]
+            need(~(declaring[:, None] & waiting) | (seats(c.exposed) == 0), c.exposed,
+                 "none for a seat whose declaration turn has not come")
+        elif forced == 0:
+            need(snap[:, c.expall] == 0, c.expall, "none: these rules have no exposures")
+        else:
+            need(snap[:, c.expall] == forced, c.expall, "the forced exposures, made at the deal")
+        # Captured cards: the scoring copies of the finished tricks, each taken by one seat.
+        need((seats(c.capt) & ~SCORING_MASK) == 0, c.capt, "scoring cards only")
+        in_trick = np.zeros((len(snap), 52), dtype=np.int64)
+        for k in range(c.trick_width):
+            in_trick += t.live[:, k:k + 1] & (_CARD_BITS[None, :] == trick[:, k:k + 1])
+        finished = (played.sum(axis=1) - in_trick) * ((SCORING_MASK >> _CARD_BITS) & 1)
+        need((counts(c.capt).sum(axis=1) == finished).all(axis=1), c.capt,
+             "the scoring cards of the finished tricks, together")
+        self._check_layout(snap, need, counts)
+        # What follows from all the rest: the legal sets and the scores.
+        for column, ok, what in self._derived(snap):
+            need(ok, column, what)
 
     def _illegal(self, table: int, action: int) -> IllegalActionError:
         """Return the error naming ``action`` at ``table`` (a checked index) as not legal."""

@@ -126,6 +126,7 @@ import dataclasses
 import functools
 import math
 import operator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -136,14 +137,15 @@ from gongzhu_env.batch.base import (
     REWARD_CODES,
     SETTLEMENT_ONLY,
     GameBatch,
+    RowColumns,
+    TrickPlays,
+    _bit,
     _bit_counts,
     _fraction,
     _mix,
     _outside_unit,
-    _refuser,
     _unit,
     _unsigned,
-    _within,
     check_options,
     in_obs_dtype,
 )
@@ -1142,13 +1144,14 @@ def _put_bits(out: np.ndarray, offset: int, m: np.int64, nbits: int) -> None:
     """Write the low ``nbits`` bits of ``m`` as 0/1 values from ``out[offset]`` on.
 
     A set bit is written as ``_unit(out)``: 1 (a float32 observation, an int8 mask) or 255 (a
-    uint8 observation), a constant of the compiled kernel. The indices are unsigned on purpose:
+    uint8 observation), a constant of the compiled kernel (``_bit``: a select between two
+    constants, which vectorises best). The indices are unsigned on purpose:
     numba checks every signed index for a negative (wrap-around) value, and that check keeps
     the compiler from vectorising the loop.
     """
     base = np.uint64(offset)
     for c in range(nbits):
-        out[base + np.uint64(c)] = ((m >> c) & 1) * _unit(out)
+        out[base + np.uint64(c)] = _bit(out, (m >> c) & 1)
 
 
 @numba.njit(cache=True, inline="always")
@@ -1624,6 +1627,14 @@ class OneDeckTables(GameBatch, decks=1):
     _table_bytes = 2800
     _dealt_column = _DEALT
     _max_action = _DONE
+    # The four-seat kernels, by the numbers (issue 60: they stay only where bench_env shows them
+    # >= 1.3x the general kernels at 1,024 tables). Measured 2026-12-06 (docs/speed.md, "One
+    # snapshot check"), three alternating rounds of bench_env --clock cpu: batch1024 /
+    # batch1024_general 1.03x, 1.00x, 0.95x with the select writes of ``_bit`` (1.14x, 1.06x,
+    # 1.00x before them), and 1.08x in a wall-clock run of the full table. The numbers say they
+    # go; they are still here only because removing them (these kernels, their row layout and
+    # ``_fast``) had no validated run before the deadline of that change. Next step: delete
+    # them, keeping ``batch1024_general``'s speed as the four-seat batch's.
     _four_seat_kernels = True
     """Whether the four-seat kernels play the rule sets they cover (``_four_seat``). A subclass
     that sets it False plays those with the general kernels: how ``benchmarks/bench_env``
@@ -1703,176 +1714,113 @@ class OneDeckTables(GameBatch, decks=1):
             _refresh_kernel(self._state, self._rp, self._heart_sums, self._squash, self._oo,
                             self.observations, self.action_masks, self.current_player)
 
-    def _check_snapshot(self, snap: np.ndarray) -> None:
-        """Raise ``ValueError`` unless every row of ``snap`` is a position ``step`` can reach.
-
-        The checks are those the kernels rely on (every index and shift in range) and the
-        bookkeeping that ties the columns together (a hand and the cards played from it make
-        up the seat's deal, the cards played match the tricks taken, the captured cards are
-        those of finished tricks, exposures follow the declaration rule, and the legal mask
-        and the scores are what the rules give for the rest); together they hold after every
-        step from any position that passes them, so play from a restored position stays
-        inside the arrays. Columns are checked in an order in which each check only reads
-        columns already found in range. Vectorised over the tables: a few dozen numpy
-        operations whatever their number.
-        """
-        n = snap.shape[0]
+    # ------------------------------------------------------------------ snapshot checks
+    # (``GameBatch._check_snapshot`` checks the rows; these say where this layout keeps what.)
+    def _row_columns(self) -> RowColumns:
         ns = self.num_seats
-        rules = self.rules
-        fast = self._fast
-        names = _column_names(ns)[:snap.shape[1]]
-        rp = self._rp
-
-        need = _refuser(snap, names)
 
         def block(b: int) -> int:
             return _NSCALAR + b * ns
 
-        def seats(column: int) -> np.ndarray:
-            return snap[:, column:column + ns]
+        return RowColumns(
+            names=_column_names(ns)[:self._state.shape[1]], phase=_PHASE, cur=_CUR,
+            first=_FIRST, turns=_TURNS, tlen=_TLEN, tlead=_TLEAD, led=_LED, sled=_SLED,
+            done=_NTR, expall=_EXPALL, expall2=-1, legal=_LEGAL, trick=block(_B_TRICK),
+            trick_width=ns, hand=block(_B_HAND), hand2=-1, played=block(_B_PLAYED), played2=-1,
+            exposed=block(_B_EXPOSED), exposed2=-1, capt=block(_B_CAPT), capt2=-1,
+            deal=block(_B_DEAL), deal2=-1, voids=block(_B_VOIDS), prov=block(_B_PROV))
 
-        def within(column: int, width: int, low: int, high: int) -> np.ndarray:
-            return _within(snap, column, width, low, high)
-
-        def union(masks: np.ndarray) -> np.ndarray:
-            return np.asarray(np.bitwise_or.reduce(masks, axis=1))
-
-        phase, cur, first = snap[:, _PHASE], snap[:, _CUR], snap[:, _FIRST]
-        turns, tlen, tlead, led = snap[:, _TURNS], snap[:, _TLEN], snap[:, _TLEAD], snap[:, _LED]
-        sled, ntr, expall = snap[:, _SLED], snap[:, _NTR], snap[:, _EXPALL]
-        tricks = rules.hand_size
-        deck = rules.deck_mask
-        # Every column in its range first: later checks shift and index with them.
+    def _snapshot_ranges(self) -> list[tuple[int, int, int, int, str]]:
+        ns, rules = self.num_seats, self.rules
+        c = self._row_columns()
         free = self._decl == _DECL_FREE
-        need(within(_PHASE, 1, 0 if free else _PLAY, _PLAY)[:, 0], _PHASE,
-             "0 (declaring) or 1 (playing)" if free else
-             "1 (playing): these rules have no declaration phase")
-        for column in (_CUR, _FIRST, _TLEAD):
-            need(within(column, 1, 0, ns - 1)[:, 0], column, f"a seat, 0..{ns - 1}")
-        need(within(_TURNS, 1, 0, ns)[:, 0], _TURNS, f"0..{ns}")
-        need(within(_TLEN, 1, 0, ns - 1)[:, 0], _TLEN,
-             f"0..{ns - 1} (a full trick is taken at once)")
-        need(within(_LED, 1, -1, 3)[:, 0], _LED, "a suit 0..3, or -1 between tricks")
-        need(within(_SLED, 1, 0, 15)[:, 0], _SLED, "a mask of the four suits, 0..15")
-        need(within(_NTR, 1, 0, tricks - 1)[:, 0], _NTR,
-             f"0..{tricks - 1} (the last trick ends the hand)")
-        need(within(_EXPALL, 1, 0, _FULL_DECK)[:, 0], _EXPALL, "a mask of the 52 cards")
-        need(within(_LEGAL, 1, 0, (1 << NUM_ACTIONS) - 1)[:, 0], _LEGAL,
-             "a mask of the 53 actions")
-        need(within(_DEALT, 1, 1, 1 << 62)[:, 0], _DEALT,
-             "1 (reset deals the first hand) to 2**62 (far more hands than a batch plays, and "
-             "room to count on without overflow)")
-        wrong_col = _NSCALAR + _NBLOCKS * ns + _WRONG
-        if not fast:
-            need(within(wrong_col, 1, -1, ns - 1 if rules.discard_colour else -1)[:, 0],
-                 wrong_col, f"-1, or a seat 0..{ns - 1} under discard_colour")
-        need(within(block(_B_TRICK), ns, 0, 51), block(_B_TRICK), "a card, 0..51")
-        for b in (_B_HAND, _B_PLAYED, _B_EXPOSED, _B_CAPT, _B_DEAL):
-            need(within(block(b), ns, 0, deck), block(b), "a mask of the cards in play")
-        if not fast:
-            need(within(block(_B_FIRST), ns, 0, 51), block(_B_FIRST), "a card, 0..51")
-        need(within(block(_B_VOIDS), ns, 0, 15), block(_B_VOIDS),
-             "a mask of the four suits, 0..15")
-        offset = int(rp[_R_OFFSET])
-        need(within(block(_B_PROV), ns, -offset, offset), block(_B_PROV),
-             f"a hand score within -{offset}..{offset}")
-        # The deal: disjoint hands of the hand size, of cards in play, that make up the deck;
-        # the holder of the lead card leads first.
-        deal_ = seats(block(_B_DEAL))
-        need(_bit_counts(deal_ & deck) == tricks, block(_B_DEAL), f"{tricks} cards in play")
-        others = np.stack([union(np.delete(deal_, s, axis=1)) for s in range(ns)], axis=1)
-        need((deal_ & others) == 0, block(_B_DEAL), "no card also dealt to another seat")
-        need(first == np.argmax((deal_ >> rules.lead_card) & 1, axis=1), _FIRST,
-             f"the seat dealt {card_str(rules.lead_card)}")
-        if not fast:
-            firsts = seats(block(_B_FIRST))
-            need((deal_ >> firsts) & 1 == 1, block(_B_FIRST), "a card of the seat's deal")
-        hand, played = seats(block(_B_HAND)), seats(block(_B_PLAYED))
-        need((hand & played) == 0, block(_B_HAND), "no card also among the seat's played cards")
-        need((hand | played) == deal_, block(_B_HAND),
-             "the seat's deal less the cards it played")
-        # Whose turn it is, and how many cards each seat has played.
-        declaring = phase == _DECLARE
-        need(~declaring | (turns <= ns - 1), _TURNS, f"0..{ns - 1} while declaring")
-        need(declaring | (turns == (ns if free else 0)), _TURNS,
-             f"{ns if free else 0} once the play has begun")
-        need(~declaring | (ntr == 0), _NTR, "0 while declaring")
-        need(~declaring | (tlen == 0), _TLEN, "0 while declaring")
-        need(np.where(declaring, cur == (first + turns) % ns, cur == (tlead + tlen) % ns), _CUR,
-             "the seat after the last to act (the trick leader plus the cards in the trick, "
-             "or the first leader plus the turns taken while declaring)")
-        need((ntr > 0) | (tlead == first), _TLEAD, "the first leader in the first trick")
-        in_trick = ((np.arange(ns)[None, :] - tlead[:, None]) % ns) < tlen[:, None]
-        need(_bit_counts(played) == ntr[:, None] + in_trick, block(_B_PLAYED),
-             "one card per trick taken, and one more for a seat that played to this trick")
-        trick = seats(block(_B_TRICK))
-        owners = (tlead[:, None] + np.arange(ns)[None, :]) % ns
-        owned = (np.take_along_axis(played, owners, axis=1) >> trick) & 1
-        in_play = np.arange(ns)[None, :] < tlen[:, None]
-        need(~in_play | (owned == 1), block(_B_TRICK),
-             "a card played by its seat (the trick leader's, then the next seats')")
-        need(np.where(tlen > 0, led == trick[:, 0] // 13, led == -1), _LED,
-             "the suit of the trick's first card, or -1 between tricks")
-        if not fast:
-            need((tlen > 0) | (snap[:, wrong_col] == -1), wrong_col, "-1 between tricks")
-        if not rules.first_lead == "any":
-            need((ntr > 0) | (tlen == 0) | (trick[:, 0] == rules.lead_card), block(_B_TRICK),
-                 f"{card_str(rules.lead_card)} to lead the hand")
-        need(np.where(ntr > 0, (sled > 0) & (_bit_counts(sled) <= ntr), sled == 0), _SLED,
-             "one suit or more per trick taken, and none before the first")
-        need(~declaring[:, None] | (seats(block(_B_VOIDS)) == 0), block(_B_VOIDS),
-             "none while declaring")
-        # Exposures: exposable cards of the seat's own deal, by the declaration rule.
-        exposed = seats(block(_B_EXPOSED))
-        need((exposed & ~(deal_ & _EXPOSABLE_MASK)) == 0, block(_B_EXPOSED),
-             "exposable cards (SQ, DJ, C10, HA) dealt to the seat")
-        need(expall == union(exposed), _EXPALL, "every seat's exposed cards together")
-        forced = _FORCED_MASKS[rules.declaration]
-        if self._decl == _DECL_NONE:
-            need(expall == 0, _EXPALL, "none: these rules have no exposures")
-        elif self._decl == _DECL_FORCED:
-            need(expall == forced, _EXPALL, "the forced exposures, made at the deal")
-        else:
-            if rules.auto_expose:
-                need(declaring | (_bit_counts(_EXPOSABLE_MASK & ~expall) != 1), _EXPALL,
-                     "never all exposable cards but one once the play has begun (the last one "
-                     "is exposed automatically)")
-            waiting = ((np.arange(ns)[None, :] - first[:, None]) % ns) > turns[:, None]
-            need(~(declaring[:, None] & waiting) | (exposed == 0), block(_B_EXPOSED),
-                 "none for a seat whose declaration turn has not come")
-        if not fast:
-            # Which exposures restrict play and which are doubled follow from the rest.
-            doubled = union(exposed & (np.int64(1) << firsts)) \
-                if rules.first_drawn_exposure else 0 * expall
-            doubled_col = _NSCALAR + _NBLOCKS * ns + _DOUBLED
-            need(snap[:, doubled_col] == doubled, doubled_col,
-                 "the exposed cards that were their holder's first dealt card")
-            restr = 0 * expall if rules.hidden_exposure else expall & ~doubled
-            restr_col = _NSCALAR + _NBLOCKS * ns + _RESTR
-            need(snap[:, restr_col] == restr, restr_col,
-                 "the exposed cards under the play restriction")
-        # Captured cards: the scoring cards of the finished tricks, each taken by one seat.
-        capt = seats(block(_B_CAPT))
-        need((capt & ~_SCORING_MASK) == 0, block(_B_CAPT), "scoring cards only")
-        taken = union(capt)
-        need(_bit_counts(taken) == _bit_counts(capt).sum(axis=1), block(_B_CAPT),
-             "no card captured by two seats")
-        in_trick_cards = np.where(in_play, np.int64(1) << trick, 0)
-        finished = union(played) & ~union(in_trick_cards)
-        need(taken == finished & _SCORING_MASK, block(_B_CAPT),
-             "the scoring cards of the finished tricks, together")
-        # What follows from all the rest: the legal actions and the scores.
+        deck = rules.deck_mask
+        offset = int(self._rp[_R_OFFSET])
+        out = [(_PHASE, 1, 0 if free else _PLAY, _PLAY,
+                "0 (declaring) or 1 (playing)" if free else
+                "1 (playing): these rules have no declaration phase")]
+        out += [(column, 1, 0, ns - 1, f"a seat, 0..{ns - 1}")
+                for column in (_CUR, _FIRST, _TLEAD)]
+        out += [
+            (_TURNS, 1, 0, ns, f"0..{ns}"),
+            (_TLEN, 1, 0, ns - 1, f"0..{ns - 1} (a full trick is taken at once)"),
+            (_LED, 1, -1, 3, "a suit 0..3, or -1 between tricks"),
+            (_SLED, 1, 0, 15, "a mask of the four suits, 0..15"),
+            (_NTR, 1, 0, rules.hand_size - 1,
+             f"0..{rules.hand_size - 1} (the last trick ends the hand)"),
+            (_EXPALL, 1, 0, _FULL_DECK, "a mask of the 52 cards"),
+            (_LEGAL, 1, 0, (1 << NUM_ACTIONS) - 1, "a mask of the 53 actions"),
+            (_DEALT, 1, 1, 1 << 62, "1 (reset deals the first hand) to 2**62 (far more hands "
+             "than a batch plays, and room to count on without overflow)")]
+        if not self._fast:
+            wrong = int(_xcol(_WRONG, ns))
+            out.append((wrong, 1, -1, ns - 1 if rules.discard_colour else -1,
+                        f"-1, or a seat 0..{ns - 1} under discard_colour"))
+        out.append((c.trick, ns, 0, 51, "a card, 0..51"))
+        out += [(b, ns, 0, deck, "a mask of the cards in play")
+                for b in (c.hand, c.played, c.exposed, c.capt, c.deal)]
+        if not self._fast:
+            out.append((int(_col(_B_FIRST, ns)), ns, 0, 51, "a card, 0..51"))
+        out += [(c.voids, ns, 0, 15, "a mask of the four suits, 0..15"),
+                (c.prov, ns, -offset, offset, f"a hand score within -{offset}..{offset}")]
+        return out
+
+    def _trick_plays(self, snap: np.ndarray) -> TrickPlays:
+        ns = self.num_seats
+        tlen, tlead, ntr = snap[:, _TLEN], snap[:, _TLEAD], snap[:, _NTR]
+        k = np.arange(ns)[None, :]
+        return TrickPlays(plays=tlen, owner=(tlead[:, None] + k) % ns, live=k < tlen[:, None],
+                          held=(((k - tlead[:, None]) % ns) < tlen[:, None]).astype(np.int64),
+                          finished=ntr, tricks=ntr)
+
+    def _forced_exposures(self) -> int | None:
+        return None if self._decl == _DECL_FREE else _FORCED_MASKS[self.rules.declaration]
+
+    def _check_layout(self, snap: np.ndarray, need: Callable[[np.ndarray, int, str], None],
+                      counts: Callable[[int], np.ndarray]) -> None:
+        """Check the one-deck rules' own columns.
+
+        Auto-exposure, and (general kernels) the wrong-colour discarder, the first dealt cards
+        and the exposures they double or leave restricting play.
+        """
+        ns, rules = self.num_seats, self.rules
+        c = self._row_columns()
+        phase, expall = snap[:, _PHASE], snap[:, _EXPALL]
+        if rules.auto_expose and self._decl == _DECL_FREE:
+            need((phase == _DECLARE) | (_bit_counts(_EXPOSABLE_MASK & ~expall) != 1), _EXPALL,
+                 "never all exposable cards but one once the play has begun (the last one is "
+                 "exposed automatically)")
+        if self._fast:
+            return
+        wrong, first0 = int(_xcol(_WRONG, ns)), int(_col(_B_FIRST, ns))
+        doubled_col, restr_col = int(_xcol(_DOUBLED, ns)), int(_xcol(_RESTR, ns))
+        need((snap[:, _TLEN] > 0) | (snap[:, wrong] == -1), wrong, "-1 between tricks")
+        deal = snap[:, c.deal:c.deal + ns]
+        exposed = snap[:, c.exposed:c.exposed + ns]
+        firsts = snap[:, first0:first0 + ns]
+        need((deal >> firsts) & 1 == 1, first0, "a card of the seat's deal")
+        # Which exposures are doubled and which restrict play follow from the rest.
+        doubled = np.bitwise_or.reduce(exposed & (np.int64(1) << firsts), axis=1) \
+            if rules.first_drawn_exposure else 0 * expall
+        need(snap[:, doubled_col] == doubled, doubled_col,
+             "the exposed cards that were their holder's first dealt card")
+        restr = 0 * expall if rules.hidden_exposure else expall & ~doubled
+        need(snap[:, restr_col] == restr, restr_col,
+             "the exposed cards under the play restriction")
+
+    def _derived(self, snap: np.ndarray) -> list[tuple[int, np.ndarray, str]]:
+        n, ns, rules = len(snap), self.num_seats, self.rules
         legal = np.zeros(n, dtype=np.int64)
         score = np.zeros((n, ns), dtype=np.int64)
-        if fast:
+        if self._fast:
             _derived_kernel4(snap, rules.strict_exposure, rules.exposed_may_lead,
                              rules.first_lead == "any", self._heart_sums, legal, score)
         else:
-            _derived_kernel(snap, rp, self._heart_sums, legal, score)
-        need(snap[:, _LEGAL] == legal, _LEGAL,
-             "the legal actions of the seat to move under these rules")
-        need(seats(block(_B_PROV)) == score, block(_B_PROV),
-             "the score of the seat's captured cards")
+            _derived_kernel(snap, self._rp, self._heart_sums, legal, score)
+        prov = int(_col(_B_PROV, ns))
+        return [(_LEGAL, snap[:, _LEGAL] == legal,
+                 "the legal actions of the seat to move under these rules"),
+                (prov, snap[:, prov:prov + ns] == score, "the score of the seat's captured cards")]
 
     def _illegal(self, table: int, action: int) -> IllegalActionError:
         st = self._state[table]

@@ -86,19 +86,22 @@ DONE at bit 52, plus a second mask of the pair leads.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gongzhu_env.batch.base import (
+    _CARD_BITS,
+    DECLARE,
+    PLAY,
     REWARD_CODES,
     GameBatch,
-    _bit_counts,
+    RowColumns,
+    TrickPlays,
     _outside_unit,
-    _refuser,
     _unit,
     _unsigned,
-    _within,
     check_options,
     in_obs_dtype,
 )
@@ -119,6 +122,7 @@ from gongzhu_env.batch.one_deck import (
     _results4,
     _scoring_bits,
     _shuffle,
+    _winning_play4,
 )
 from gongzhu_env.cards import C2, C10, DJ, EXPOSABLE, HA, SCORING_MASK, SQ, action_str
 from gongzhu_env.engine import IllegalActionError
@@ -464,13 +468,9 @@ def _end_trick(st: np.ndarray, rp: np.ndarray, heart_sums: np.ndarray,
                 best = key
                 w = i
     else:
-        top = suit * 13 + 13
-        best = st[_TRICK]
-        for i in range(1, 4):
-            c = st[_TRICK + i]
-            if best < c < top:
-                best = c
-                w = i
+        # Single cards: the rule of every four-card trick, ``engine.winning_play4``.
+        w = _winning_play4(st[_TRICK], st[_TRICK + 1], st[_TRICK + 2], st[_TRICK + 3],
+                           suit * 13 + 13)
     winner = (st[_TLEAD] + w) & 3
     cap = st[_CAPT + winner]
     cap2 = st[_CAPT2 + winner]
@@ -804,6 +804,18 @@ def _column_names() -> tuple[str, ...]:
                  + [f"{what} of seat {s}" for what in blocks for s in range(4)])
 
 
+_COLUMN_NAMES = _column_names()
+_ROW_COLUMNS = RowColumns(
+    names=_COLUMN_NAMES, phase=_PHASE, cur=_CUR, first=_FIRST, turns=_TURNS, tlen=_TLEN,
+    tlead=_TLEAD, led=_LED, sled=_SLED, done=_CARDS_DONE, expall=_EXPALL, expall2=_EXPALL2,
+    legal=_LEGAL, trick=_TRICK, trick_width=8, hand=_HAND, hand2=_HAND2, played=_PLAYED,
+    played2=_PLAYED2, exposed=_EXPOSED, exposed2=_EXPOSED2, capt=_CAPT, capt2=_CAPT2, deal=_DEAL,
+    deal2=_DEAL2, voids=_VOIDS, prov=_PROV)
+"""Where a two-deck row keeps what every table holds (``GameBatch._check_snapshot``)."""
+if (_DECLARE, _PLAY) != (DECLARE, PLAY):
+    raise RuntimeError("gongzhu_env.batch.pairs: the phase codes are not base.DECLARE/PLAY")
+
+
 # ---------------------------------------------------------------------------------------------
 def _score_bound() -> int:
     """Return an offset beyond every two-deck hand score: a slam, every factor largest."""
@@ -909,137 +921,70 @@ class PairTables(GameBatch, decks=2):
         _refresh_kernel(self._state, self._squash, self._oo, self._rp, self.observations,
                         self.action_masks, self.current_player)
 
-    def _check_snapshot(self, snap: np.ndarray) -> None:
-        """Raise ``ValueError`` unless every row of ``snap`` is a position play can reach.
+    # ------------------------------------------------------------------ snapshot checks
+    # (``GameBatch._check_snapshot`` checks the rows; these say where this layout keeps what.)
+    def _row_columns(self) -> RowColumns:
+        return _ROW_COLUMNS
 
-        Ranges first (every index and shift the kernels take from a row), then the
-        bookkeeping that ties the columns together: each seat's hand and played cards make up
-        its deal, the deals make up two decks, the trick matches the plays made to it and the
-        seat to move follows from them, exposures are copies of exposable cards dealt to the
-        seat, the captured cards are the scoring cards of the finished tricks, and the legal
-        sets and scores are what the rules give for the rest. Vectorised over the tables.
-        """
-        names = _column_names()
-        rules = self.rules
-
-        need = _refuser(snap, names)
-
-        def within(column: int, width: int, low: int, high: int) -> np.ndarray:
-            return _within(snap, column, width, low, high)
-
-        def seats(column: int) -> np.ndarray:
-            return snap[:, column:column + 4]
-
-        free = rules.declaration == "free"
-        need(within(_PHASE, 1, 0 if free else _PLAY, _PLAY)[:, 0], _PHASE,
-             "0 (declaring) or 1 (playing)" if free else "1: these rules have no declaration")
-        for column in (_CUR, _FIRST, _TLEAD):
-            need(within(column, 1, 0, 3)[:, 0], column, "a seat, 0..3")
-        for column, low, high, what in (
-                (_TURNS, 0, 4, "0..4"), (_TLEN, 0, 7, "0..7 (a full trick is taken at once)"),
-                (_LED, -1, 3, "a suit 0..3, or -1 between tricks"),
-                (_SLED, 0, 15, "a mask of the four suits"), (_NPLAYS, 0, 3, "0..3"),
-                (_PAIR, 0, 1, "0 or 1"), (_PEND, -1, 51, "a card 0..51, or -1"),
-                (_CARDS_DONE, 0, 100, "0..100 cards in finished tricks"),
-                (_LEGAL, 0, (1 << 53) - 1, "a mask of the 52 cards and DONE"),
-                (_LEGALP, 0, _FULL, "a mask of the 52 pair leads"),
-                (_SECOND, 0, _FULL, "a mask of the 52 cards"),
-                (_EXPALL, 0, _FULL, "a mask of the 52 cards"),
-                (_EXPALL2, 0, _FULL, "a mask of the 52 cards"),
-                (_DEALT, 1, 1 << 62, "1 (reset deals the first hand) to 2**62")):
-            need(within(column, 1, low, high)[:, 0], column, what)
-        need(within(_TRICK, 8, 0, 51), _TRICK, "a card, 0..51")
-        for b in range(_HAND, _VOIDS, 4):
-            need(within(b, 4, 0, _FULL), b, "a mask of the 52 cards")
-        need(within(_VOIDS, 4, 0, 15), _VOIDS, "a mask of the four suits")
+    def _snapshot_ranges(self) -> list[tuple[int, int, int, int, str]]:
+        free = self.rules.declaration == "free"
         bound = int(self._rp[_R_OFFSET])
-        need(within(_PROV, 4, -bound, bound), _PROV, f"a hand score within -{bound}..{bound}")
-        need(within(_DEAL, 8, 0, _FULL), _DEAL, "a mask of the 52 cards")
-        for once, twice in ((_HAND, _HAND2), (_PLAYED, _PLAYED2), (_EXPOSED, _EXPOSED2),
-                            (_XHELD, _XHELD2), (_CAPT, _CAPT2), (_DEAL, _DEAL2)):
-            need((seats(twice) & ~seats(once)) == 0, twice,
-                 f"cards also in {names[once]} (a card twice is a card once too)")
-        need((snap[:, _EXPALL2] & ~snap[:, _EXPALL]) == 0, _EXPALL2,
-             "cards also exposed once")
+        out = [(_PHASE, 1, 0 if free else _PLAY, _PLAY,
+                "0 (declaring) or 1 (playing)" if free else "1: these rules have no declaration")]
+        out += [(column, 1, 0, 3, "a seat, 0..3") for column in (_CUR, _FIRST, _TLEAD)]
+        out += [
+            (_TURNS, 1, 0, 4, "0..4"), (_TLEN, 1, 0, 7, "0..7 (a full trick is taken at once)"),
+            (_LED, 1, -1, 3, "a suit 0..3, or -1 between tricks"),
+            (_SLED, 1, 0, 15, "a mask of the four suits"), (_NPLAYS, 1, 0, 3, "0..3"),
+            (_PAIR, 1, 0, 1, "0 or 1"), (_PEND, 1, -1, 51, "a card 0..51, or -1"),
+            (_CARDS_DONE, 1, 0, 100, "0..100 cards in finished tricks"),
+            (_LEGAL, 1, 0, (1 << 53) - 1, "a mask of the 52 cards and DONE"),
+            (_LEGALP, 1, 0, _FULL, "a mask of the 52 pair leads"),
+            (_SECOND, 1, 0, _FULL, "a mask of the 52 cards"),
+            (_EXPALL, 1, 0, _FULL, "a mask of the 52 cards"),
+            (_EXPALL2, 1, 0, _FULL, "a mask of the 52 cards"),
+            (_DEALT, 1, 1, 1 << 62, "1 (reset deals the first hand) to 2**62"),
+            (_TRICK, 8, 0, 51, "a card, 0..51")]
+        out += [(b, 4, 0, _FULL, "a mask of the 52 cards") for b in range(_HAND, _VOIDS, 4)]
+        out += [(_VOIDS, 4, 0, 15, "a mask of the four suits"),
+                (_PROV, 4, -bound, bound, f"a hand score within -{bound}..{bound}"),
+                (_DEAL, 8, 0, _FULL, "a mask of the 52 cards")]
+        return out
 
-        def per_card(masks: np.ndarray) -> np.ndarray:
-            # Copies of each card in the four seats' masks together: (tables, 52).
-            counts: np.ndarray = ((masks[:, :, None] >> np.arange(52)) & 1).sum(axis=1)
-            return counts
+    def _trick_plays(self, snap: np.ndarray) -> TrickPlays:
+        tlen, tlead, pair = snap[:, _TLEN], snap[:, _TLEAD], snap[:, _PAIR]
+        done = snap[:, _CARDS_DONE]
+        k = np.arange(8)[None, :]
+        owner = (tlead[:, None] + np.where(pair[:, None] == 1, k >> 1, k)) % 4
+        rel = (np.arange(4)[None, :] - tlead[:, None]) % 4
+        held = np.where(pair[:, None] == 1, np.clip(tlen[:, None] - 2 * rel, 0, 2),
+                        (rel < tlen[:, None]).astype(np.int64))
+        return TrickPlays(plays=snap[:, _NPLAYS], owner=owner, live=k < tlen[:, None],
+                          held=held, finished=done // 4, tricks=done // 4)
 
-        def size(once: int) -> np.ndarray:
-            total: np.ndarray = _bit_counts(seats(once)) + _bit_counts(seats(once + 4))
-            return total
+    def _forced_exposures(self) -> int | None:
+        return None if self.rules.declaration == "free" else 0
 
-        # The deal: four hands of 26 that hold every card twice; the first leader holds C2.
-        d1, d2 = seats(_DEAL), seats(_DEAL2)
-        need(size(_DEAL) == 26, _DEAL, "26 cards a seat")
-        need((per_card(d1) + per_card(d2) == 2).all(axis=1), _DEAL,
-             "every card twice over the four hands")
-        first = snap[:, _FIRST]
-        need(first == np.argmax(d1 & 1, axis=1), _FIRST, "the lowest seat dealt a C2")
-        # Hand and played cards make up the deal, as multisets.
-        h1, h2, p1, p2 = seats(_HAND), seats(_HAND2), seats(_PLAYED), seats(_PLAYED2)
-        need(((h1 | p1) == d1) & ((h2 | p2 | (h1 & p1)) == d2) & ((h2 & p1) == 0)
-             & ((p2 & h1) == 0), _HAND, "the seat's deal less the cards it played")
-        # The trick and the plays made to it.
-        phase, cur, turns = snap[:, _PHASE], snap[:, _CUR], snap[:, _TURNS]
-        tlen, tlead, nplays = snap[:, _TLEN], snap[:, _TLEAD], snap[:, _NPLAYS]
-        pair, pend, done = snap[:, _PAIR], snap[:, _PEND], snap[:, _CARDS_DONE]
-        declaring = phase == _DECLARE
-        need(np.where(declaring, turns <= 3, turns == (4 if free else 0)), _TURNS,
-             "0..3 while declaring, then 4 (0 without a declaration phase)")
-        need(~declaring | ((done == 0) & (tlen == 0)), _TLEN, "0 while declaring")
+    def _check_layout(self, snap: np.ndarray, need: Callable[[np.ndarray, int, str], None],
+                      counts: Callable[[int], np.ndarray]) -> None:
+        """Check what only two decks keep: pair leads, two-card follows, exposed copies held."""
+        tlen, nplays = snap[:, _TLEN], snap[:, _NPLAYS]
+        pair, pend = snap[:, _PAIR], snap[:, _PEND]
         need(np.where(pair == 1, tlen == 2 * nplays + (pend >= 0), (tlen == nplays) & (pend < 0)),
              _TLEN, "the cards of the plays made to the trick (two a play after a pair lead)")
         need((nplays > 0) | ((pair == 0) & (pend < 0)), _PAIR, "0 between tricks")
-        need(np.where(declaring, cur == (first + turns) % 4, cur == (tlead + nplays) % 4), _CUR,
-             "the seat after the last to play (or to declare)")
-        need((done > 0) | (tlead == first), _TLEAD, "the first leader in the first trick")
+        need(snap[:, _CARDS_DONE] % 4 == 0, _CARDS_DONE, "a multiple of four")
         trick = snap[:, _TRICK:_TRICK + 8]
-        need(np.where(tlen > 0, snap[:, _LED] == trick[:, 0] // 13, snap[:, _LED] == -1), _LED,
-             "the suit of the trick's first card, or -1 between tricks")
-        need((pend < 0) | (pend == np.take_along_axis(trick, np.maximum(tlen - 1, 0)[:, None],
-                                                       axis=1)[:, 0]),
-             _PEND, "the last card of the trick")
-        # Cards played: as many a seat as the finished tricks and this one give it.
-        rel = (np.arange(4)[None, :] - tlead[:, None]) % 4
-        in_trick = np.where(pair[:, None] == 1, np.clip(tlen[:, None] - 2 * rel, 0, 2),
-                            (rel < tlen[:, None]).astype(np.int64))
-        need(size(_PLAYED) == done[:, None] // 4 + in_trick, _PLAYED,
-             "the seat's cards of the finished tricks and of this one")
-        need(done % 4 == 0, _CARDS_DONE, "a multiple of four")
-        # Exposures: copies of exposable cards dealt to the seat, none without a declaration.
-        e1, e2 = seats(_EXPOSED), seats(_EXPOSED2)
-        need(((e1 & ~(d1 & _EXPOSABLE_MASK)) == 0) & ((e2 & ~d2) == 0), _EXPOSED,
-             "copies of exposable cards (SQ, DJ, C10, HA) dealt to the seat")
-        if not free:
-            need(e1 == 0, _EXPOSED, "none: these rules have no exposures")
-        waiting = ((np.arange(4)[None, :] - first[:, None]) % 4) > turns[:, None]
-        need(~(declaring[:, None] & waiting) | (e1 == 0), _EXPOSED,
-             "none for a seat whose declaration turn has not come")
-        all1 = e1[:, 0] | e1[:, 1] | e1[:, 2] | e1[:, 3]
-        all2 = (e2[:, 0] | e2[:, 1] | e2[:, 2] | e2[:, 3]
-                | (e1[:, 0] & (e1[:, 1] | e1[:, 2] | e1[:, 3]))
-                | (e1[:, 1] & (e1[:, 2] | e1[:, 3])) | (e1[:, 2] & e1[:, 3]))
-        need((snap[:, _EXPALL] == all1) & (snap[:, _EXPALL2] == all2), _EXPALL,
-             "every seat's exposed copies together")
-        x1, x2 = seats(_XHELD), seats(_XHELD2)
-        need(((x1 & ~e1) == 0) & ((x2 & ~e2) == 0) & ((x1 & ~h1) == 0) & ((x2 & ~h2) == 0),
-             _XHELD, "exposed copies the seat still holds")
-        # Captured cards: scoring copies, together those of the finished tricks.
-        c1, c2 = seats(_CAPT), seats(_CAPT2)
-        need(((c1 & ~_SCORING) == 0), _CAPT, "scoring cards only")
-        taken = per_card(c1) + per_card(c2)
-        in_play = np.zeros((len(snap), 52), dtype=np.int64)
-        for k in range(8):
-            live = (k < tlen)[:, None]
-            in_play += live & (np.arange(52)[None, :] == trick[:, k:k + 1])
-        finished = (per_card(p1) + per_card(p2) - in_play) \
-            * ((_SCORING >> np.arange(52)) & 1)[None, :]
-        need((taken == finished).all(axis=1), _CAPT,
-             "the scoring cards of the finished tricks, together")
-        # What follows from the rest: the legal sets and the scores.
+        last = np.take_along_axis(trick, np.maximum(tlen - 1, 0)[:, None], axis=1)[:, 0]
+        need(np.asarray((pend < 0) | (pend == last)), _PEND, "the last card of the trick")
+        x1, x2 = snap[:, _XHELD:_XHELD + 4], snap[:, _XHELD2:_XHELD2 + 4]
+        need((x2 & ~x1) == 0, _XHELD2,
+             f"cards also in {_COLUMN_NAMES[_XHELD]} (a card twice is a card once too)")
+        held = ((x1[:, :, None] >> _CARD_BITS) & 1) + ((x2[:, :, None] >> _CARD_BITS) & 1)
+        need(np.all((held <= counts(_EXPOSED)) & (held <= counts(_HAND)), axis=2), _XHELD,
+             "exposed copies the seat still holds")
+
+    def _derived(self, snap: np.ndarray) -> list[tuple[int, np.ndarray, str]]:
         n = len(snap)
         legal = np.zeros(n, dtype=np.int64)
         legalp = np.zeros(n, dtype=np.int64)
@@ -1048,13 +993,15 @@ class PairTables(GameBatch, decks=2):
         # (The kernel reads a copy: it works out the legal sets in the rows it is given.)
         _derived_kernel(snap.copy(), self._rp, self._heart_sums, self._c10, legal, legalp,
                         second, score)
-        need(np.where(pend >= 0, (snap[:, _SECOND] == second[:, 0])
-                      | (snap[:, _SECOND] == second[:, 1]), snap[:, _SECOND] == 0), _SECOND,
-             "the cards that complete the two-card follow begun with the pending card "
-             "(0 when none is pending)")
-        need(snap[:, _LEGAL] == legal, _LEGAL, "the legal actions of the seat to move")
-        need(snap[:, _LEGALP] == legalp, _LEGALP, "the legal pair leads of the seat to move")
-        need(seats(_PROV) == score, _PROV, "the score of the seat's captured cards")
+        pend, got = snap[:, _PEND], snap[:, _SECOND]
+        return [
+            (_SECOND, np.where(pend >= 0, (got == second[:, 0]) | (got == second[:, 1]),
+                               got == 0),
+             "the cards that complete the two-card follow begun with the pending card (0 when "
+             "none is pending)"),
+            (_LEGAL, snap[:, _LEGAL] == legal, "the legal actions of the seat to move"),
+            (_LEGALP, snap[:, _LEGALP] == legalp, "the legal pair leads of the seat to move"),
+            (_PROV, snap[:, _PROV:_PROV + 4] == score, "the score of the seat's captured cards")]
 
     def _illegal(self, table: int, action: int) -> IllegalActionError:
         st = self._state[table]
