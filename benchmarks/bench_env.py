@@ -22,9 +22,6 @@ Contenders (each plays ``--hands`` complete hands with uniformly random legal ac
   steps, and at least 64 steps) from ``reset``; hands/s counts the hands finished. The kernels
   are compiled (or loaded from numba's cache) before the clock starts; that time is printed as
   ``batch kernels ready``.
-* ``batch1024_general``: ``batch1024``'s rules and tables played by the general kernels instead
-  of the four-seat ones: the ratio ``batch1024`` / ``batch1024_general`` is what the four-seat
-  kernels are worth.
 * ``batch_2decks256``, ``batch_2decks1024``: the same for two-deck tables on their batched
   engine (``gongzhu_env.batch.GameBatch`` at two decks, the 1,153-value observation and the
   105-entry mask at every decision), to compare with ``engine_2decks`` and ``raw_env_2decks``
@@ -197,26 +194,20 @@ def _baseline_runner(root: str, preset: str, clock: str) -> Runner:
 
 
 def _batch_runner(size: int, decisions: int, rules: Rules | None = None,
-                  general: bool = False, obs_dtype: type = np.float32) -> tuple[Runner, float]:
+                  obs_dtype: type = np.float32) -> tuple[Runner, float]:
     """A runner for a batch of ``size`` tables, and the seconds its kernels took to load.
 
     The batched engine of ``rules`` (``gongzhu_env.batch.GameBatch``, one deck or two);
-    ``general`` plays four-seat rules with the general kernels instead of the four-seat ones
-    (what those are worth); ``obs_dtype`` is the batch's (float32, or uint8 for the compact
+    ``obs_dtype`` is the batch's (float32, or uint8 for the compact
     rows). numba compiles the kernels at their first call (or loads them from
     its cache); that happens here, outside every timed region.
     """
     t0 = time.perf_counter()
     from gongzhu_env.batch import GameBatch
-    from gongzhu_env.batch.one_deck import OneDeckTables
-
-    class GeneralKernels(OneDeckTables):
-        _four_seat_kernels = False
 
     rules = rules or Rules()
     two_decks = rules.decks == 2
-    batch = (GeneralKernels(size, rules, obs_dtype=obs_dtype) if general
-             else GameBatch(size, rules, obs_dtype=obs_dtype))
+    batch = GameBatch(size, rules, obs_dtype=obs_dtype)
     batch.reset(0)
     batch.step(batch.sample_legal(np.zeros(size)))
     ready = time.perf_counter() - t0
@@ -349,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", nargs="+", metavar="NAME",
                    help="run only these contenders (engine raw_env env engine_2decks "
                         "raw_env_2decks engine@baseline engine_2decks@baseline batch64 "
-                        "batch256 batch1024 batch4096 batch1024_general batch_2decks256 "
+                        "batch256 batch1024 batch4096 batch_2decks256 "
                         "batch_2decks1024 batch1024_u8 batch_6p1024_u8 batch_2decks1024_u8 "
                         "engine_3p engine_6p batch_3p256 batch_3p512 batch_3p1024 "
                         "batch_6p256 batch_6p512 batch_6p1024 openspiel "
@@ -392,9 +383,6 @@ def main(argv: list[str] | None = None) -> int:
             contenders.append((f"batch{size}", runner))
         print(f"  batch kernels ready in {batch_ready:.2f} s (numba compile or cache load)",
               file=sys.stderr)
-    if not args.no_batch and (not wanted or "batch1024_general" in wanted):
-        contenders.append(("batch1024_general",
-                           _batch_runner(1024, args.batch_decisions, general=True)[0]))
     pair_names = [f"batch_2decks{n}" for n in PAIR_BATCH_SIZES]
     if not args.no_batch and (not wanted or wanted & set(pair_names)):
         for size, name in zip(PAIR_BATCH_SIZES, pair_names, strict=True):
@@ -466,10 +454,6 @@ def main(argv: list[str] | None = None) -> int:
                 "decisions/s")
                for n in PAIR_BATCH_SIZES for theirs in ("engine_2decks", "raw_env_2decks")
                if f"batch_2decks{n}" in by_name and theirs in by_name]
-    # What the four-seat kernels are worth: the same rules and tables on the general kernels.
-    ratios += [("batch1024", "batch1024_general", by_name["batch1024"]["decisions_per_s"]
-                / by_name["batch1024_general"]["decisions_per_s"], "decisions/s")
-               ] if "batch1024" in by_name and "batch1024_general" in by_name else []
     ratios += [(f"batch_{p}p{n}", f"engine_{p}p",
                 by_name[f"batch_{p}p{n}"]["decisions_per_s"]
                 / by_name[f"engine_{p}p"]["decisions_per_s"], "decisions/s")

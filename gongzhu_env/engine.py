@@ -118,14 +118,28 @@ class IllegalActionError(ValueError):
     """An action that is malformed or not legal in the current state. The state is unchanged."""
 
 
-def winning_play4(c0: int, c1: int, c2: int, c3: int, top: int) -> int:
-    """Return which of a four-card trick's plays wins it: 0 (the lead) to 3, in play order.
+def winning_play(trick: Sequence[int], top: int) -> int:
+    """Return which play of a single-card trick wins it: 0 (the lead) up, in play order.
 
     The highest card of the led suit wins. Indices order ranks within a suit and the led
     suit's cards are the block of 13 indices below ``top`` (``led suit * 13 + 13``) that holds
-    ``c0``, so a later card beats the best so far if it lies above it and still inside that
-    block. Plain integers only: the batched engine compiles this same function into its
-    four-seat kernels (``gongzhu_env.batch.one_deck``), so the rule is written once.
+    ``trick[0]``, so a later card beats the best so far if it lies above it and still inside
+    that block. Plain integers and indexing only: the batched engine compiles this same
+    function (``gongzhu_env.batch.tricks``), so the rule is written once for every table.
+    """
+    best, w = trick[0], 0
+    for i in range(1, len(trick)):
+        c = trick[i]
+        if best < c < top:
+            best, w = c, i
+    return w
+
+
+def winning_play4(c0: int, c1: int, c2: int, c3: int, top: int) -> int:
+    """``winning_play`` of a four-card trick, unrolled: the engine's hot path at four seats.
+
+    Held to ``winning_play`` by a test over every four-card trick of a suit pattern; the
+    batched engine compiles it for its two-deck single-card tricks.
     """
     best, w = c0, 0
     if best < c1 < top:
@@ -805,13 +819,10 @@ class Game:
             taken = sb[c0] | sb[c1] | sb[c2] | sb[c3]
             cards: tuple[int, ...] = (c0, c1, c2, c3)
         else:
-            best, w, taken = trick[0], 0, sb[trick[0]]
-            for i in range(1, n):
-                c = trick[i]
+            taken = 0
+            for c in trick:
                 taken |= sb[c]
-                if best < c < top:
-                    best, w = c, i
-            winner = (leader + w) % n
+            winner = (leader + winning_play(trick, top)) % n
             cards = tuple(trick)
         wrong = self._wrong
         if taken:

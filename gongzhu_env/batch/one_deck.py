@@ -40,15 +40,13 @@ are accepted. Refused, with an error naming the option (``check_covered``): any 
 to ``Rules`` later and not yet written here. Two decks are the other layout's
 (``gongzhu_env.batch.pairs``); ``GameBatch(n, rules)`` picks the layout from the rules.
 
-Two sets of kernels play these rules. The *four-seat kernels* play four seats under the
-presets' options (``standard``, ``huapai``, ``online``, ``scrofazero``, ``all_but_sheep`` and
-every valid mix of their options, ``_four_seat``): the seat count, the observation offsets
-and the scoring are constants there and the four seats are unrolled, which is what the
-training runs use. The *general kernels* play everything else: the table size, the
-observation layout (read from ``view.layout(rules)``) and the options are arguments
-(``_rule_params``, ``_obs_offsets``), about half as fast a decision. The general kernels also
-play the four-seat rule sets (the differential test runs both on them); the batch picks the
-four-seat ones where they apply because they are faster, and nothing else differs.
+One set of kernels plays these rules at every table size: the seat count, the observation
+layout (read from ``view.layout(rules)``) and the options are arguments (``_rule_params``,
+``_obs_offsets``), and the step kernel is compiled once per seat count with that count a
+constant (``_step_kernel_for``). The trick rules themselves (the winner, the restriction of
+exposed cards, what may be led and followed, the hand score and the results) are the
+functions of ``gongzhu_env.batch.tricks``, which the two-deck layout calls too. (Four seats
+once had kernels of their own; by 2026-12 they were no faster than these, and went.)
 
 Deals
 -----
@@ -122,7 +120,6 @@ keeps every bit operation exact.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 import operator
@@ -135,7 +132,6 @@ from gongzhu_env.batch.base import (
     _GOLDEN,
     _S32,
     REWARD_CODES,
-    SETTLEMENT_ONLY,
     GameBatch,
     RowColumns,
     TrickPlays,
@@ -158,17 +154,25 @@ else:
 
     numba = _load_numba("gongzhu_env.batch (the batched engine)")
 
+from gongzhu_env.batch.tricks import (
+    follow_mask,
+    hand_results,
+    lead_mask,
+    popcount,
+    restricted,
+    score,
+    winning_play,
+)
 from gongzhu_env.cards import C2, C10, DJ, DONE, EXPOSABLE, HA, NUM_ACTIONS, SQ, card_str
-from gongzhu_env.engine import IllegalActionError, winning_play4
+from gongzhu_env.engine import IllegalActionError
 from gongzhu_env.rules import Rules
 from gongzhu_env.scoring import (
     _HEART_TABLES,
-    ALL_HEARTS_BONUS,
     PIG_VALUE,
     SHEEP_VALUE,
     TRANSFORMER_ALONE,
 )
-from gongzhu_env.view import SLICES, _squash, layout, obs_size
+from gongzhu_env.view import _squash, layout, obs_size
 
 __all__ = ["OneDeckTables", "COVERED", "MAX_TABLES", "check_covered", "deal"]
 
@@ -203,11 +207,9 @@ for _name, (_reference, _here) in _EXPECTED.items():
                            f"{_name} is {_reference!r} there and {_here!r} here")
 
 # Columns of the per-table state array (one int64 row per table): the scalar columns, then
-# blocks of one column per seat (by absolute seat), then three more scalars that only the
-# general kernels keep; a row of ``n`` seats has ``_NSCALAR + _NBLOCKS * n + 3`` columns
-# (``_col(block, n)`` is where a block starts, ``_xcol(k, n)`` where extra scalar ``k`` is).
-# The four-seat kernels keep the first ``_NCOL4`` columns of a four-seat row: the same columns
-# in the same places.
+# blocks of one column per seat (by absolute seat), then three more scalars; a row of ``n``
+# seats has ``_NSCALAR + _NBLOCKS * n + 3`` columns (``_col(block, n)`` is where a block
+# starts, ``_xcol(k, n)`` where extra scalar ``k`` is).
 _PHASE, _CUR, _FIRST, _TURNS, _TLEN, _TLEAD, _LED, _SLED, _NTR, _EXPALL, _LEGAL, _DEALT = \
     range(12)
 _NSCALAR = 12
@@ -243,9 +245,6 @@ def _column_names(seats: int) -> tuple[str, ...]:
            "wrong-colour discarder"])
 
 
-_NCOL = _NSCALAR + 8 * 4
-"""Columns of a state row of the four-seat kernels (no first dealt cards, no extra scalars)."""
-_COLUMN_NAMES = _column_names(4)[:_NCOL]
 _FULL_DECK = (1 << 52) - 1
 MAX_TABLES = 1 << 20
 """Most tables one ``GameBatch`` holds. A four-seat table's arrays take about 2.8 KB (12 KB
@@ -382,463 +381,6 @@ def deal(seed: int, table: int, hand: int,
 
 
 # ---------------------------------------------------------------------------------------------
-# The four-seat kernels: the rules of the options the batch first covered (``_four_seat``), at
-# a table of four, written for that table alone (four seats unrolled, the observation offsets
-# and the options as constants or plain arguments). The general kernels below play these rules
-# too, but about half as fast, and four seats are what training runs; so a four-seat batch under
-# these options steps here. Both sets are held to the reference by the same differential test.
-_TRICK = _NSCALAR  # 4 columns: the trick in progress, in play order
-_HAND = _TRICK + 4  # 4 columns per seat from here on, by absolute seat
-_PLAYED = _HAND + 4
-_EXPOSED = _PLAYED + 4
-_CAPT = _EXPOSED + 4
-_VOIDS = _CAPT + 4
-_PROV = _VOIDS + 4
-_DEAL = _PROV + 4
-# Observation offsets of four seats (``gongzhu_env.view.SLICES``, checked at import above).
-_O_PHASE, _O_HAND, _O_TO_MOVE, _O_TRICK_LEADER, _O_TRICK_CARDS, _O_PLAYED = 0, 3, 55, 59, 63, 271
-_O_EXPOSED, _O_CAPTURED, _O_VOIDS, _O_DECLARED, _O_FIRST_LEADER = 479, 495, 559, 575, 579
-_O_TRICK_NUMBER, _O_SCORES, _O_PARTNERS = 583, 596, 600
-_ALL_HEARTS = 200
-_DECL_ALL_BUT_SHEEP = _DECL_FORCED
-_FORCED_EXPOSURES = (1 << _SQ) | (1 << _C10) | (1 << _HA)  # ``declaration="all_but_sheep"``
-_ALL_CARDS = np.arange(52, dtype=np.int64)
-_LAYOUT4 = (("phase", _O_PHASE), ("hand", _O_HAND), ("to_move", _O_TO_MOVE),
-            ("trick_leader", _O_TRICK_LEADER), ("trick_cards", _O_TRICK_CARDS),
-            ("played", _O_PLAYED), ("exposed", _O_EXPOSED), ("captured", _O_CAPTURED),
-            ("voids", _O_VOIDS), ("declared", _O_DECLARED), ("first_leader", _O_FIRST_LEADER),
-            ("trick_number", _O_TRICK_NUMBER), ("scores", _O_SCORES))
-if tuple((k, v.start) for k, v in SLICES.items()) != _LAYOUT4 \
-        or SLICES["scores"].stop != _O_PARTNERS or ALL_HEARTS_BONUS != _ALL_HEARTS:
-    raise RuntimeError("gongzhu_env.batch.one_deck is out of date with the reference modules: the "
-                       "four-seat observation layout or the all-hearts value changed")
-
-
-_winning_play4 = numba.njit(cache=True, inline="always")(winning_play4)
-"""``engine.winning_play4`` compiled: the four-seat kernels decide a trick by the engine's own
-function."""
-
-
-@numba.njit(cache=True, inline="always")
-def _score4(captured: np.int64, exposed: np.int64, heart_sums: np.ndarray) -> int:
-    """One seat's raw hand score (``scoring.score_masks`` under the covered rules)."""
-    hearts = (captured >> 26) & _SUIT
-    heart_factor = 2 if exposed >> _HA & 1 else 1
-    slam = (captured & _SCORING_MASK) == _SCORING_MASK
-    if hearts == _SUIT:
-        subtotal = _ALL_HEARTS * heart_factor
-    else:
-        subtotal = heart_sums[hearts] * heart_factor
-    if captured >> _SQ & 1:
-        pig = _PIG * (2 if exposed >> _SQ & 1 else 1)
-        subtotal += -pig if slam else pig
-    if captured >> _DJ & 1:
-        subtotal += _SHEEP * (2 if exposed >> _DJ & 1 else 1)
-    if captured >> _C10 & 1:
-        c10_exposed = exposed >> _C10 & 1
-        if not captured & _OTHER_SCORING:
-            return _ALONE * (2 if c10_exposed else 1)
-        return subtotal * (4 if c10_exposed else 2)
-    return subtotal
-
-
-@numba.njit(cache=True, inline="always")
-def _follow_mask(hand: np.int64, led: np.int64, restrict: np.int64, suits_led: np.int64,
-                 strict: bool) -> np.int64:
-    """Return what may follow ``led`` from ``hand`` (``Game._follow_legal``), both kernel sets.
-
-    ``restrict`` holds the exposed cards still under the first-round restriction.
-    """
-    legal: np.int64 = hand & (np.int64(_SUIT) << (13 * led))
-    if legal:
-        restricted = legal & restrict
-        if restricted and legal != restricted and not suits_led >> led & 1:
-            legal ^= restricted
-        return legal
-    if strict:
-        rest = hand & ~_unled_restricted(hand, restrict, suits_led)
-        return rest if rest else hand
-    return hand
-
-
-@numba.njit(cache=True, inline="always")
-def _lead_mask(hand: np.int64, unled: np.int64, strict: bool, may_lead: bool) -> np.int64:
-    """Return what may be led from ``hand`` after the first trick (``Game._lead_legal``).
-
-    ``unled`` are the restricted exposed cards of suits not yet led; both kernel sets call it.
-    """
-    if not unled or may_lead:
-        return hand
-    if strict:
-        rest = hand & ~unled
-        return rest if rest else hand
-    legal: np.int64 = hand
-    while unled:
-        bit = unled & -unled
-        unled ^= bit
-        c = 0
-        while not (bit >> c) & 1:
-            c += 1
-        if hand & (np.int64(_SUIT) << (13 * (c // 13))) != bit:
-            legal ^= bit
-    return legal
-
-
-@numba.njit(cache=True, inline="always")
-def _follow_legal4(st: np.ndarray, hand: np.int64, strict: bool) -> np.int64:
-    """Return what may be played to the trick in progress (``Game._follow_legal``)."""
-    return _follow_mask(hand, st[_LED], st[_EXPALL], st[_SLED], strict)
-
-
-@numba.njit(cache=True, inline="always")
-def _lead_legal4(st: np.ndarray, hand: np.int64, strict: bool, may_lead: bool,
-                free_first: bool) -> np.int64:
-    """Return what may be led (``Game._lead_legal``)."""
-    if st[_NTR] == 0 and not free_first:
-        return np.int64(1) << _C2
-    return _lead_mask(hand, _unled_restricted(hand, st[_EXPALL], st[_SLED]), strict, may_lead)
-
-
-@numba.njit(cache=True, inline="always")
-def _compute_legal4(st: np.ndarray, strict: bool, may_lead: bool, free_first: bool) -> np.int64:
-    """Return the legal mask of the seat to move, by phase (bit 52 is DONE)."""
-    hand: np.int64 = st[_HAND + st[_CUR]]
-    if st[_PHASE] == _DECLARE:
-        exposed: np.int64 = st[_EXPALL]
-        return (hand & _EXPOSABLE_MASK & ~exposed) | (np.int64(1) << _DONE)
-    if st[_TLEN]:
-        return _follow_legal4(st, hand, strict)
-    return _lead_legal4(st, hand, strict, may_lead, free_first)
-
-
-@numba.njit(cache=True, inline="always")
-def _expose4(st: np.ndarray, seat: int, card: int | np.int64) -> None:
-    bit = np.int64(1) << card
-    st[_EXPOSED + seat] |= bit
-    st[_EXPALL] |= bit
-
-
-@numba.njit(cache=True)
-def _start_hand4(st: np.ndarray, table: int, seed: np.uint64, decl: int,
-                strict: bool, may_lead: bool, free_first: bool, deck: np.ndarray,
-                heart_sums: np.ndarray) -> None:
-    """Deal the table's next hand of its stream and set it up to its first decision."""
-    _deal_into(seed, table, st[_DEALT], _ALL_CARDS, deck[:52], st[_DEAL:_DEAL + 4],
-               deck[52:56])
-    st[_DEALT] += 1
-    first = 0
-    for s in range(4):
-        st[_HAND + s] = st[_DEAL + s]
-        st[_PLAYED + s] = 0
-        st[_EXPOSED + s] = 0
-        st[_CAPT + s] = 0
-        st[_VOIDS + s] = 0
-        st[_PROV + s] = 0
-        if st[_DEAL + s] & 1:  # C2 is card 0
-            first = s
-    st[_FIRST] = first
-    st[_CUR] = first
-    st[_TURNS] = 0
-    st[_TLEN] = 0
-    st[_TLEAD] = first
-    st[_LED] = -1
-    st[_SLED] = 0
-    st[_NTR] = 0
-    st[_EXPALL] = 0
-    if decl == _DECL_FREE:
-        st[_PHASE] = _DECLARE
-    else:
-        st[_PHASE] = _PLAY
-        if decl == _DECL_ALL_BUT_SHEEP:
-            # Forced exposures, made by their holders right after the deal.
-            for c in (_SQ, _C10, _HA):
-                for s in range(4):
-                    if st[_HAND + s] >> c & 1:
-                        _expose4(st, s, c)
-    # Nothing is taken yet, so every provisional score is that of no card: 0.
-    for s in range(4):
-        st[_PROV + s] = _score4(np.int64(0), st[_EXPALL], heart_sums)
-    st[_LEGAL] = _compute_legal4(st, strict, may_lead, free_first)
-
-
-@numba.njit(cache=True, inline="always")
-def _restricted_played4(st: np.ndarray, p: np.int64, c: np.int64, n: np.int64, strict: bool,
-                       may_lead: bool) -> None:
-    """Record what playing a restricted exposed card shows (``Game._restricted_played``)."""
-    suit = c // 13
-    if st[_SLED] >> suit & 1:
-        return
-    if n == 1:
-        if may_lead:
-            return
-        st[_VOIDS + p] |= 15 if strict else 1 << suit
-    elif suit == st[_LED]:
-        st[_VOIDS + p] |= 1 << suit
-    elif strict:
-        st[_VOIDS + p] |= 15
-
-
-@numba.njit(cache=True, inline="always")
-def _end_declaration4(st: np.ndarray) -> None:
-    """Auto-exposure of a lone unexposed exposable card, then play from the first leader."""
-    missing = _EXPOSABLE_MASK & ~st[_EXPALL]
-    if missing and missing & (missing - 1) == 0:
-        for s in range(4):
-            if st[_HAND + s] & missing:
-                c = 0
-                while not (missing >> c) & 1:
-                    c += 1
-                _expose4(st, s, c)
-    st[_PHASE] = _PLAY
-    st[_CUR] = st[_FIRST]
-
-
-@numba.njit(cache=True, inline="always")
-def _apply4(st: np.ndarray, a: np.int64, strict: bool, may_lead: bool, free_first: bool,
-           heart_sums: np.ndarray) -> bool:
-    """Apply one legal action to one table; return whether its hand is over."""
-    p = st[_CUR]
-    if st[_PHASE] == _DECLARE:
-        if a != _DONE:
-            _expose4(st, p, a)
-        else:
-            st[_TURNS] += 1
-            if st[_TURNS] == 4:
-                _end_declaration4(st)
-            else:
-                st[_CUR] = (p + 1) & 3
-        st[_LEGAL] = _compute_legal4(st, strict, may_lead, free_first)
-        return False
-    bit = np.int64(1) << a
-    st[_HAND + p] ^= bit
-    st[_PLAYED + p] |= bit
-    n = st[_TLEN]
-    st[_TRICK + n] = a
-    n += 1
-    st[_TLEN] = n
-    if n == 1:
-        st[_TLEAD] = p
-        st[_LED] = a // 13
-    elif a // 13 != st[_LED]:
-        st[_VOIDS + p] |= 1 << st[_LED]
-    if bit & st[_EXPALL]:
-        _restricted_played4(st, p, a, n, strict, may_lead)
-    if n < 4:
-        nxt = (p + 1) & 3
-        st[_CUR] = nxt
-        st[_LEGAL] = _follow_legal4(st, st[_HAND + nxt], strict)
-        return False
-    # The trick is complete: the highest card of the led suit wins it (the engine's rule).
-    led = st[_LED]
-    c0, c1, c2, c3 = st[_TRICK], st[_TRICK + 1], st[_TRICK + 2], st[_TRICK + 3]
-    winner = (st[_TLEAD] + _winning_play4(c0, c1, c2, c3, led * 13 + 13)) & 3
-    taken = ((np.int64(1) << c0) | (np.int64(1) << c1) | (np.int64(1) << c2)
-             | (np.int64(1) << c3)) & _SCORING_MASK
-    if taken:
-        cap = st[_CAPT + winner] | taken
-        st[_CAPT + winner] = cap
-        st[_PROV + winner] = _score4(cap, st[_EXPALL], heart_sums)
-    st[_SLED] |= 1 << led
-    st[_TLEN] = 0
-    st[_LED] = -1
-    st[_CUR] = winner
-    st[_TLEAD] = winner
-    st[_NTR] += 1
-    if st[_NTR] == 13:
-        st[_LEGAL] = 0
-        return True
-    st[_LEGAL] = _lead_legal4(st, st[_HAND + winner], strict, may_lead, free_first)
-    return False
-
-
-
-
-@numba.njit(cache=True, inline="always")
-def _write_outputs4(st: np.ndarray, obs: np.ndarray, mask: np.ndarray, squash: np.ndarray,
-                   team: bool) -> None:
-    """Write the observation and the action mask of the seat to move (``PlayerView``)."""
-    _write_view4(st, st[_CUR], False, obs, squash, team)
-    _put_bits(mask, 0, st[_LEGAL], 53)
-
-
-@numba.njit(cache=True, inline="always")
-def _write_view4(st: np.ndarray, me: np.int64, over: bool, obs: np.ndarray, squash: np.ndarray,
-                team: bool) -> None:
-    """Write ``PlayerView.encode()`` of seat ``me``.
-
-    ``me`` is the seat to move, or (``over``) any seat once the hand's last trick is taken,
-    before the next deal.
-
-    Every value of the row is written (the 0/1 blocks whole), so the row needs no clearing
-    first, except the trick cards, of which at most four are set.
-    """
-    # The five 52-card blocks: the observer's hand, then the cards each relative seat played.
-    # Written as one loop over the blocks, which the compiler vectorises; five separate calls
-    # get unrolled into scalar code that is five times slower.
-    for q in range(5):
-        col = _HAND + me if q == 0 else _PLAYED + ((me + q - 1) & 3)
-        off = _O_HAND if q == 0 else _O_PLAYED + 52 * (q - 1)
-        _put_bits(obs, off, st[col], 52)
-    if over:
-        # The hand is over: phase "over", nobody to move, no trick in progress.
-        _put_bits(obs, _O_PHASE, np.int64(4), 3)
-        _put_bits(obs, _O_TO_MOVE, np.int64(0), 4)
-        _put_bits(obs, _O_TRICK_NUMBER, np.int64(0), 13)
-    else:
-        _put_bits(obs, _O_PHASE, np.int64(1) << st[_PHASE], 3)
-        # The observer is the seat to move: relative seat 0.
-        _put_bits(obs, _O_TO_MOVE, np.int64(1), 4)
-        _put_bits(obs, _O_TRICK_NUMBER, np.int64(1) << st[_NTR], 13)
-    n = st[_TLEN]
-    _clear(obs, _O_TRICK_CARDS, _O_PLAYED)
-    if n:
-        rel = (st[_TLEAD] - me) & 3
-        _put_bits(obs, _O_TRICK_LEADER, np.int64(1) << rel, 4)
-        for k in range(n):
-            obs[_O_TRICK_CARDS + 52 * ((rel + k) & 3) + st[_TRICK + k]] = _unit(obs)
-    else:
-        _put_bits(obs, _O_TRICK_LEADER, np.int64(0), 4)
-    if st[_PHASE] == _DECLARE:
-        # Seats first .. first + turns - 1 have finished their declaration turn.
-        declared = ((1 << st[_TURNS]) - 1) << st[_FIRST]
-        declared = (declared | declared >> 4) & 15
-    else:
-        declared = 15
-    # Rotate the seat masks so that bit r is relative seat r.
-    _put_bits(obs, _O_DECLARED, ((declared | declared << 4) >> me) & 15, 4)
-    _put_bits(obs, _O_FIRST_LEADER, np.int64(1) << ((st[_FIRST] - me) & 3), 4)
-    # Exposed (4 per seat), captured (16 per seat) and voids (4 per seat), gathered by
-    # relative seat into one mask each and written in three loops (vectorised, as above).
-    exposed = np.int64(0)
-    captured = np.int64(0)
-    voids = np.int64(0)
-    for r in range(4):
-        s = (me + r) & 3
-        e = st[_EXPOSED + s]
-        exposed |= ((e >> _SQ & 1) | (e >> _DJ & 1) << 1 | (e >> _C10 & 1) << 2
-                    | (e >> _HA & 1) << 3) << (4 * r)
-        cap = st[_CAPT + s]
-        captured |= ((cap >> 26 & _SUIT) | (cap >> _SQ & 1) << 13 | (cap >> _DJ & 1) << 14
-                     | (cap >> _C10 & 1) << 15) << (16 * r)
-        voids |= st[_VOIDS + s] << (4 * r)
-        obs[_O_SCORES + r] = squash[st[_PROV + s] + _SCORE_OFFSET]
-    _put_bits(obs, _O_EXPOSED, exposed, 16)
-    _put_bits(obs, _O_CAPTURED, captured, 64)
-    _put_bits(obs, _O_VOIDS, voids, 16)
-    if team:
-        # The partner sits across: relative seat 2.
-        _put_bits(obs, _O_PARTNERS, np.int64(4), 4)
-
-
-@numba.njit(cache=True)
-def _reset_kernel4(state: np.ndarray, seed: np.uint64, decl: int, strict: bool,
-                  may_lead: bool, free_first: bool, team: bool, deck: np.ndarray,
-                  heart_sums: np.ndarray, squash: np.ndarray, obs: np.ndarray,
-                  mask: np.ndarray, current: np.ndarray) -> None:
-    for i in range(state.shape[0]):
-        st = state[i]
-        st[_DEALT] = 0
-        _start_hand4(st, i, seed, decl, strict, may_lead, free_first, deck, heart_sums)
-        _write_outputs4(st, obs[i], mask[i], squash, team)
-        current[i] = st[_CUR]
-
-
-@numba.njit(cache=True, inline="always")
-def _results4(st: np.ndarray, prov: int, reward_mode: np.int64, reward_scale: np.float64,
-              rewards: np.ndarray, scores: np.ndarray) -> None:
-    """Write a finished four-seat hand's raw scores and rewards (``scoring.hand_results``).
-
-    ``prov`` is the first of the four score columns of ``st``; the two-deck engine, also
-    four seats with the same reward modes, writes its results here too.
-    """
-    total = 0.0
-    for s in range(4):
-        scores[s] = st[prov + s]
-        total += st[prov + s]
-    for s in range(4):
-        raw = np.float64(st[prov + s])
-        if reward_mode == 0:
-            r = raw
-        elif reward_mode == 1:
-            r = raw - (total - raw) / 3.0
-        else:
-            own = np.float64(st[prov + s] + st[prov + ((s + 2) & 3)])
-            r = (own - (total - own) / 1.0) / 2.0
-        rewards[s] = r / reward_scale
-
-
-@numba.njit(cache=True)
-def _step_kernel4(state: np.ndarray, actions: np.ndarray, active: np.ndarray, seed: np.uint64,
-                 decl: int, strict: bool, may_lead: bool, free_first: bool, team: bool,
-                 reward_mode: np.int64, reward_scale: np.float64, deck: np.ndarray,
-                 heart_sums: np.ndarray, squash: np.ndarray, obs: np.ndarray, mask: np.ndarray,
-                 current: np.ndarray, terminated: np.ndarray, rewards: np.ndarray,
-                 scores: np.ndarray, final: bool, final_obs: np.ndarray) -> int:
-    """Check every active table's action, then apply them; return the first bad table or -1.
-
-    Nothing changes unless every active table's action is legal. An inactive table keeps its
-    state and its outputs (``terminated`` False, zero rewards and scores). With ``final``, a
-    table whose hand ends writes every seat's view of the finished hand into ``final_obs``
-    before it is dealt the next.
-    """
-    n = state.shape[0]
-    for i in range(n):
-        if not active[i]:
-            continue
-        a = actions[i]
-        if a < 0 or a > _DONE or not (state[i, _LEGAL] >> a) & 1:
-            return i
-    for i in range(n):
-        if not active[i]:
-            terminated[i] = False
-            for s in range(4):
-                scores[i, s] = 0
-                rewards[i, s] = 0.0
-            continue
-        st = state[i]
-        over = _apply4(st, np.int64(actions[i]), strict, may_lead, free_first, heart_sums)
-        if over:
-            terminated[i] = True
-            _results4(st, _PROV, reward_mode, reward_scale, rewards[i], scores[i])
-            if final:
-                for s in range(4):
-                    _write_view4(st, np.int64(s), True, final_obs[i, s], squash, team)
-            _start_hand4(st, i, seed, decl, strict, may_lead, free_first, deck, heart_sums)
-        else:
-            terminated[i] = False
-            for s in range(4):
-                scores[i, s] = 0
-                rewards[i, s] = 0.0
-        _write_outputs4(st, obs[i], mask[i], squash, team)
-        current[i] = st[_CUR]
-    return -1
-
-
-@numba.njit(cache=True)
-def _refresh_kernel4(state: np.ndarray, squash: np.ndarray, team: bool, obs: np.ndarray,
-                    mask: np.ndarray, current: np.ndarray) -> None:
-    """Write every table's outputs from its state (after ``GameBatch.restore``)."""
-    for i in range(state.shape[0]):
-        _write_outputs4(state[i], obs[i], mask[i], squash, team)
-        current[i] = state[i, _CUR]
-
-
-@numba.njit(cache=True)
-def _derived_kernel4(state: np.ndarray, strict: bool, may_lead: bool, free_first: bool,
-                    heart_sums: np.ndarray, legal: np.ndarray, scores: np.ndarray) -> None:
-    """Recompute every table's legal mask and provisional scores from the rest of its state.
-
-    Only for a state whose other columns ``_check_snapshot`` has already found in range: the
-    seat to move and the suit led are used as indices and shifts here.
-    """
-    for i in range(state.shape[0]):
-        st = state[i]
-        legal[i] = _compute_legal4(st, strict, may_lead, free_first)
-        for s in range(4):
-            scores[i, s] = _score4(st[_CAPT + s], st[_EXPALL], heart_sums)
-
-
-# ---------------------------------------------------------------------------------------------
 # The rules, as kernels over one row of the state array. ``rp`` is the rule parameters array.
 @numba.njit(cache=True, inline="always")
 def _col(block: int, seats: int | np.int64) -> int | np.int64:
@@ -863,77 +405,25 @@ def _wrap(x: np.int64, seats: np.int64) -> np.int64:
 
 
 @numba.njit(cache=True, inline="always")
-def _factor(exposed: np.int64, own: np.int64, doubled: np.int64, card: int) -> int:
-    """Return a special card's factor: x2 exposed, x2 again first drawn, x2 again taken back."""
-    if not exposed >> card & 1:
-        return 1
-    return 2 * (2 if doubled >> card & 1 else 1) * (2 if own >> card & 1 else 1)
-
-
-@numba.njit(cache=True, inline="always")
-def _score(captured: np.int64, exposed: np.int64, own: np.int64, doubled: np.int64,
-           heart_sums: np.ndarray, all_hearts: int, swap_rule: int) -> int:
-    """One seat's raw hand score (``scoring.score_masks``).
-
-    ``own`` is the seat's own exposed cards (0 unless ``self_capture_double``), ``doubled``
-    the first-drawn exposures (0 unless ``first_drawn_exposure``); ``heart_sums`` and
-    ``all_hearts`` the heart table's values, ``swap_rule`` ``pig_sheep_swap``.
-    """
-    own &= captured
-    hearts = (captured >> 26) & _SUIT
-    heart_factor = _factor(exposed, own, doubled, _HA)
-    slam = (captured & _SCORING_MASK) == _SCORING_MASK
-    swap = hearts == _SUIT and swap_rule != 0 and not slam
-    if hearts == _SUIT:
-        subtotal = all_hearts * heart_factor
-    else:
-        subtotal = heart_sums[hearts] * heart_factor
-    if captured >> _SQ & 1:
-        pig = _PIG * _factor(exposed, own, doubled, _SQ)
-        subtotal += -pig if slam or swap else pig
-    if captured >> _DJ & 1:
-        sheep = _SHEEP * _factor(exposed, own, doubled, _DJ)
-        subtotal += -sheep if swap else sheep
-    if captured >> _C10 & 1:
-        f = _factor(exposed, own, doubled, _C10)
-        if not captured & _OTHER_SCORING:
-            return _ALONE * f
-        return subtotal * 2 * f
-    return subtotal
-
-
-@numba.njit(cache=True, inline="always")
 def _seat_score(st: np.ndarray, s: np.int64, rp: np.ndarray, heart_sums: np.ndarray) -> int:
     """Seat ``s``'s provisional score from what it has taken and every exposure."""
     ns = rp[_R_SEATS]
     own = st[_col(_B_EXPOSED, ns) + s] if rp[_R_SELF] else np.int64(0)
-    return _score(st[_col(_B_CAPT, ns) + s], st[_EXPALL], own, st[_xcol(_DOUBLED, ns)],
-                  heart_sums,
-                  rp[_R_ALL_HEARTS], rp[_R_SWAP])
+    return score(st[_col(_B_CAPT, ns) + s], 0, st[_EXPALL], 0, own, st[_xcol(_DOUBLED, ns)], 1,
+                 heart_sums, rp[_R_ALL_HEARTS], rp[_R_SWAP])
 
 
 @numba.njit(cache=True, inline="always")
-def _unled_restricted(hand: np.int64, restrict: np.int64, suits_led: np.int64) -> np.int64:
-    """Exposed cards in ``hand`` whose suit has not been led yet (each suit has one)."""
-    r = hand & restrict
-    out = np.int64(0)
-    if r:
-        if r >> _SQ & 1 and not suits_led >> 3 & 1:
-            out |= np.int64(1) << _SQ
-        if r >> _DJ & 1 and not suits_led >> 1 & 1:
-            out |= np.int64(1) << _DJ
-        if r >> _C10 & 1 and not suits_led & 1:
-            out |= np.int64(1) << _C10
-        if r >> _HA & 1 and not suits_led >> 2 & 1:
-            out |= np.int64(1) << _HA
-    return out
+def _held_back(st: np.ndarray, hand: np.int64, rp: np.ndarray) -> np.int64:
+    """Return the exposed cards of ``hand`` the first-round restriction holds back."""
+    return restricted(np.int64(0), hand & st[_xcol(_RESTR, rp[_R_SEATS])], np.int64(0),
+                      st[_SLED])
 
 
 @numba.njit(cache=True, inline="always")
 def _follow_legal(st: np.ndarray, hand: np.int64, rp: np.ndarray) -> np.int64:
     """Return what may be played to the trick in progress (``Game._follow_legal``)."""
-    return _follow_mask(hand, st[_LED], st[_xcol(_RESTR, rp[_R_SEATS])], st[_SLED],
-                        bool(rp[_R_STRICT]))
+    return follow_mask(hand, st[_LED], _held_back(st, hand, rp), bool(rp[_R_STRICT]))
 
 
 @numba.njit(cache=True, inline="always")
@@ -941,8 +431,8 @@ def _lead_legal(st: np.ndarray, hand: np.int64, rp: np.ndarray) -> np.int64:
     """Return what may be led (``Game._lead_legal``)."""
     if st[_NTR] == 0 and not rp[_R_FREE_FIRST]:
         return np.int64(np.int64(1) << rp[_R_LEAD])
-    unled = _unled_restricted(hand, st[_xcol(_RESTR, rp[_R_SEATS])], st[_SLED])
-    return _lead_mask(hand, unled, bool(rp[_R_STRICT]), bool(rp[_R_MAY_LEAD]))
+    return lead_mask(hand, _held_back(st, hand, rp), bool(rp[_R_STRICT]),
+                     bool(rp[_R_MAY_LEAD]))
 
 
 @numba.njit(cache=True, inline="always")
@@ -1105,18 +595,12 @@ def _apply(st: np.ndarray, a: np.int64, rp: np.ndarray, heart_sums: np.ndarray) 
         st[_CUR] = nxt
         st[_LEGAL] = _follow_legal(st, st[hand0 + nxt], rp)
         return False
-    # The trick is complete: the highest card of the led suit wins it.
+    # The trick is complete: ``engine.winning_play`` names its winner.
     led = st[_LED]
-    top = led * 13 + 13
-    best = st[trick0]
-    w = 0
-    taken = np.int64(1) << best
-    for k in range(1, ns):
-        c = st[trick0 + k]
-        taken |= np.int64(1) << c
-        if best < c < top:
-            best, w = c, k
-    winner = _wrap(st[_TLEAD] + w, ns)
+    winner = _wrap(st[_TLEAD] + winning_play(st[trick0:trick0 + ns], led * 13 + 13), ns)
+    taken = np.int64(0)
+    for k in range(ns):
+        taken |= np.int64(1) << st[trick0 + k]
     taken &= _SCORING_MASK
     if taken:
         # Discard colour: the first wrong-colour discarder takes the cards, not the winner.
@@ -1294,11 +778,11 @@ def _write_view(st: np.ndarray, me: np.int64, over: bool, obs: np.ndarray, squas
         if hidden:
             # Scores with only the exposures the observer knows: its own.
             own = mine if rp[_R_SELF] and r == 0 else np.int64(0)
-            score = _score(cap, mine, own, st[_xcol(_DOUBLED, ns)] & mine, heart_sums,
-                           rp[_R_ALL_HEARTS], rp[_R_SWAP])
+            score_ = score(cap, 0, mine, 0, own, st[_xcol(_DOUBLED, ns)] & mine, 1,
+                           heart_sums, rp[_R_ALL_HEARTS], rp[_R_SWAP])
         else:
-            score = st[prov0 + s]
-        obs[o_scores + r] = squash[score + offset]
+            score_ = st[prov0 + s]
+        obs[o_scores + r] = squash[score_ + offset]
     _put_bits(obs, oo[_OB_EXPOSED], exposed, 4 * ns)
     o_capt = oo[_OB_CAPTURED]
     if ns <= 4:
@@ -1313,7 +797,7 @@ def _write_view(st: np.ndarray, me: np.int64, over: bool, obs: np.ndarray, squas
         o_count = oo[_OB_EXPOSED_COUNT]
         for r in range(ns):
             e = st[exposed0 + _wrap(me + r, ns)]
-            obs[o_count + r] = _fraction(obs, _popcount(e), 4)
+            obs[o_count + r] = _fraction(obs, popcount(e), 4)
     if rp[_R_FIRST_DRAWN]:
         o_first = oo[_OB_FIRST_DRAWN]
         _clear(obs, o_first, o_first + 52)
@@ -1325,58 +809,14 @@ def _write_view(st: np.ndarray, me: np.int64, over: bool, obs: np.ndarray, squas
 
 
 @numba.njit(cache=True, inline="always")
-def _popcount(x: np.int64) -> np.int64:
-    """Bits set in a non-negative ``x`` (the SWAR sum of bit pairs, nibbles, bytes)."""
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    x += x >> 8
-    x += x >> 16
-    x += x >> 32
-    return x & 127
-
-
-@numba.njit(cache=True, inline="always")
 def _write_results(st: np.ndarray, rp: np.ndarray, reward_scale: np.float64,
                    rewards: np.ndarray, scores: np.ndarray) -> None:
-    """Write a finished hand's raw scores and rewards (``scoring.hand_results``)."""
+    """Write a finished hand's raw scores and rewards (``tricks.hand_results``)."""
     ns = rp[_R_SEATS]
     prov0 = _col(_B_PROV, ns)
-    total = 0.0
-    for s in range(ns):
-        scores[s] = st[prov0 + s]
-        total += st[prov0 + s]
     mode = rp[_R_REWARD]
-    team = np.int64(0)
-    if mode == 2 and rp[_R_PIG_SHEEP]:
-        team = _pig_sheep_team(st, ns)
-    for s in range(ns):
-        raw = float(st[prov0 + s])
-        if mode == 0:
-            r = raw
-        elif mode == 1:
-            r = raw - (total - raw) / (ns - 1)
-        elif rp[_R_TEAM]:
-            half = ns // 2
-            own = float(st[prov0 + s] + st[prov0 + _wrap(s + half, ns)])
-            r = (own - (total - own) / (half - 1)) / 2.0
-        elif team & (team - 1):
-            # Two against two.
-            own = 0.0
-            for t in range(ns):
-                if (team >> t & 1) == (team >> s & 1):
-                    own += st[prov0 + t]
-            r = (own - (total - own) / 1.0) / 2.0
-        else:
-            # One seat holds both: it plays alone against the other three.
-            lone = 0
-            for t in range(ns):
-                if team >> t & 1:
-                    lone = t
-            alone = float(st[prov0 + lone])
-            result = alone - (total - alone) / (ns - 1)
-            r = result if s == lone else -result / (ns - 1)
-        rewards[s] = r / reward_scale
+    team = _pig_sheep_team(st, ns) if mode == 2 and rp[_R_PIG_SHEEP] else np.int64(0)
+    hand_results(st[prov0:prov0 + ns], mode, rp[_R_TEAM], team, reward_scale, rewards, scores)
 
 
 @numba.njit(cache=True)
@@ -1516,11 +956,11 @@ def _sample_kernel(state: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> 
         return bad
     for i in range(state.shape[0]):
         legal = state[i, _LEGAL]
-        count = _popcount(legal)
+        count = popcount(legal)
         k = min(np.int64(uniforms[i] * count), count - 1)
         for _ in range(k):
             legal &= legal - 1  # drop the lowest legal action
-        out[i] = _popcount((legal & -legal) - 1)
+        out[i] = popcount((legal & -legal) - 1)
     return -1
 
 
@@ -1599,22 +1039,6 @@ def _heart_sums_of(rules: Rules) -> np.ndarray:
     return np.array(_HEART_TABLES[rules.hearts_table][0], dtype=np.int64)
 
 
-def _four_seat(rules: Rules) -> bool:
-    """Whether the four-seat kernels play ``rules``: four seats and the first covered options.
-
-    Those are the presets' options (exposed-may-lead, strict exposure, the first lead, the
-    declarations free / none / all-but-sheep, team play) with every other hand option at its
-    default.
-    """
-    if rules.players != 4 or rules.declaration == "all":
-        return False
-    free = ("exposed_may_lead", "strict_exposure", "first_lead", "declaration", "team_play",
-            *SETTLEMENT_ONLY)
-    default = Rules()
-    return all(getattr(rules, f.name) == getattr(default, f.name)
-               for f in dataclasses.fields(rules) if f.name not in free)
-
-
 class OneDeckTables(GameBatch, decks=1):
     """The one-deck table layout of ``GameBatch`` (see the module docstring).
 
@@ -1627,18 +1051,6 @@ class OneDeckTables(GameBatch, decks=1):
     _table_bytes = 2800
     _dealt_column = _DEALT
     _max_action = _DONE
-    # The four-seat kernels, by the numbers (issue 60: they stay only where bench_env shows them
-    # >= 1.3x the general kernels at 1,024 tables). Measured 2026-12-06 (docs/speed.md, "One
-    # snapshot check"), three alternating rounds of bench_env --clock cpu: batch1024 /
-    # batch1024_general 1.03x, 1.00x, 0.95x with the select writes of ``_bit`` (1.14x, 1.06x,
-    # 1.00x before them), and 1.08x in a wall-clock run of the full table. The numbers say they
-    # go; they are still here only because removing them (these kernels, their row layout and
-    # ``_fast``) had no validated run before the deadline of that change. Next step: delete
-    # them, keeping ``batch1024_general``'s speed as the four-seat batch's.
-    _four_seat_kernels = True
-    """Whether the four-seat kernels play the rule sets they cover (``_four_seat``). A subclass
-    that sets it False plays those with the general kernels: how ``benchmarks/bench_env``
-    measures what the four-seat kernels are worth (``batch1024_general``)."""
 
     def _covered(self, rules: Rules | str | None) -> Rules:
         return check_covered(rules)
@@ -1656,9 +1068,8 @@ class OneDeckTables(GameBatch, decks=1):
         # The squashed scores in the observations' dtype: the kernels copy them as they are.
         self._squash = in_obs_dtype(_squash_for(int(self._rp[_R_OFFSET])), self.obs_dtype)
         self._cards = _cards_in_play(r)
-        self._fast = self._four_seat_kernels and _four_seat(r)
-        self._state = np.zeros((n, _NCOL if self._fast else _ncol(seats)), dtype=np.int64)
-        # Scratch of the shuffle (and of the four-seat kernels' first dealt cards).
+        self._state = np.zeros((n, _ncol(seats)), dtype=np.int64)
+        # Scratch of the shuffle.
         self._deck = np.zeros(len(self._cards) + 8, dtype=np.int64)
         self._final = self.final_observations is not None
         # (What each argument must be is the step kernel's signature.)
@@ -1669,23 +1080,8 @@ class OneDeckTables(GameBatch, decks=1):
     def _deal_first(self, seed: np.uint64) -> None:
         """Run the reset kernel of this batch's rules and build the step kernel's arguments."""
         seed_ = self._stream = seed
-        r = self.rules
-        strict, may_lead = r.strict_exposure, r.exposed_may_lead
-        free_first = r.first_lead == "any"
         final_obs = self.final_observations if self._final else \
             np.zeros((1, self.num_seats, self.obs_size), dtype=self.obs_dtype)
-        if self._fast:
-            _reset_kernel4(self._state, seed_, self._decl, strict, may_lead, free_first,
-                           r.team_play, self._deck, self._heart_sums, self._squash,
-                           self.observations, self.action_masks, self.current_player)
-            self._step_fn = _step_kernel4
-            self._step_args = (
-                seed_, self._decl, strict, may_lead, free_first, r.team_play,
-                REWARD_CODES[self.reward_mode], self.reward_scale, self._deck,
-                self._heart_sums, self._squash, self.observations, self.action_masks,
-                self.current_player, self.terminated, self.rewards, self.scores, self._final,
-                final_obs)
-            return
         _reset_kernel(self._state, seed_, self._rp, self._cards, self._deck,
                       self._heart_sums, self._squash, self._oo, self.observations,
                       self.action_masks, self.current_player)
@@ -1707,12 +1103,8 @@ class OneDeckTables(GameBatch, decks=1):
 
     def _refresh(self) -> None:
         """Rewrite the outputs from the state rows with the kernel of this batch's layout."""
-        if self._fast:
-            _refresh_kernel4(self._state, self._squash, self.rules.team_play,
-                             self.observations, self.action_masks, self.current_player)
-        else:
-            _refresh_kernel(self._state, self._rp, self._heart_sums, self._squash, self._oo,
-                            self.observations, self.action_masks, self.current_player)
+        _refresh_kernel(self._state, self._rp, self._heart_sums, self._squash, self._oo,
+                        self.observations, self.action_masks, self.current_player)
 
     # ------------------------------------------------------------------ snapshot checks
     # (``GameBatch._check_snapshot`` checks the rows; these say where this layout keeps what.)
@@ -1752,15 +1144,13 @@ class OneDeckTables(GameBatch, decks=1):
             (_LEGAL, 1, 0, (1 << NUM_ACTIONS) - 1, "a mask of the 53 actions"),
             (_DEALT, 1, 1, 1 << 62, "1 (reset deals the first hand) to 2**62 (far more hands "
              "than a batch plays, and room to count on without overflow)")]
-        if not self._fast:
-            wrong = int(_xcol(_WRONG, ns))
-            out.append((wrong, 1, -1, ns - 1 if rules.discard_colour else -1,
-                        f"-1, or a seat 0..{ns - 1} under discard_colour"))
+        wrong = int(_xcol(_WRONG, ns))
+        out.append((wrong, 1, -1, ns - 1 if rules.discard_colour else -1,
+                    f"-1, or a seat 0..{ns - 1} under discard_colour"))
         out.append((c.trick, ns, 0, 51, "a card, 0..51"))
         out += [(b, ns, 0, deck, "a mask of the cards in play")
                 for b in (c.hand, c.played, c.exposed, c.capt, c.deal)]
-        if not self._fast:
-            out.append((int(_col(_B_FIRST, ns)), ns, 0, 51, "a card, 0..51"))
+        out.append((int(_col(_B_FIRST, ns)), ns, 0, 51, "a card, 0..51"))
         out += [(c.voids, ns, 0, 15, "a mask of the four suits, 0..15"),
                 (c.prov, ns, -offset, offset, f"a hand score within -{offset}..{offset}")]
         return out
@@ -1780,8 +1170,8 @@ class OneDeckTables(GameBatch, decks=1):
                       counts: Callable[[int], np.ndarray]) -> None:
         """Check the one-deck rules' own columns.
 
-        Auto-exposure, and (general kernels) the wrong-colour discarder, the first dealt cards
-        and the exposures they double or leave restricting play.
+        Auto-exposure, the wrong-colour discarder, the first dealt cards and the exposures
+        they double or leave restricting play.
         """
         ns, rules = self.num_seats, self.rules
         c = self._row_columns()
@@ -1790,8 +1180,6 @@ class OneDeckTables(GameBatch, decks=1):
             need((phase == _DECLARE) | (_bit_counts(_EXPOSABLE_MASK & ~expall) != 1), _EXPALL,
                  "never all exposable cards but one once the play has begun (the last one is "
                  "exposed automatically)")
-        if self._fast:
-            return
         wrong, first0 = int(_xcol(_WRONG, ns)), int(_col(_B_FIRST, ns))
         doubled_col, restr_col = int(_xcol(_DOUBLED, ns)), int(_xcol(_RESTR, ns))
         need((snap[:, _TLEN] > 0) | (snap[:, wrong] == -1), wrong, "-1 between tricks")
@@ -1809,14 +1197,10 @@ class OneDeckTables(GameBatch, decks=1):
              "the exposed cards under the play restriction")
 
     def _derived(self, snap: np.ndarray) -> list[tuple[int, np.ndarray, str]]:
-        n, ns, rules = len(snap), self.num_seats, self.rules
+        n, ns = len(snap), self.num_seats
         legal = np.zeros(n, dtype=np.int64)
         score = np.zeros((n, ns), dtype=np.int64)
-        if self._fast:
-            _derived_kernel4(snap, rules.strict_exposure, rules.exposed_may_lead,
-                             rules.first_lead == "any", self._heart_sums, legal, score)
-        else:
-            _derived_kernel(snap, self._rp, self._heart_sums, legal, score)
+        _derived_kernel(snap, self._rp, self._heart_sums, legal, score)
         prov = int(_col(_B_PROV, ns))
         return [(_LEGAL, snap[:, _LEGAL] == legal,
                  "the legal actions of the seat to move under these rules"),
@@ -1854,13 +1238,7 @@ class OneDeckTables(GameBatch, decks=1):
         What ``first_drawn_exposure`` reads (``Game.from_hands(..., first_drawn=)``): the
         first card of each seat's block of the shuffled deck.
         """
-        started = self.hands_started(table)  # checks the batch was reset and the table
+        self.hands_started(table)  # checks the batch was reset and the table
         t = operator.index(table)
-        if self._fast:
-            # The four-seat kernels keep no first cards: deal the hand again to read them.
-            hands, first = np.zeros(4, dtype=np.int64), np.zeros(4, dtype=np.int64)
-            _deal_into(self._stream, np.int64(t), np.int64(started - 1), self._cards,
-                       np.zeros(52, dtype=np.int64), hands, first)
-            return tuple(int(c) for c in first)
         first0 = _col(_B_FIRST, self.num_seats)
         return tuple(int(c) for c in self._state[t, first0:first0 + self.num_seats])

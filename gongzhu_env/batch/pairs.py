@@ -117,12 +117,21 @@ else:
 from gongzhu_env.batch.one_deck import (
     _clear,
     _exposable_bits,
-    _popcount,
     _put_bits,
-    _results4,
     _scoring_bits,
     _shuffle,
-    _winning_play4,
+)
+from gongzhu_env.batch.tricks import (
+    follow_mask,
+    hand_results,
+    lead_mask,
+    popcount,
+    put,
+    restricted,
+    score,
+    take,
+    unled,
+    winning_play4,
 )
 from gongzhu_env.cards import C2, C10, DJ, EXPOSABLE, HA, SCORING_MASK, SQ, action_str
 from gongzhu_env.engine import IllegalActionError
@@ -261,55 +270,10 @@ def deal(seed: int, table: int, hand: int) -> tuple[tuple[int, ...], ...]:
 # ---------------------------------------------------------------------------------------------
 # The rules, as kernels over one state row.
 @numba.njit(cache=True, inline="always")
-def _copies(once: np.int64, twice: np.int64, card: int) -> np.int64:
-    """Count the copies (0, 1, 2) of ``card`` in the multiset ``(once, twice)``."""
-    return (once >> card & 1) + (twice >> card & 1)
-
-
-@numba.njit(cache=True)
 def _score2(cap: np.int64, cap2: np.int64, e1: np.int64, e2: np.int64,
-            heart_sums: np.ndarray, c10: np.ndarray) -> np.int64:
-    """One seat's two-deck hand score (``scoring.score_two_decks``)."""
-    h1 = (cap >> 26) & _SUIT
-    h2 = (cap2 >> 26) & _SUIT
-    hf = np.int64(1) << _copies(e1, e2, _HA)
-    slam = (cap2 & _SCORING) == _SCORING
-    if h2 == _SUIT:
-        sub = np.int64(_ALL_HEARTS2) * hf
-    else:
-        sub = (heart_sums[h1] + heart_sums[h2]) * hf
-    pigs = _copies(cap, cap2, _SQ)
-    if pigs:
-        pig = _PIG * (np.int64(1) << _copies(e1, e2, _SQ))
-        sub += pigs * (-pig if slam else pig)
-    sheep = _copies(cap, cap2, _DJ)
-    if sheep:
-        sub += sheep * _SHEEP * (np.int64(1) << _copies(e1, e2, _DJ))
-    t = _copies(cap, cap2, _C10)
-    if t:
-        f = c10[_copies(e1, e2, _C10), t]
-        if not cap & _OTHER_SCORING:
-            return np.int64(_ALONE2 * f)
-        return np.int64(sub * f)
-    return sub
-
-
-@numba.njit(cache=True, inline="always")
-def _unled(sled: np.int64) -> np.int64:
-    """Return the cards of the suits not led yet (``pair_tricks.unled_cards``)."""
-    out = np.int64(0)
-    for s in range(4):
-        if not sled >> s & 1:
-            out |= np.int64(_SUIT) << (13 * s)
-    return out
-
-
-@numba.njit(cache=True, inline="always")
-def _restricted(hand2: np.int64, x1: np.int64, x2: np.int64, sled: np.int64) -> np.int64:
-    """Return the cards playable in their suit only with an exposed copy (``restricted``)."""
-    if not x1:
-        return np.int64(0)
-    return ((x1 & ~hand2) | x2) & _unled(sled)
+            heart_sums: np.ndarray) -> np.int64:
+    """One seat's two-deck hand score (``tricks.score``, ``scoring.score_two_decks``)."""
+    return score(cap, cap2, e1, e2, np.int64(0), np.int64(0), 2, heart_sums, _ALL_HEARTS2, 0)
 
 
 @numba.njit(cache=True)
@@ -334,11 +298,11 @@ def _follow_cards(once: np.int64, twice: np.int64, x1: np.int64, x2: np.int64, l
         if card < 0:
             return cands
         return cands & bit
-    n = _popcount(s1)
+    n = popcount(s1)
     if n >= 2:
-        only = _restricted(twice, x1, x2, sled) & sm
+        only = restricted(twice, x1, x2, sled) & sm
         free = s1 & ~only
-        if _popcount(free) >= 2:
+        if popcount(free) >= 2:
             return free if card < 0 else (free & ~bit if free & bit else np.int64(0))
         if free:
             if card < 0:
@@ -380,25 +344,15 @@ def _compute_legal(st: np.ndarray, rp: np.ndarray) -> None:
             legal = np.int64(1) << _C2
             pairs = hand2 & legal
         else:
-            legal = hand
+            may_lead = bool(rp[_R_MAY_LEAD])
+            legal = lead_mask(hand, restricted(hand2, x1, x2, sled), False, may_lead)
             pairs = hand2
-            if not rp[_R_MAY_LEAD] and x1:
-                unled = _unled(sled)
-                pairs &= ~(x1 & hand2 & unled)
-                only = _restricted(hand2, x1, x2, sled)
-                for s in range(4):
-                    sm = np.int64(_SUIT) << (13 * s)
-                    if only & sm and hand & sm & ~only:
-                        legal &= ~(only & sm)
+            if not may_lead and x1:
+                # A pair of which a copy is exposed waits for its suit to be led.
+                pairs &= ~(x1 & hand2 & unled(sled))
     elif not st[_PAIR]:
-        only = _restricted(hand2, st[_XHELD + p], st[_XHELD2 + p], st[_SLED])
-        legal = hand & (np.int64(_SUIT) << (13 * st[_LED]))
-        if not legal:
-            legal = hand
-        else:
-            r = legal & only
-            if r and legal != r:
-                legal ^= r
+        only = restricted(hand2, st[_XHELD + p], st[_XHELD2 + p], st[_SLED])
+        legal = follow_mask(hand, st[_LED], only, False)
     elif st[_PEND] >= 0:
         legal = st[_SECOND]
     else:
@@ -406,22 +360,6 @@ def _compute_legal(st: np.ndarray, rp: np.ndarray) -> None:
                               st[_SLED], np.int64(-1))
     st[_LEGAL] = legal
     st[_LEGALP] = pairs
-
-
-@numba.njit(cache=True, inline="always")
-def _put(once: np.int64, twice: np.int64, bit: np.int64) -> tuple[np.int64, np.int64]:
-    """Add one copy of ``bit`` to ``(once, twice)`` (``cards.ms_put``)."""
-    if once & bit:
-        return once, twice | bit
-    return once | bit, twice
-
-
-@numba.njit(cache=True, inline="always")
-def _take(once: np.int64, twice: np.int64, bit: np.int64) -> tuple[np.int64, np.int64]:
-    """Remove one copy of ``bit`` from ``(once, twice)`` (``cards.ms_take``)."""
-    if twice & bit:
-        return once, twice ^ bit
-    return once ^ bit, twice
 
 
 @numba.njit(cache=True)
@@ -433,9 +371,9 @@ def _take_copy(st: np.ndarray, p: np.int64, card: np.int64, shows_void: bool) ->
     x2 = st[_XHELD2 + p]
     if x1 & bit and (not in_suit or (x2 & bit) == (st[_HAND2 + p] & bit)):
         # An exposed copy leaves: every copy held is exposed, or the card is discarded.
-        st[_XHELD + p], st[_XHELD2 + p] = _take(x1, x2, bit)
-    st[_HAND + p], st[_HAND2 + p] = _take(st[_HAND + p], st[_HAND2 + p], bit)
-    st[_PLAYED + p], st[_PLAYED2 + p] = _put(st[_PLAYED + p], st[_PLAYED2 + p], bit)
+        st[_XHELD + p], st[_XHELD2 + p] = take(x1, x2, bit)
+    st[_HAND + p], st[_HAND2 + p] = take(st[_HAND + p], st[_HAND2 + p], bit)
+    st[_PLAYED + p], st[_PLAYED2 + p] = put(st[_PLAYED + p], st[_PLAYED2 + p], bit)
     st[_TRICK + st[_TLEN]] = card
     st[_TLEN] += 1
     if not in_suit and shows_void:
@@ -455,8 +393,7 @@ def _play_key(a: np.int64, b: np.int64, suit: np.int64) -> np.int64:
 
 
 @numba.njit(cache=True)
-def _end_trick(st: np.ndarray, rp: np.ndarray, heart_sums: np.ndarray,
-               c10: np.ndarray) -> bool:
+def _end_trick(st: np.ndarray, rp: np.ndarray, heart_sums: np.ndarray) -> bool:
     """Give the complete trick to its winner, who leads next; return whether the hand ended."""
     suit = st[_LED]
     w = 0
@@ -469,7 +406,7 @@ def _end_trick(st: np.ndarray, rp: np.ndarray, heart_sums: np.ndarray,
                 w = i
     else:
         # Single cards: the rule of every four-card trick, ``engine.winning_play4``.
-        w = _winning_play4(st[_TRICK], st[_TRICK + 1], st[_TRICK + 2], st[_TRICK + 3],
+        w = winning_play4(st[_TRICK], st[_TRICK + 1], st[_TRICK + 2], st[_TRICK + 3],
                            suit * 13 + 13)
     winner = (st[_TLEAD] + w) & 3
     cap = st[_CAPT + winner]
@@ -478,11 +415,11 @@ def _end_trick(st: np.ndarray, rp: np.ndarray, heart_sums: np.ndarray,
     for k in range(n):
         bit = np.int64(1) << st[_TRICK + k]
         if bit & _SCORING:
-            cap, cap2 = _put(cap, cap2, bit)
+            cap, cap2 = put(cap, cap2, bit)
     if cap != st[_CAPT + winner] or cap2 != st[_CAPT2 + winner]:
         st[_CAPT + winner] = cap
         st[_CAPT2 + winner] = cap2
-        st[_PROV + winner] = _score2(cap, cap2, st[_EXPALL], st[_EXPALL2], heart_sums, c10)
+        st[_PROV + winner] = _score2(cap, cap2, st[_EXPALL], st[_EXPALL2], heart_sums)
     st[_SLED] |= np.int64(1) << suit
     st[_CARDS_DONE] += n
     st[_TLEN] = 0
@@ -500,19 +437,18 @@ def _end_trick(st: np.ndarray, rp: np.ndarray, heart_sums: np.ndarray,
 
 
 @numba.njit(cache=True)
-def _apply(st: np.ndarray, a: np.int64, rp: np.ndarray, heart_sums: np.ndarray,
-           c10: np.ndarray) -> bool:
+def _apply(st: np.ndarray, a: np.int64, rp: np.ndarray, heart_sums: np.ndarray) -> bool:
     """Apply one legal action at one table (``Game.step``); return whether its hand ended."""
     p = st[_CUR]
     if st[_PHASE] == _DECLARE:
         if a != _DONE_ACTION:
             bit = np.int64(1) << a
-            st[_EXPOSED + p], st[_EXPOSED2 + p] = _put(st[_EXPOSED + p], st[_EXPOSED2 + p], bit)
-            st[_EXPALL], st[_EXPALL2] = _put(st[_EXPALL], st[_EXPALL2], bit)
-            st[_XHELD + p], st[_XHELD2 + p] = _put(st[_XHELD + p], st[_XHELD2 + p], bit)
+            st[_EXPOSED + p], st[_EXPOSED2 + p] = put(st[_EXPOSED + p], st[_EXPOSED2 + p], bit)
+            st[_EXPALL], st[_EXPALL2] = put(st[_EXPALL], st[_EXPALL2], bit)
+            st[_XHELD + p], st[_XHELD2 + p] = put(st[_XHELD + p], st[_XHELD2 + p], bit)
             for s in range(4):
                 st[_PROV + s] = _score2(st[_CAPT + s], st[_CAPT2 + s], st[_EXPALL],
-                                        st[_EXPALL2], heart_sums, c10)
+                                        st[_EXPALL2], heart_sums)
         else:
             st[_TURNS] += 1
             if st[_TURNS] == 4:
@@ -556,7 +492,7 @@ def _apply(st: np.ndarray, a: np.int64, rp: np.ndarray, heart_sums: np.ndarray,
         st[_PEND] = -1
         st[_SECOND] = 0
     if st[_NPLAYS] == 4:
-        return _end_trick(st, rp, heart_sums, c10)
+        return _end_trick(st, rp, heart_sums)
     st[_CUR] = (p + 1) & 3
     _compute_legal(st, rp)
     return False
@@ -688,7 +624,7 @@ def _is_legal(st: np.ndarray, a: np.int64) -> bool:
 @numba.njit(cache=True)
 def _step_kernel(state: np.ndarray, actions: np.ndarray, active: np.ndarray, seed: np.uint64,
                  rp: np.ndarray, reward_scale: np.float64, deck: np.ndarray,
-                 heart_sums: np.ndarray, c10: np.ndarray, squash: np.ndarray, oo: np.ndarray,
+                 heart_sums: np.ndarray, squash: np.ndarray, oo: np.ndarray,
                  obs: np.ndarray, mask: np.ndarray, current: np.ndarray,
                  terminated: np.ndarray, rewards: np.ndarray, scores: np.ndarray) -> int:
     """Check every active table's action, then apply them; return the first bad table or -1.
@@ -707,9 +643,11 @@ def _step_kernel(state: np.ndarray, actions: np.ndarray, active: np.ndarray, see
         if not active[i]:
             continue
         st = state[i]
-        if _apply(st, np.int64(actions[i]), rp, heart_sums, c10):
+        if _apply(st, np.int64(actions[i]), rp, heart_sums):
             terminated[i] = True
-            _results4(st, _PROV, rp[_R_REWARD], reward_scale, rewards[i], scores[i])
+            # Reward mode 2 (teams) pairs the seats across the table, as at one deck.
+            hand_results(st[_PROV:_PROV + 4], rp[_R_REWARD], 1, np.int64(0), reward_scale,
+                         rewards[i], scores[i])
             _start_hand(st, np.int64(i), seed, rp, deck)
         _write_outputs(st, obs[i], mask[i], squash, oo, rp)
         current[i] = st[_CUR]
@@ -730,10 +668,10 @@ def _sample_kernel(state: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> 
         cards = state[i, _LEGAL] & _FULL
         pairs = state[i, _LEGALP]
         done = (state[i, _LEGAL] >> _DONE_BIT) & 1
-        nc = _popcount(cards)
-        count = nc + _popcount(pairs) + done
+        nc = popcount(cards)
+        count = nc + popcount(pairs) + done
         k = min(np.int64(uniforms[i] * count), count - 1)
-        if k >= nc + _popcount(pairs):
+        if k >= nc + popcount(pairs):
             out[i] = _DONE_ACTION
             continue
         legal = cards
@@ -744,7 +682,7 @@ def _sample_kernel(state: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> 
             base = 52
         for _ in range(k):
             legal &= legal - 1  # drop the lowest legal action
-        out[i] = base + _popcount((legal & -legal) - 1)
+        out[i] = base + popcount((legal & -legal) - 1)
     return -1
 
 
@@ -759,7 +697,7 @@ def _refresh_kernel(state: np.ndarray, squash: np.ndarray, oo: np.ndarray, rp: n
 
 @numba.njit(cache=True)
 def _derived_kernel(state: np.ndarray, rp: np.ndarray, heart_sums: np.ndarray,
-                    c10: np.ndarray, legal: np.ndarray, legalp: np.ndarray,
+                    legal: np.ndarray, legalp: np.ndarray,
                     second: np.ndarray, scores: np.ndarray) -> None:
     """Recompute every table's legal sets and scores from the rest of its (checked) state.
 
@@ -774,18 +712,18 @@ def _derived_kernel(state: np.ndarray, rp: np.ndarray, heart_sums: np.ndarray,
         if row[_PHASE] == _PLAY and row[_NPLAYS] > 0 and row[_PAIR] and row[_PEND] >= 0:
             p = row[_CUR]
             bit = np.int64(1) << row[_PEND]
-            once, twice = _put(row[_HAND + p], row[_HAND2 + p], bit)
+            once, twice = put(row[_HAND + p], row[_HAND2 + p], bit)
             x1, x2 = row[_XHELD + p], row[_XHELD2 + p]
             second[i, 0] = _follow_cards(once, twice, x1, x2, row[_LED], row[_SLED],
                                          row[_PEND])
-            x1, x2 = _put(x1, x2, bit)
+            x1, x2 = put(x1, x2, bit)
             second[i, 1] = _follow_cards(once, twice, x1, x2, row[_LED], row[_SLED],
                                          row[_PEND])
         _compute_legal(row, rp)  # (into the caller's copy of the state)
         legal[i], legalp[i] = row[_LEGAL], row[_LEGALP]
         for s in range(4):
             scores[i, s] = _score2(row[_CAPT + s], row[_CAPT2 + s], row[_EXPALL],
-                                   row[_EXPALL2], heart_sums, c10)
+                                   row[_EXPALL2], heart_sums)
 
 
 def _column_names() -> tuple[str, ...]:
@@ -890,9 +828,6 @@ class PairTables(GameBatch, decks=2):
         rp[_R_REWARD] = REWARD_CODES[self.reward_mode]
         rp[_R_OFFSET] = _score_bound()
         self._heart_sums = np.array(HEART_SUMS, dtype=np.int64)
-        self._c10 = np.zeros((3, 3), dtype=np.int64)
-        for (exposed, taken), factor in TWO_DECK_C10_FACTORS.items():
-            self._c10[exposed, taken] = factor
         self._squash = in_obs_dtype(_squash_table(), self.obs_dtype)
         self._state = np.zeros((n, _NCOL), dtype=np.int64)
         self._deck = np.zeros(104, dtype=np.int64)
@@ -908,7 +843,7 @@ class PairTables(GameBatch, decks=2):
         """Run the two-deck step kernel on the checked actions."""
         return int(_step_kernel(self._state, actions, active, self._stream, self._rp,
                                 np.float64(self.reward_scale), self._deck, self._heart_sums,
-                                self._c10, self._squash, self._oo, self.observations,
+                                self._squash, self._oo, self.observations,
                                 self.action_masks, self.current_player, self.terminated,
                                 self.rewards, self.scores))
 
@@ -991,7 +926,7 @@ class PairTables(GameBatch, decks=2):
         second = np.zeros((n, 2), dtype=np.int64)
         score = np.zeros((n, 4), dtype=np.int64)
         # (The kernel reads a copy: it works out the legal sets in the rows it is given.)
-        _derived_kernel(snap.copy(), self._rp, self._heart_sums, self._c10, legal, legalp,
+        _derived_kernel(snap.copy(), self._rp, self._heart_sums, legal, legalp,
                         second, score)
         pend, got = snap[:, _PEND], snap[:, _SECOND]
         return [

@@ -57,19 +57,6 @@ def test_every_covered_option_combination_agrees_with_the_reference() -> None:
     assert hands >= 28 * 8
 
 
-def test_the_general_kernels_agree_on_the_four_seat_rule_sets_too(monkeypatch) -> None:
-    # Four-seat batches of the presets' options step in the four-seat kernels; the general
-    # kernels play those rule sets as well, and are held to the reference on them here.
-    import gongzhu_env.batch.one_deck as vector
-
-    monkeypatch.setattr(vector, "_four_seat", lambda rules: False)
-    for k, rules in enumerate(covered_combinations()):
-        batch = GameBatch(4, rules, final_observations=True)
-        assert not batch._fast
-        batch.reset(200 + k)
-        _assert_clean(differential(rules, 4, 8, 200 + k, batch=batch))
-
-
 @pytest.mark.parametrize("players", [3, 5, 6, 7, 8])
 def test_every_table_size_agrees_with_the_reference(players: int) -> None:
     # The standard game, team play where the size allows it, and random covered rule sets of
@@ -146,49 +133,6 @@ def test_the_differential_run_sees_a_wrong_observation() -> None:
     assert report.bad_hands == 1
     assert "table 1" in report.messages[0] and "observation differs at [100]" in \
         report.messages[0]
-
-
-def test_the_scoring_kernel_agrees_with_score_masks_on_rare_hands() -> None:
-    # Random play almost never takes all hearts or every scoring card; the kernel's scoring is
-    # checked on those hands (and on random ones) under every set of exposed cards.
-    from gongzhu_env.batch.one_deck import _R_ALL_HEARTS as ALL_HEARTS
-    from gongzhu_env.batch.one_deck import _R_SWAP as SWAP
-    from gongzhu_env.batch.one_deck import _heart_sums_of, _rule_params, _score, _score4
-    from gongzhu_env.cards import C10, DJ, EXPOSABLE, HEARTS_MASK, SCORING_MASK, SQ
-    from gongzhu_env.scoring import score_masks
-
-    special = [HEARTS_MASK | extra for extra in
-               (0, 1 << SQ, 1 << DJ, 1 << C10, (1 << SQ) | (1 << DJ), SCORING_MASK)]
-    special += [1 << C10, (1 << C10) | (1 << 26), (1 << C10) | (1 << 27) | (1 << 28), 0]
-    rng = np.random.default_rng(8)
-    scoring = [c for c in range(52) if SCORING_MASK >> c & 1]
-    special += [sum(1 << c for c in scoring if rng.random() < p) for p in rng.random(300)]
-    sums = _heart_sums_of(Rules())
-    for k in range(16):
-        exposed = sum(1 << c for i, c in enumerate(EXPOSABLE) if k >> i & 1)
-        for captured in special:
-            assert _score4(captured, exposed, sums) == score_masks(captured, exposed), \
-                (captured, exposed)
-    # The general kernel under every scoring option: heart tables, the swap, and the factors
-    # of a first dealt card and of a card taken back (``own`` / ``doubled``).
-    for options in ({}, {"hearts_table": "book"}, {"hearts_table": "positive"},
-                    {"pig_sheep_swap": True}, {"self_capture_double": True},
-                    {"first_drawn_exposure": True},
-                    {"self_capture_double": True, "first_drawn_exposure": True,
-                     "pig_sheep_swap": True, "hearts_table": "positive"}):
-        rules = Rules.from_dict(options)
-        rp, sums = _rule_params(rules, "raw"), _heart_sums_of(rules)
-        for k in range(16):
-            exposed = sum(1 << c for i, c in enumerate(EXPOSABLE) if k >> i & 1)
-            own, doubled = exposed & int(rng.integers(1 << 52)), exposed & int(
-                rng.integers(1 << 52))
-            for captured in special[:40]:
-                expected = score_masks(captured, exposed, rules, own_exposed=own,
-                                       doubled=doubled)
-                got = _score(captured, exposed, own if rules.self_capture_double else 0,
-                             doubled if rules.first_drawn_exposure else 0, sums,
-                             rp[ALL_HEARTS], rp[SWAP])
-                assert got == expected, (options, captured, exposed, own, doubled)
 
 
 # ------------------------------------------------------------------ deals

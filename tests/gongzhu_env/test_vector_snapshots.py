@@ -24,7 +24,7 @@ from gongzhu_env import Rules
 from gongzhu_env.batch import GameBatch
 from gongzhu_env.batch.differential import PRESET_NAMES, covered_combinations
 from gongzhu_env.batch.fuzz import RULE_SETS, corrupt, outputs, refused
-from gongzhu_env.batch.one_deck import _COLUMN_NAMES
+from gongzhu_env.batch.one_deck import _column_names
 
 GENERAL_RULES = (
     Rules(players=6, discard_colour=True, team_play=True),
@@ -159,7 +159,7 @@ def test_an_inconsistent_table_is_refused_by_its_column(column, value, words) ->
     snap[2, column] = value
     with pytest.raises(ValueError, match=rf"table 2, column {column} \({words}\)"):
         batch.restore(snap)
-    assert _COLUMN_NAMES[column] == words
+    assert _column_names(4)[column] == words
 
 
 def test_a_position_of_other_rules_is_refused() -> None:
