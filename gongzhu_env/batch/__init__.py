@@ -6,9 +6,13 @@ at three to eight seats (every hand option) and two decks at four seats
 
 * ``base``: ``GameBatch`` itself (argument checks, outputs, snapshots, reading tables) and the
   snapshots' digest;
-* ``one_deck`` and ``pairs``: the two table layouts, with their kernels (bit masks of the
-  52 cards; two decks as once/twice masks with pair leads), picked by ``GameBatch`` from the
-  rules;
+* ``tricks``: the trick rules every table plays by, compiled pure functions of card masks
+  (the trick winner, the restriction of exposed cards, what may be led and followed, the
+  hand score of one or two decks, the results);
+* ``one_deck`` and ``pairs``: the two table layouts (bit masks of the 52 cards; two decks as
+  once/twice masks with pair leads), picked by ``GameBatch`` from the rules: where a row keeps
+  what, the step kernels, the view writers;
+* ``encoding``: the observation's bit writers, which both view writers use;
 * ``vector_env``: the Gymnasium vector envs over a batch (``SingleSeatVectorEnv``,
   ``SelfPlayBatch``);
 * ``differential``: the check that plays a batch and ``engine.Game`` side by side;

@@ -189,6 +189,38 @@ def _mix(z: np.uint64) -> np.uint64:
     return z ^ (z >> _S31)
 
 
+_LOW32 = np.uint64(0xFFFFFFFF)
+_TWO32 = np.uint64(1 << 32)
+
+
+@numba.njit(cache=True, inline="always")
+def _shuffle(deck: np.ndarray, size: int, seed: np.uint64, table: int | np.int64,
+             hand: np.int64) -> None:
+    """Shuffle ``deck[:size]`` in place for hand ``hand`` of ``table`` under ``seed``.
+
+    Both table layouts deal by this shuffle of their decks, so the recipe of the
+    ``one_deck`` module docstring is written once. The generator starts at a hash of
+    the three keys and steps by the golden-ratio increment (SplitMix64).
+    """
+    x = _mix(_mix(_mix(seed + _GOLDEN) + np.uint64(table)) + np.uint64(hand))
+    for k in range(size - 1, 0, -1):
+        bound = np.uint64(k + 1)
+        # Lemire: a 32-bit draw times the bound; reject the few low parts that would bias it.
+        x += _GOLDEN
+        m = (_mix(x) >> _S32) * bound
+        low = m & _LOW32
+        if low < bound:
+            threshold = (_TWO32 - bound) % bound
+            while low < threshold:
+                x += _GOLDEN
+                m = (_mix(x) >> _S32) * bound
+                low = m & _LOW32
+        j = np.int64(m >> _S32)
+        t = deck[k]
+        deck[k] = deck[j]
+        deck[j] = t
+
+
 @numba.njit(cache=True)
 def _digest_rows(rows: np.ndarray, key: np.uint64, out: np.ndarray) -> None:
     """Write into ``out[i]`` a 64-bit digest of ``rows[i]`` under ``key`` (as int64).

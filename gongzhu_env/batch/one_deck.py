@@ -129,17 +129,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gongzhu_env.batch.base import (
-    _GOLDEN,
-    _S32,
     REWARD_CODES,
     GameBatch,
     RowColumns,
     TrickPlays,
-    _bit,
     _bit_counts,
     _fraction,
-    _mix,
     _outside_unit,
+    _shuffle,
     _unit,
     _unsigned,
     check_options,
@@ -154,6 +151,7 @@ else:
 
     numba = _load_numba("gongzhu_env.batch (the batched engine)")
 
+from gongzhu_env.batch.encoding import clear, exposable_bits, put_bits, scoring_bits
 from gongzhu_env.batch.tricks import (
     follow_mask,
     hand_results,
@@ -301,40 +299,7 @@ def check_covered(rules: Rules | str | None) -> Rules:
 
 
 # ---------------------------------------------------------------------------------------------
-# Deals: SplitMix64 and an unbiased Fisher-Yates shuffle.
-# (``_mix``, ``_GOLDEN``, ``_S32``: from ``batch_base``, as the snapshots' digest uses them too.)
-_LOW32 = np.uint64(0xFFFFFFFF)
-_TWO32 = np.uint64(1 << 32)
-
-
-@numba.njit(cache=True, inline="always")
-def _shuffle(deck: np.ndarray, size: int, seed: np.uint64, table: int | np.int64,
-             hand: np.int64) -> None:
-    """Shuffle ``deck[:size]`` in place for hand ``hand`` of ``table`` under ``seed``.
-
-    Both engines' deals are this shuffle of their decks (``pairs`` imports it), so
-    the recipe of the module docstring is written once. The generator starts at a hash of
-    the three keys and steps by the golden-ratio increment (SplitMix64).
-    """
-    x = _mix(_mix(_mix(seed + _GOLDEN) + np.uint64(table)) + np.uint64(hand))
-    for k in range(size - 1, 0, -1):
-        bound = np.uint64(k + 1)
-        # Lemire: a 32-bit draw times the bound; reject the few low parts that would bias it.
-        x += _GOLDEN
-        m = (_mix(x) >> _S32) * bound
-        low = m & _LOW32
-        if low < bound:
-            threshold = (_TWO32 - bound) % bound
-            while low < threshold:
-                x += _GOLDEN
-                m = (_mix(x) >> _S32) * bound
-                low = m & _LOW32
-        j = np.int64(m >> _S32)
-        t = deck[k]
-        deck[k] = deck[j]
-        deck[j] = t
-
-
+# Deals: the shuffle of ``base._shuffle`` (SplitMix64 and an unbiased Fisher-Yates shuffle).
 @numba.njit(cache=True)
 def _deal_into(seed: np.uint64, table: int | np.int64, hand: np.int64, cards: np.ndarray,
                deck: np.ndarray, out: np.ndarray, first: np.ndarray) -> None:
@@ -624,46 +589,11 @@ def _apply(st: np.ndarray, a: np.int64, rp: np.ndarray, heart_sums: np.ndarray) 
 
 
 @numba.njit(cache=True, inline="always")
-def _put_bits(out: np.ndarray, offset: int, m: np.int64, nbits: int) -> None:
-    """Write the low ``nbits`` bits of ``m`` as 0/1 values from ``out[offset]`` on.
-
-    A set bit is written as ``_unit(out)``: 1 (a float32 observation, an int8 mask) or 255 (a
-    uint8 observation), a constant of the compiled kernel (``_bit``: a select between two
-    constants, which vectorises best). The indices are unsigned on purpose:
-    numba checks every signed index for a negative (wrap-around) value, and that check keeps
-    the compiler from vectorising the loop.
-    """
-    base = np.uint64(offset)
-    for c in range(nbits):
-        out[base + np.uint64(c)] = _bit(out, (m >> c) & 1)
-
-
-@numba.njit(cache=True, inline="always")
-def _clear(out: np.ndarray, start: int, stop: int) -> None:
-    """Set ``out[start:stop]`` to zero (a loop: a slice assignment costs more in numba)."""
-    for k in range(np.uint64(start), np.uint64(stop)):
-        out[k] = 0
-
-
-@numba.njit(cache=True, inline="always")
-def _exposable_bits(e: np.int64) -> np.int64:
-    """Project a card mask onto 4 bits in EXPOSABLE order (SQ, DJ, C10, HA)."""
-    return (e >> _SQ & 1) | (e >> _DJ & 1) << 1 | (e >> _C10 & 1) << 2 | (e >> _HA & 1) << 3
-
-
-@numba.njit(cache=True, inline="always")
-def _scoring_bits(cap: np.int64) -> np.int64:
-    """Project a card mask onto 16 bits: H2..HA, SQ, DJ, C10."""
-    return (cap >> 26 & _SUIT) | (cap >> _SQ & 1) << 13 | (cap >> _DJ & 1) << 14 \
-        | (cap >> _C10 & 1) << 15
-
-
-@numba.njit(cache=True, inline="always")
 def _write_outputs(st: np.ndarray, obs: np.ndarray, mask: np.ndarray, squash: np.ndarray,
                    rp: np.ndarray, oo: np.ndarray, heart_sums: np.ndarray) -> None:
     """Write the observation and the action mask of the seat to move (``PlayerView``)."""
     _write_view(st, st[_CUR], False, obs, squash, rp, oo, heart_sums)
-    _put_bits(mask, 0, st[_LEGAL], 53)
+    put_bits(mask, 0, st[_LEGAL], 53)
 
 
 @numba.njit(cache=True, inline="always")
@@ -696,7 +626,7 @@ def _write_partners(st: np.ndarray, me: np.int64, obs: np.ndarray, rp: np.ndarra
             team = full & ~team
         team &= ~(np.int64(1) << me)
         team = ((team | team << ns) >> me) & full
-    _put_bits(obs, oo[_OB_PARTNERS], team, ns)
+    put_bits(obs, oo[_OB_PARTNERS], team, ns)
 
 
 @numba.njit(cache=True, inline="always")
@@ -719,27 +649,27 @@ def _write_view(st: np.ndarray, me: np.int64, over: bool, obs: np.ndarray, squas
     for q in range(ns + 1):
         col = hand0 + me if q == 0 else played0 + _wrap(me + q - 1, ns)
         off = o_hand if q == 0 else o_played + 52 * (q - 1)
-        _put_bits(obs, off, st[col], 52)
+        put_bits(obs, off, st[col], 52)
     if over:
         # The hand is over: phase "over", nobody to move, no trick in progress.
-        _put_bits(obs, 0, np.int64(4), 3)
-        _put_bits(obs, oo[_OB_TO_MOVE], np.int64(0), ns)
-        _put_bits(obs, oo[_OB_TRICK_NUMBER], np.int64(0), rp[_R_HAND_SIZE])
+        put_bits(obs, 0, np.int64(4), 3)
+        put_bits(obs, oo[_OB_TO_MOVE], np.int64(0), ns)
+        put_bits(obs, oo[_OB_TRICK_NUMBER], np.int64(0), rp[_R_HAND_SIZE])
     else:
-        _put_bits(obs, 0, np.int64(1) << st[_PHASE], 3)
+        put_bits(obs, 0, np.int64(1) << st[_PHASE], 3)
         # The observer is the seat to move: relative seat 0.
-        _put_bits(obs, oo[_OB_TO_MOVE], np.int64(1), ns)
-        _put_bits(obs, oo[_OB_TRICK_NUMBER], np.int64(1) << st[_NTR], rp[_R_HAND_SIZE])
+        put_bits(obs, oo[_OB_TO_MOVE], np.int64(1), ns)
+        put_bits(obs, oo[_OB_TRICK_NUMBER], np.int64(1) << st[_NTR], rp[_R_HAND_SIZE])
     n = st[_TLEN]
     o_cards = oo[_OB_TRICK_CARDS]
-    _clear(obs, o_cards, o_played)
+    clear(obs, o_cards, o_played)
     if n:
         rel = _wrap(st[_TLEAD] - me, ns)
-        _put_bits(obs, oo[_OB_TRICK_LEADER], np.int64(1) << rel, ns)
+        put_bits(obs, oo[_OB_TRICK_LEADER], np.int64(1) << rel, ns)
         for k in range(n):
             obs[o_cards + 52 * _wrap(rel + k, ns) + st[_NSCALAR + k]] = _unit(obs)
     else:
-        _put_bits(obs, oo[_OB_TRICK_LEADER], np.int64(0), ns)
+        put_bits(obs, oo[_OB_TRICK_LEADER], np.int64(0), ns)
     full = (np.int64(1) << ns) - 1
     if st[_PHASE] == _DECLARE:
         # Seats first .. first + turns - 1 have finished their declaration turn.
@@ -748,8 +678,8 @@ def _write_view(st: np.ndarray, me: np.int64, over: bool, obs: np.ndarray, squas
     else:
         declared = full
     # Rotate the seat masks so that bit r is relative seat r.
-    _put_bits(obs, oo[_OB_DECLARED], ((declared | declared << ns) >> me) & full, ns)
-    _put_bits(obs, oo[_OB_FIRST_LEADER], np.int64(1) << _wrap(st[_FIRST] - me, ns), ns)
+    put_bits(obs, oo[_OB_DECLARED], ((declared | declared << ns) >> me) & full, ns)
+    put_bits(obs, oo[_OB_FIRST_LEADER], np.int64(1) << _wrap(st[_FIRST] - me, ns), ns)
     # Exposed (4 per seat), captured (16 per seat) and voids (4 per seat), gathered by
     # relative seat into masks (captured: four seats a mask) and written in few loops
     # (vectorised, as above).
@@ -768,12 +698,12 @@ def _write_view(st: np.ndarray, me: np.int64, over: bool, obs: np.ndarray, squas
         e = st[exposed0 + s]
         if hidden and r != 0:
             e = 0
-        exposed |= _exposable_bits(e) << (4 * r)
+        exposed |= exposable_bits(e) << (4 * r)
         cap = st[capt0 + s]
         if r < 4:
-            cap_low |= _scoring_bits(cap) << (16 * r)
+            cap_low |= scoring_bits(cap) << (16 * r)
         else:
-            cap_high |= _scoring_bits(cap) << (16 * (r - 4))
+            cap_high |= scoring_bits(cap) << (16 * (r - 4))
         voids |= st[voids0 + s] << (4 * r)
         if hidden:
             # Scores with only the exposures the observer knows: its own.
@@ -783,14 +713,14 @@ def _write_view(st: np.ndarray, me: np.int64, over: bool, obs: np.ndarray, squas
         else:
             score_ = st[prov0 + s]
         obs[o_scores + r] = squash[score_ + offset]
-    _put_bits(obs, oo[_OB_EXPOSED], exposed, 4 * ns)
+    put_bits(obs, oo[_OB_EXPOSED], exposed, 4 * ns)
     o_capt = oo[_OB_CAPTURED]
     if ns <= 4:
-        _put_bits(obs, o_capt, cap_low, 16 * ns)
+        put_bits(obs, o_capt, cap_low, 16 * ns)
     else:
-        _put_bits(obs, o_capt, cap_low, 64)
-        _put_bits(obs, o_capt + 64, cap_high, 16 * (ns - 4))
-    _put_bits(obs, oo[_OB_VOIDS], voids, 4 * ns)
+        put_bits(obs, o_capt, cap_low, 64)
+        put_bits(obs, o_capt + 64, cap_high, 16 * (ns - 4))
+    put_bits(obs, oo[_OB_VOIDS], voids, 4 * ns)
     if rp[_R_TEAM] or rp[_R_PIG_SHEEP]:
         _write_partners(st, me, obs, rp, oo)
     if hidden:
@@ -800,12 +730,12 @@ def _write_view(st: np.ndarray, me: np.int64, over: bool, obs: np.ndarray, squas
             obs[o_count + r] = _fraction(obs, popcount(e), 4)
     if rp[_R_FIRST_DRAWN]:
         o_first = oo[_OB_FIRST_DRAWN]
-        _clear(obs, o_first, o_first + 52)
+        clear(obs, o_first, o_first + 52)
         obs[o_first + st[_col(_B_FIRST, ns) + me]] = _unit(obs)
         doubled = st[_xcol(_DOUBLED, ns)]
         if hidden:
             doubled &= mine
-        _put_bits(obs, oo[_OB_DOUBLED], _exposable_bits(doubled), 4)
+        put_bits(obs, oo[_OB_DOUBLED], exposable_bits(doubled), 4)
 
 
 @numba.njit(cache=True, inline="always")

@@ -19,10 +19,13 @@ which copy leaves the hand, voids, trick winners, ``scoring.score_two_decks`` an
 (``benchmarks/check_vector.py``, and on fewer hands ``tests/gongzhu_env/test_vector_pairs.py``)
 plays the same deals and actions on both engines and compares the seat to move, legal sets,
 observations, masks, rewards and scores at every step; a rule change goes into ``Game`` first
-and the check then shows what to change here. The values the kernels need (heart sums, the
-transformer factors, the squashed-score curve, the observation layout) are built from the
-reference modules when a batch is made, and the constants frozen into the kernels are checked
-against them at import, so a stale numba cache cannot play old values.
+and the check then shows what to change here. The rules a two-deck hand shares with one deck
+(the winner of single-card tricks, the restriction of exposed copies, the single-card lead and
+follow, the hand score, the results) are ``gongzhu_env.batch.tricks``, called here as at one
+deck; what is written below is what only two decks have. The values the kernels need (heart
+sums, the squashed-score curve, the observation layout) are built from the reference modules
+when a batch is made, and the constants frozen into the kernels are checked against them at
+import, so a stale numba cache cannot play old values.
 
 What it covers
 --------------
@@ -114,13 +117,8 @@ else:
 
     numba = _load_numba("gongzhu_env.batch (the batched engine, two decks)")
 
-from gongzhu_env.batch.one_deck import (
-    _clear,
-    _exposable_bits,
-    _put_bits,
-    _scoring_bits,
-    _shuffle,
-)
+from gongzhu_env.batch.base import _shuffle
+from gongzhu_env.batch.encoding import clear, exposable_bits, put_bits, scoring_bits
 from gongzhu_env.batch.tricks import (
     follow_mask,
     hand_results,
@@ -538,11 +536,11 @@ def _write_outputs(st: np.ndarray, obs: np.ndarray, mask: np.ndarray, squash: np
                    oo: np.ndarray, rp: np.ndarray) -> None:
     """Write the seat to move's ``PlayerView.encode()`` and its 105-entry action mask."""
     me = st[_CUR]
-    _put_bits(obs, oo[_OB_PHASE], np.int64(1) << st[_PHASE], 3)
-    _put_bits(obs, oo[_OB_HAND], st[_HAND + me], 52)
-    _put_bits(obs, oo[_OB_HAND2], st[_HAND2 + me], 52)
-    _put_bits(obs, oo[_OB_TO_MOVE], np.int64(1), 4)  # the observer is the seat to move
-    _put_bits(obs, oo[_OB_TRICK_NUMBER], np.int64(1) << (st[_CARDS_DONE] // 8), 13)
+    put_bits(obs, oo[_OB_PHASE], np.int64(1) << st[_PHASE], 3)
+    put_bits(obs, oo[_OB_HAND], st[_HAND + me], 52)
+    put_bits(obs, oo[_OB_HAND2], st[_HAND2 + me], 52)
+    put_bits(obs, oo[_OB_TO_MOVE], np.int64(1), 4)  # the observer is the seat to move
+    put_bits(obs, oo[_OB_TRICK_NUMBER], np.int64(1) << (st[_CARDS_DONE] // 8), 13)
     exposed = np.int64(0)
     exposed2 = np.int64(0)
     captured = np.int64(0)
@@ -550,34 +548,34 @@ def _write_outputs(st: np.ndarray, obs: np.ndarray, mask: np.ndarray, squash: np
     voids = np.int64(0)
     for r in range(4):
         s = (me + r) & 3
-        _put_bits(obs, oo[_OB_PLAYED] + 52 * r, st[_PLAYED + s], 52)
-        _put_bits(obs, oo[_OB_PLAYED2] + 52 * r, st[_PLAYED2 + s], 52)
-        exposed |= _exposable_bits(st[_EXPOSED + s]) << (4 * r)
-        exposed2 |= _exposable_bits(st[_EXPOSED2 + s]) << (4 * r)
-        captured |= _scoring_bits(st[_CAPT + s]) << (16 * r)
-        captured2 |= _scoring_bits(st[_CAPT2 + s]) << (16 * r)
+        put_bits(obs, oo[_OB_PLAYED] + 52 * r, st[_PLAYED + s], 52)
+        put_bits(obs, oo[_OB_PLAYED2] + 52 * r, st[_PLAYED2 + s], 52)
+        exposed |= exposable_bits(st[_EXPOSED + s]) << (4 * r)
+        exposed2 |= exposable_bits(st[_EXPOSED2 + s]) << (4 * r)
+        captured |= scoring_bits(st[_CAPT + s]) << (16 * r)
+        captured2 |= scoring_bits(st[_CAPT2 + s]) << (16 * r)
         voids |= st[_VOIDS + s] << (4 * r)
         obs[oo[_OB_SCORES] + r] = squash[st[_PROV + s] + rp[_R_OFFSET]]
-    _put_bits(obs, oo[_OB_EXPOSED], exposed, 16)
-    _put_bits(obs, oo[_OB_EXPOSED2], exposed2, 16)
-    _put_bits(obs, oo[_OB_CAPTURED], captured, 64)
-    _put_bits(obs, oo[_OB_CAPTURED2], captured2, 64)
-    _put_bits(obs, oo[_OB_VOIDS], voids, 16)
+    put_bits(obs, oo[_OB_EXPOSED], exposed, 16)
+    put_bits(obs, oo[_OB_EXPOSED2], exposed2, 16)
+    put_bits(obs, oo[_OB_CAPTURED], captured, 64)
+    put_bits(obs, oo[_OB_CAPTURED2], captured2, 64)
+    put_bits(obs, oo[_OB_VOIDS], voids, 16)
     if st[_PHASE] == _DECLARE:
         declared = ((np.int64(1) << st[_TURNS]) - 1) << st[_FIRST]
         declared = (declared | declared >> 4) & 15
     else:
         declared = np.int64(15)
-    _put_bits(obs, oo[_OB_DECLARED], ((declared | declared << 4) >> me) & 15, 4)
-    _put_bits(obs, oo[_OB_FIRST_LEADER], np.int64(1) << ((st[_FIRST] - me) & 3), 4)
+    put_bits(obs, oo[_OB_DECLARED], ((declared | declared << 4) >> me) & 15, 4)
+    put_bits(obs, oo[_OB_FIRST_LEADER], np.int64(1) << ((st[_FIRST] - me) & 3), 4)
     # The trick in progress: a pair-led trick takes two cards a seat.
     n = st[_TLEN]
     pair = st[_PAIR]
-    _clear(obs, oo[_OB_TRICK_CARDS], oo[_OB_TRICK_CARDS] + 208)
-    _clear(obs, oo[_OB_TRICK2], oo[_OB_TRICK2] + 208)
+    clear(obs, oo[_OB_TRICK_CARDS], oo[_OB_TRICK_CARDS] + 208)
+    clear(obs, oo[_OB_TRICK2], oo[_OB_TRICK2] + 208)
     if n:
         rel = (st[_TLEAD] - me) & 3
-        _put_bits(obs, oo[_OB_TRICK_LEADER], np.int64(1) << rel, 4)
+        put_bits(obs, oo[_OB_TRICK_LEADER], np.int64(1) << rel, 4)
         for k in range(n):
             seat = (rel + (k >> 1 if pair else k)) & 3
             obs[oo[_OB_TRICK_CARDS] + 52 * seat + st[_TRICK + k]] = _unit(obs)
@@ -587,12 +585,12 @@ def _write_outputs(st: np.ndarray, obs: np.ndarray, mask: np.ndarray, squash: np
                     seat = (rel + (k >> 1)) & 3
                     obs[oo[_OB_TRICK2] + 52 * seat + st[_TRICK + k]] = _unit(obs)
     else:
-        _put_bits(obs, oo[_OB_TRICK_LEADER], np.int64(0), 4)
+        put_bits(obs, oo[_OB_TRICK_LEADER], np.int64(0), 4)
     obs[oo[_OB_PAIR_LEAD]] = _unit(obs) if pair else 0
     if oo[_OB_PARTNERS] >= 0:
-        _put_bits(obs, oo[_OB_PARTNERS], np.int64(4), 4)  # the partner sits across
-    _put_bits(mask, 0, st[_LEGAL], 52)
-    _put_bits(mask, 52, st[_LEGALP], 52)
+        put_bits(obs, oo[_OB_PARTNERS], np.int64(4), 4)  # the partner sits across
+    put_bits(mask, 0, st[_LEGAL], 52)
+    put_bits(mask, 52, st[_LEGALP], 52)
     mask[_DONE_ACTION] = (st[_LEGAL] >> _DONE_BIT) & 1
 
 
