@@ -361,7 +361,13 @@ def _xcol(k: int, seats: int | np.int64) -> int | np.int64:
 
 @numba.njit(cache=True, inline="always")
 def _wrap(x: np.int64, seats: np.int64) -> np.int64:
-    """``x % seats`` for ``x`` in ``-seats .. 2 * seats - 1`` (no division)."""
+    """``x % seats`` for ``x`` in ``-seats .. 2 * seats - 1`` (no division).
+
+    At four or eight seats (the seat count is a constant of the step kernel) a mask, with no
+    branch: two's complement makes ``x & (seats - 1)`` the remainder of a negative ``x`` too.
+    """
+    if seats & (seats - 1) == 0:
+        return x & (seats - 1)
     if x >= seats:
         return x - seats
     if x < 0:
@@ -812,29 +818,66 @@ def _step_rows(state: np.ndarray, actions: np.ndarray, active: np.ndarray, seed:
 
 
 @numba.njit(cache=True, inline="always")
-def _with_seats(rp: np.ndarray, seats: int) -> tuple[int, ...]:
-    """Return the rule parameters as a tuple whose seat count is the constant ``seats``.
+def _with_seats(rp: np.ndarray, seats: int, hand_size: int, plain: bool) -> tuple[int, ...]:
+    """Return the rule parameters as a tuple whose seat count and hand size are constants.
 
-    Every other parameter is still read from ``rp`` at run time.
+    ``plain`` (a constant of the kernel too) says the rules have none of the options that
+    only some tables play (``_plain``): those parameters are then constant zeros, and the
+    compiler drops their branches from the step. Every other parameter is still read from
+    ``rp`` at run time.
     """
-    return (seats, rp[1], rp[2], rp[3], rp[4], rp[5], rp[6], rp[7], rp[8], rp[9], rp[10],
+    if plain:
+        return (seats, hand_size, rp[2], rp[3], rp[4], rp[5], rp[6], rp[7], rp[8], 0, rp[10],
+                rp[11], 0, 0, 0, 0, 0, rp[17], rp[18])
+    return (seats, hand_size, rp[2], rp[3], rp[4], rp[5], rp[6], rp[7], rp[8], rp[9], rp[10],
             rp[11], rp[12], rp[13], rp[14], rp[15], rp[16], rp[17], rp[18])
 
 
-if _NPARAMS != 19:
-    raise RuntimeError("_with_seats lists 19 rule parameters; _NPARAMS changed")
+_PLAIN_ZEROS = (9, 12, 13, 14, 15, 16)
+"""The parameters ``_with_seats`` fixes at 0 for plain rules (its literal zeros)."""
+
+
+def _plain(rp: np.ndarray) -> bool:
+    """Whether the rule parameters ``rp`` are plain: every ``_PLAIN_ZEROS`` parameter is 0.
+
+    Plain rules have no pig-sheep teams, pig-sheep swap, self-capture doubling, first-drawn
+    exposure, discard colour or hidden exposure: the presets' rules and most training runs.
+    """
+    return not any(int(rp[k]) for k in _PLAIN_ZEROS)
+
+
+if _NPARAMS != 19 or (_R_SEATS, _R_HAND_SIZE) != (0, 1) or _PLAIN_ZEROS != (
+        _R_PIG_SHEEP, _R_SWAP, _R_SELF, _R_FIRST_DRAWN, _R_COLOUR, _R_HIDDEN):
+    raise RuntimeError("_with_seats lists 19 rule parameters, the seats and the hand size "
+                       "first; _NPARAMS or their order changed")
+_BASE_BLOCKS = _OB_SCORES + 1
+"""The observation blocks ``_OB_HAND`` .. ``_OB_SCORES``: the base layout of a table size,
+where they start depends on the seat count alone (``view.layout``); the variant blocks after
+them move with the rules."""
+
+
+def _base_offsets(seats: int) -> tuple[int, ...]:
+    """Where the base blocks start at a table of ``seats`` seats (``_obs_offsets``' first ones)."""
+    return tuple(int(x) for x in _obs_offsets(Rules(players=seats))[:_BASE_BLOCKS])
 
 
 @functools.cache
-def _step_kernel_for(seats: int) -> Any:
-    """Return the step kernel compiled for tables of ``seats`` seats (each count once).
+def _step_kernel_for(seats: int, plain: bool) -> Any:
+    """Return the step kernel compiled for tables of ``seats`` seats, plain rules or not.
 
-    With the seat count a constant, the compiler unrolls and vectorises the loops over seats
-    and the writes of the seat blocks of the observation: 1.35 to 1.6 times the steps a second
-    of one kernel that reads the count at run time (``benchmarks/bench_env.py``). Numba caches
-    each on disk like the other kernels (a closure is cached by the values it closes over).
-    Only the step kernel is specialised: the others run once per reset or restore.
+    With the seat count, the hand size and where the base observation blocks start constants,
+    the compiler unrolls and vectorises the loops over seats and the writes of the
+    observation's blocks: 1.35 to 1.6 times the steps a second of one kernel that reads the
+    count at run time (``benchmarks/bench_env.py``), and the constant offsets are what let
+    the byte writes of compact observations vectorise like the four-seat kernels' once did.
+    Numba caches each on disk like the other kernels (a closure is cached by the values it
+    closes over). Only the step kernel is specialised: the others run once per reset or
+    restore. ``OneDeckTables`` checks that a batch's offsets start with ``_base_offsets``.
+    ``plain`` (``_plain``) compiles away the branches of the options plain rules lack.
     """
+    hand_size = Rules(players=seats).hand_size
+    o0, o1, o2, o3, o4, o5, o6, o7, o8, o9, o10, o11 = _base_offsets(seats)
+
     @numba.njit(cache=True)
     def step(state: np.ndarray, actions: np.ndarray, active: np.ndarray, seed: np.uint64,
              rp: np.ndarray, reward_scale: np.float64, cards: np.ndarray, deck: np.ndarray,
@@ -842,11 +885,19 @@ def _step_kernel_for(seats: int) -> Any:
              mask: np.ndarray, current: np.ndarray, terminated: np.ndarray,
              rewards: np.ndarray, scores: np.ndarray, final: bool,
              final_obs: np.ndarray) -> int:
-        return _step_rows(state, actions, active, seed, _with_seats(rp, seats), reward_scale,
-                          cards, deck, heart_sums, squash, oo, obs, mask, current, terminated,
-                          rewards, scores, final, final_obs)
+        offsets = (o0, o1, o2, o3, o4, o5, o6, o7, o8, o9, o10, o11, oo[12], oo[13], oo[14],
+                   oo[15])
+        return _step_rows(state, actions, active, seed,
+                          _with_seats(rp, seats, hand_size, plain),
+                          reward_scale, cards, deck, heart_sums, squash, offsets, obs, mask,
+                          current, terminated, rewards, scores, final, final_obs)
 
     return step
+
+
+if len(_OBS_BLOCKS) != 16 or _BASE_BLOCKS != 12:
+    raise RuntimeError("_step_kernel_for lists 12 base and 4 variant observation blocks; "
+                       "_OBS_BLOCKS changed")
 
 
 @numba.njit(cache=True)
@@ -1017,7 +1068,11 @@ class OneDeckTables(GameBatch, decks=1):
                       self.action_masks, self.current_player)
         # Everything the step kernel takes after the actions, built once: a step then costs
         # the kernel call and the checks of the actions, and little else in Python.
-        self._step_fn = _step_kernel_for(self.num_seats)
+        if tuple(int(x) for x in self._oo[:_BASE_BLOCKS]) != _base_offsets(self.num_seats):
+            raise RuntimeError(f"the observation layout of {self.rules} does not start with "
+                               f"the base blocks of {self.num_seats} seats; the step kernel "
+                               f"writes them at fixed places")
+        self._step_fn = _step_kernel_for(self.num_seats, _plain(self._rp))
         self._step_args = (
             seed_, self._rp, self.reward_scale, self._cards, self._deck, self._heart_sums,
             self._squash, self._oo, self.observations, self.action_masks, self.current_player,

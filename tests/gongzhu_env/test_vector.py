@@ -57,6 +57,24 @@ def test_every_covered_option_combination_agrees_with_the_reference() -> None:
     assert hands >= 28 * 8
 
 
+def test_plain_rules_play_the_same_on_the_kernel_of_every_option(monkeypatch) -> None:
+    # Plain rules (no pig-sheep teams, swap, self-capture, first-drawn, discard colour or hidden
+    # exposure) step in a kernel compiled with those options as constant zeros; the kernel
+    # that reads them at run time is held to the reference on the same rule sets here.
+    import gongzhu_env.batch.one_deck as one_deck
+
+    plain_sets = [r for r in covered_combinations() if one_deck._plain(
+        one_deck._rule_params(r, "raw"))]
+    assert len(plain_sets) >= 20 and Rules() in plain_sets
+    assert not one_deck._plain(one_deck._rule_params(Rules(hidden_exposure=True), "raw"))
+    monkeypatch.setattr(one_deck, "_plain", lambda rp: False)
+    for k, rules in enumerate(plain_sets[::3]):
+        batch = GameBatch(4, rules, final_observations=True)
+        batch.reset(300 + k)
+        assert batch._step_fn is one_deck._step_kernel_for(rules.players, False)
+        _assert_clean(differential(rules, 4, 8, 300 + k, batch=batch))
+
+
 @pytest.mark.parametrize("players", [3, 5, 6, 7, 8])
 def test_every_table_size_agrees_with_the_reference(players: int) -> None:
     # The standard game, team play where the size allows it, and random covered rule sets of
