@@ -118,7 +118,7 @@ class IllegalActionError(ValueError):
     """An action that is malformed or not legal in the current state. The state is unchanged."""
 
 
-def winning_play(trick: Sequence[int], top: int) -> int:
+def winning_play(trick: Sequence[int] | NDArray[np.int64], top: int) -> int:
     """Return which play of a single-card trick wins it: 0 (the lead) up, in play order.
 
     The highest card of the led suit wins. Indices order ranks within a suit and the led

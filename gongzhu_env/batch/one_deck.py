@@ -376,7 +376,8 @@ def _wrap(x: np.int64, seats: np.int64) -> np.int64:
 
 
 @numba.njit(cache=True, inline="always")
-def _seat_score(st: np.ndarray, s: np.int64, rp: np.ndarray, heart_sums: np.ndarray) -> int:
+def _seat_score(st: np.ndarray, s: np.int64, rp: np.ndarray,
+                heart_sums: np.ndarray) -> np.int64:
     """Seat ``s``'s provisional score from what it has taken and every exposure."""
     ns = rp[_R_SEATS]
     own = st[_col(_B_EXPOSED, ns) + s] if rp[_R_SELF] else np.int64(0)
@@ -770,7 +771,7 @@ def _reset_kernel(state: np.ndarray, seed: np.uint64, rp: np.ndarray, cards: np.
 @numba.njit(cache=True, inline="always")
 def _step_rows(state: np.ndarray, actions: np.ndarray, active: np.ndarray, seed: np.uint64,
                rp: Any, reward_scale: np.float64, cards: np.ndarray,
-               deck: np.ndarray, heart_sums: np.ndarray, squash: np.ndarray, oo: np.ndarray,
+               deck: np.ndarray, heart_sums: np.ndarray, squash: np.ndarray, oo: Any,
                obs: np.ndarray, mask: np.ndarray, current: np.ndarray,
                terminated: np.ndarray, rewards: np.ndarray, scores: np.ndarray, final: bool,
                final_obs: np.ndarray) -> int:
@@ -779,8 +780,9 @@ def _step_rows(state: np.ndarray, actions: np.ndarray, active: np.ndarray, seed:
     Nothing changes unless every active table's action is legal. An inactive table keeps its
     state and its outputs (``terminated`` False, zero rewards and scores). With ``final``, a
     table whose hand ends writes every seat's view of the finished hand into ``final_obs``
-    before it is dealt the next. ``rp`` is the rule parameters array, or the tuple of
-    ``_with_seats`` (the kernels index both alike).
+    before it is dealt the next. ``rp`` and ``oo`` are the arrays of the rule parameters and
+    the observation offsets, or the tuples the step kernel of ``_step_kernel_for`` builds
+    from them (the kernels index both alike).
     """
     n = state.shape[0]
     ns = rp[_R_SEATS]

@@ -39,6 +39,9 @@ else:
 
     numba = _load_numba("gongzhu_env.batch (the batched engine)")
 
+Mask = int | np.int64
+"""A 52-bit card mask: an int64 in the kernels, a literal 0 where a layout has no such set."""
+
 __all__ = ["C10_FACTORS", "C10_ALONE", "winning_play", "winning_play4", "popcount", "copies",
            "put", "take", "unled", "restricted", "follow_mask", "lead_mask", "score",
            "hand_results"]
@@ -103,9 +106,9 @@ def popcount(x: np.int64) -> np.int64:
 
 
 @numba.njit(cache=True, inline="always")
-def copies(once: np.int64, twice: np.int64, card: int | np.int64) -> np.int64:
+def copies(once: Mask, twice: Mask, card: int | np.int64) -> np.int64:
     """Count the copies (0, 1, 2) of ``card`` in the multiset ``(once, twice)``."""
-    return (once >> card & 1) + (twice >> card & 1)
+    return np.int64((once >> card & 1) + (twice >> card & 1))
 
 
 @numba.njit(cache=True, inline="always")
@@ -191,8 +194,7 @@ def lead_mask(hand: np.int64, only: np.int64, strict: bool, may_lead: bool) -> n
 
 
 @numba.njit(cache=True, inline="always")
-def _factor(e1: np.int64, e2: np.int64, own: np.int64, doubled: np.int64,
-            card: int) -> np.int64:
+def _factor(e1: Mask, e2: Mask, own: Mask, doubled: Mask, card: int) -> np.int64:
     """Return a special card's factor: x2 a copy exposed, x2 first drawn, x2 taken back."""
     n = copies(e1, e2, card)
     if not n:
@@ -206,8 +208,8 @@ def _factor(e1: np.int64, e2: np.int64, own: np.int64, doubled: np.int64,
 
 
 @numba.njit(cache=True, inline="always")
-def score(taken: np.int64, taken2: np.int64, e1: np.int64, e2: np.int64, own: np.int64,
-          doubled: np.int64, decks: int | np.int64, heart_sums: np.ndarray,
+def score(taken: Mask, taken2: Mask, e1: Mask, e2: Mask, own: Mask, doubled: Mask,
+          decks: int | np.int64, heart_sums: np.ndarray,
           all_hearts: int | np.int64, swap_rule: int | np.int64) -> np.int64:
     """One seat's raw hand score (``scoring.score_masks``, ``scoring.score_two_decks``).
 
@@ -246,9 +248,9 @@ def score(taken: np.int64, taken2: np.int64, e1: np.int64, e2: np.int64, own: np
             if own >> _C10 & 1:
                 f *= 2
         if not taken & _OTHER_SCORING:
-            return C10_ALONE[decks - 1] * f
-        return sub * f
-    return sub
+            return np.int64(C10_ALONE[decks - 1] * f)
+        return np.int64(sub * f)
+    return np.int64(sub)
 
 
 @numba.njit(cache=True, inline="always")
